@@ -1,0 +1,117 @@
+"""Cards: ids, values, 52-bit hand masks, parsing and printing.
+
+Card id ``c = suit * 13 + rank`` with rank 0 = ace ... 12 = king and suits in bridge
+order (clubs 0, diamonds 1, hearts 2, spades 3). A hand is a 52-bit integer mask with
+bit ``c`` set when card ``c`` is held; the batch code uses ``numpy.uint64`` arrays of
+the same masks. Text form is rank then suit (``AC 7D TH KS``); parsers also accept
+``10H`` and lower case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+NUM_RANKS = 13
+NUM_SUITS = 4
+NUM_CARDS = 52
+FULL_DECK = (1 << NUM_CARDS) - 1
+
+RANK_CHARS = "A23456789TJQK"
+SUIT_CHARS = "CDHS"
+SUIT_SYMBOLS = "\u2663\u2666\u2665\u2660"
+
+
+def card_id(rank: int, suit: int) -> int:
+    """Card id of ``rank`` (0 = ace .. 12 = king) in ``suit`` (0 = clubs .. 3 = spades)."""
+    if not (0 <= rank < NUM_RANKS and 0 <= suit < NUM_SUITS):
+        raise ValueError(f"rank must be 0..12 and suit 0..3, got rank={rank}, suit={suit}")
+    return suit * NUM_RANKS + rank
+
+
+def rank_of(card: int) -> int:
+    return card % NUM_RANKS
+
+
+def suit_of(card: int) -> int:
+    return card // NUM_RANKS
+
+
+def card_value(card: int, five_under_ten: bool = False) -> int:
+    """Deadwood value: ace 1, 2-9 face value, T J Q K 10 (A-9 are 5 with ``five_under_ten``)."""
+    rank = card % NUM_RANKS
+    if rank >= 9:
+        return 10
+    return 5 if five_under_ten else rank + 1
+
+
+def rank_values(five_under_ten: bool = False) -> np.ndarray:
+    """Deadwood value of each rank, shape (13,)."""
+    return np.array([card_value(r, five_under_ten) for r in range(NUM_RANKS)], dtype=np.int64)
+
+
+def card_str(card: int, symbols: bool = False) -> str:
+    """``'7D'`` for card 20; with ``symbols`` the suit is printed as a symbol."""
+    if not 0 <= card < NUM_CARDS:
+        raise ValueError(f"card id must be 0..51, got {card}")
+    suits = SUIT_SYMBOLS if symbols else SUIT_CHARS
+    return RANK_CHARS[card % NUM_RANKS] + suits[card // NUM_RANKS]
+
+
+def parse_card(text: str) -> int:
+    """Parse one card such as ``'7D'``, ``'10h'`` or ``'TS'``."""
+    t = text.strip().upper()
+    if len(t) == 3 and t.startswith("10"):
+        t = "T" + t[2]
+    if len(t) != 2 or t[0] not in RANK_CHARS or t[1] not in SUIT_CHARS:
+        raise ValueError(
+            f"cannot parse card {text!r}: expected rank A23456789TJQK (or 10) then suit CDHS, e.g. '7D'"
+        )
+    return card_id(RANK_CHARS.index(t[0]), SUIT_CHARS.index(t[1]))
+
+
+def parse_cards(text: str) -> list[int]:
+    """Parse space- or comma-separated cards (``'AC 2C 3C'``) into ids, refusing repeats."""
+    cards = [parse_card(tok) for tok in text.replace(",", " ").split()]
+    if len(set(cards)) != len(cards):
+        raise ValueError(f"card repeated in {text!r}")
+    return cards
+
+
+def parse_hand(text: str) -> int:
+    """Parse cards into a 52-bit hand mask."""
+    return cards_to_mask(parse_cards(text))
+
+
+def cards_to_mask(cards: Iterable[int]) -> int:
+    mask = 0
+    for c in cards:
+        if not 0 <= c < NUM_CARDS:
+            raise ValueError(f"card id must be 0..51, got {c}")
+        mask |= 1 << c
+    return mask
+
+
+def mask_to_cards(mask: int) -> list[int]:
+    """Card ids held in ``mask``, in increasing id order."""
+    mask = int(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def format_cards(cards: Iterable[int], symbols: bool = False) -> str:
+    return " ".join(card_str(c, symbols) for c in cards)
+
+
+def format_hand(mask: int, symbols: bool = False) -> str:
+    """Cards of a mask sorted by suit then rank, e.g. ``'AC 2C 3C 7D'``."""
+    return format_cards(mask_to_cards(mask), symbols)
+
+
+def popcount(mask: int) -> int:
+    return int(mask).bit_count()

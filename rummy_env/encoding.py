@@ -1,0 +1,159 @@
+"""Observation encoders: a player's information set -> arrays, from named slices.
+
+Both encoders are built from ``InformationSet`` alone, so they cannot show a card the
+player does not know. Card slices are 52 wide in card-id order (``suit * 13 + rank``).
+
+Card slices (shared by both encodings):
+
+| name               | meaning (1.0 where true)                                            |
+|--------------------|---------------------------------------------------------------------|
+| hand               | cards in the player's hand                                          |
+| discard_top        | the top card of the discard pile                                    |
+| discard_pile       | every card in the discard pile (top included)                       |
+| opponent_known     | cards known to be in the opponent's hand (taken from the pile; all  |
+|                    | of them once the showdown shows the hand)                           |
+| opponent_discarded | cards the opponent discarded this hand                              |
+| opponent_passed    | cards the opponent passed on (the upcard declined, or the top       |
+|                    | discard when they drew from the stock instead)                      |
+| unseen             | cards the player has not seen: in the stock or the opponent's hand  |
+| taken              | the card the player to move took from the pile this turn (it may    |
+|                    | not be discarded)                                                   |
+| discard_deadwood   | holding 11 cards: per card, deadwood left if it goes, / 100         |
+
+Scalars: phase one-hot (offer, draw, discard, over: 4), then stock size / 31, own
+least deadwood / 100, knock limit / 100, turn / max_turns, 1 if the player dealt,
+own and opponent match points / target score (0 outside a match): 11 values.
+
+- ``flat``: float32 vector of the 9 card slices then the 11 scalars: shape (479,).
+- ``planes``: float32 (20, 4, 13): the 9 card slices as 4 x 13 planes (suit rows,
+  rank columns), then each of the 11 scalars as a constant plane.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import numpy as np
+
+from rummy_env import melds
+from rummy_env.cards import NUM_CARDS
+from rummy_env.game import InformationSet, Phase
+from rummy_env.rules import Rules
+
+CARD_SLICES = (
+    "hand",
+    "discard_top",
+    "discard_pile",
+    "opponent_known",
+    "opponent_discarded",
+    "opponent_passed",
+    "unseen",
+    "taken",
+    "discard_deadwood",
+)
+SCALARS = (
+    "phase_offer",
+    "phase_draw",
+    "phase_discard",
+    "phase_over",
+    "stock_size",
+    "deadwood",
+    "knock_limit",
+    "turn",
+    "is_dealer",
+    "own_score",
+    "opponent_score",
+)
+FLAT_SIZE = len(CARD_SLICES) * NUM_CARDS + len(SCALARS)
+PLANES_SHAPE = (len(CARD_SLICES) + len(SCALARS), 4, 13)
+ENCODINGS = ("flat", "planes")
+STATE_SIZE = 5 * NUM_CARDS + 6
+STOCK_AT_DEAL = 31
+
+def flat_slices() -> dict[str, slice]:
+    """Where each named part lies in the flat vector."""
+    out, pos = {}, 0
+    for name in CARD_SLICES:
+        out[name] = slice(pos, pos + NUM_CARDS)
+        pos += NUM_CARDS
+    for name in SCALARS:
+        out[name] = slice(pos, pos + 1)
+        pos += 1
+    return out
+
+
+def masks_to_bits(masks) -> np.ndarray:
+    """52-bit masks (shape S) -> float32 0/1 array of shape S + (52,)."""
+    m = np.ascontiguousarray(masks, dtype="<u8")
+    bits = np.unpackbits(m[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
+    return bits.astype(np.float32)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _discard_features(hand: int, aces_high: bool, five_under_ten: bool) -> np.ndarray:
+    """The ``discard_deadwood`` slice for an 11-card hand (cached: hands recur in search)."""
+    after = np.array(melds.discard_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten), dtype=np.float32)
+    out = np.maximum(after, 0.0) / 100.0
+    out.setflags(write=False)
+    return out
+
+
+def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: Optional[tuple[int, int]] = None) -> np.ndarray:
+    """The observation array of ``info`` in the named encoding (``ENCODINGS``)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+    p, q = info.player, info.opponent
+    pile = 0
+    for c in info.discard_pile:
+        pile |= 1 << c
+    top = 1 << info.discard_pile[-1] if info.discard_pile else 0
+    taken = 1 << info.taken_card if info.taken_card is not None else 0
+    masks = [info.hand, top, pile, info.opponent_known, info.discarded[q], info.passed[q], info.unseen, taken]
+    out = np.zeros(FLAT_SIZE, dtype=np.float32)
+    out[: 8 * NUM_CARDS] = masks_to_bits(np.array(masks, dtype=np.uint64)).ravel()
+    opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
+    if info.hand.bit_count() == 11:
+        out[8 * NUM_CARDS : 9 * NUM_CARDS] = _discard_features(info.hand, rules.aces_high, rules.five_under_ten)
+    scalars = out[9 * NUM_CARDS :]
+    scalars[int(info.phase)] = 1.0
+    scalars[4] = info.stock_size / STOCK_AT_DEAL
+    scalars[5] = melds.min_deadwood(info.hand, **opts) / 100.0
+    scalars[6] = info.knock_limit / 100.0
+    scalars[7] = info.turn / rules.max_turns
+    scalars[8] = float(info.dealer == p)
+    if scores is not None and rules.match:
+        scalars[9] = scores[p] / rules.target_score
+        scalars[10] = scores[q] / rules.target_score
+    if encoding == "flat":
+        return out
+    planes = np.empty(PLANES_SHAPE, dtype=np.float32)
+    planes[: len(CARD_SLICES)] = out[: len(CARD_SLICES) * NUM_CARDS].reshape(-1, 4, 13)
+    planes[len(CARD_SLICES) :] = scalars[:, None, None]
+    return planes
+
+
+def observation_shape(encoding: str) -> tuple[int, ...]:
+    if encoding == "flat":
+        return (FLAT_SIZE,)
+    if encoding == "planes":
+        return PLANES_SHAPE
+    raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+
+
+def state_vector(hands: tuple[int, int], stock: int, pile: tuple[int, ...], phase: Phase, current: int) -> np.ndarray:
+    """Full state for centralised critics: both hands, stock, pile, top, phase, seat to move.
+
+    Layout: hand of player_0 (52), hand of player_1 (52), stock cards (52), discard
+    pile (52), discard top (52), phase one-hot (4), player to move one-hot (2): (266,).
+    """
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    pile_mask = 0
+    for c in pile:
+        pile_mask |= 1 << c
+    out[: 4 * NUM_CARDS] = masks_to_bits(np.array([hands[0], hands[1], stock, pile_mask], dtype=np.uint64)).ravel()
+    if pile:
+        out[4 * NUM_CARDS + pile[-1]] = 1.0
+    out[5 * NUM_CARDS + int(phase)] = 1.0
+    out[5 * NUM_CARDS + 4 + current] = 1.0
+    return out

@@ -1,0 +1,562 @@
+"""The pure two-player Gin Rummy hand: state, legal actions, step, showdown, scoring.
+
+One source of truth for the rules of ../shared/RULES.md; every other layer (env, vector
+engine, agents) calls it. A ``GinRummyState`` is one hand; ``rummy_env.match`` adds up
+hands into a match. Cards are ids 0..51 and hands 52-bit ints (``rummy_env.cards``).
+
+Action layout (fixed; ``NUM_ACTIONS`` = 108):
+
+| id      | action                                                         | phase   |
+|---------|----------------------------------------------------------------|---------|
+| 0       | draw the top card of the stock                                 | draw    |
+| 1       | take the top card of the discard pile (or the offered upcard)  | offer, draw |
+| 2       | pass on the upcard (first-turn offer only)                     | offer   |
+| 3 + c   | discard card c face up                                         | discard |
+| 55 + c  | knock, putting card c face down (Gin when 0 deadwood remains)  | discard |
+| 107     | declare Big Gin (all 11 cards melded, no discard)              | discard |
+
+Choices made where ../shared/RULES.md leaves them open (documented in the README too):
+- Explicit deck order: the first 10 cards go to the non-dealer, the next 10 to the
+  dealer, then the upcard, then the stock from top to bottom.
+- The card taken from the discard pile this turn may not be discarded *nor* put face
+  down to knock (knocking is discarding face down).
+- Oklahoma: the knock limit of a hand is the upcard's deadwood value under the hand's
+  rules (so 5 for A-9 with ``five_under_ten``), and an ace upcard means Gin only.
+- ``first_upcard_pass=False``: no offer; the non-dealer starts with a normal turn and
+  may take the upcard or draw from the stock.
+- A "turn" for ``max_turns`` is one completed draw and face-up discard (a pass on the
+  upcard offer is not a turn). The wall is checked first.
+- The showdown is automatic (it has no decisions under the rules): the knocker lays out
+  a least-deadwood arrangement, the one that leaves the defender the most deadwood after
+  the defender's best lay-offs; the defender lays off and arranges optimally.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Optional, Sequence
+
+import numpy as np
+
+from rummy_env import melds
+from rummy_env.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.rules import Rules, RulesSpec, load_rules
+
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+PASS = 2
+DISCARD = 3  # + card
+KNOCK = 55  # + card
+BIG_GIN = 107
+NUM_ACTIONS = 108
+HAND_SIZE = 10
+
+
+class Phase(IntEnum):
+    OFFER = 0  # first-turn upcard offer: take it or pass
+    DRAW = 1  # draw from the stock or take the top discard
+    DISCARD = 2  # holding 11 cards: discard, knock or declare Big Gin
+    OVER = 3  # the hand has ended
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state."""
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id, e.g. ``'discard 7D'``."""
+    if action == DRAW_STOCK:
+        return "draw stock"
+    if action == TAKE_DISCARD:
+        return "take discard"
+    if action == PASS:
+        return "pass"
+    if DISCARD <= action < KNOCK:
+        return f"discard {format_cards([action - DISCARD])}"
+    if KNOCK <= action < BIG_GIN:
+        return f"knock {format_cards([action - KNOCK])}"
+    if action == BIG_GIN:
+        return "big gin"
+    raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended. ``points`` go to ``winner``; ``rewards`` are zero-sum per seat.
+
+    ``outcome`` is one of 'knock', 'gin', 'big_gin', 'undercut', 'tie' (equal deadwood
+    with ``undercut_on_tie`` off: no points) or 'draw' (the wall or ``max_turns``).
+    After a knock both hands are shown; after a draw nothing is shown and the
+    showdown fields are empty.
+    """
+
+    outcome: str
+    winner: Optional[int]
+    points: int
+    knocker: Optional[int] = None
+    knocker_deadwood: int = 0
+    defender_deadwood: int = 0
+    knocker_melds: tuple[melds.Meld, ...] = ()
+    knocker_deadwood_cards: int = 0
+    defender_melds: tuple[melds.Meld, ...] = ()
+    defender_deadwood_cards: int = 0
+    layoffs: tuple[tuple[int, int], ...] = ()  # (card, index into knocker_melds)
+    shown_hands: tuple[int, int] = (0, 0)  # each seat's cards as shown (knocker: without the face-down card)
+    reason: str = ""  # for a draw: 'wall' or 'max_turns'
+
+    @property
+    def rewards(self) -> tuple[int, int]:
+        if self.winner is None:
+            return (0, 0)
+        return (self.points, -self.points) if self.winner == 0 else (-self.points, self.points)
+
+    def to_dict(self) -> dict:
+        """Plain data (card lists as text) for info dicts, records and reports."""
+        return {
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "points": self.points,
+            "rewards": list(self.rewards),
+            "reason": self.reason,
+            "knocker": self.knocker,
+            "knocker_deadwood": self.knocker_deadwood,
+            "defender_deadwood": self.defender_deadwood,
+            "knocker_melds": [format_hand(m.cards) for m in self.knocker_melds],
+            "knocker_deadwood_cards": format_hand(self.knocker_deadwood_cards),
+            "defender_melds": [format_hand(m.cards) for m in self.defender_melds],
+            "defender_deadwood_cards": format_hand(self.defender_deadwood_cards),
+            "layoffs": [[format_cards([c]), i] for c, i in self.layoffs],
+            "shown_hands": [format_hand(h) for h in self.shown_hands],
+        }
+
+
+@dataclass
+class InformationSet:
+    """What one player knows: the only input agents and observations are built from.
+
+    Masks are 52-bit ints. 'Opponent' facts are all public: cards they took from the
+    discard pile (and have not discarded since), cards they discarded, and cards they
+    passed on (the upcard declined, or the top discard when they drew from the stock).
+    After a knock the showdown shows both hands, so the opponent's shown cards become
+    known.
+    """
+
+    player: int
+    hand: int
+    discard_pile: tuple[int, ...]  # bottom to top
+    stock_size: int
+    phase: Phase
+    current_player: int
+    dealer: int
+    turn: int
+    knock_limit: int
+    taken_card: Optional[int]  # the card the player to move took from the pile this turn
+    opponent_known: int
+    opponent_hand_size: int
+    discarded: tuple[int, int]  # by seat
+    passed: tuple[int, int]  # by seat
+    public_history: tuple[tuple[int, int, int], ...]  # (seat, action, card shown or -1)
+    result: Optional[HandResult]
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.player
+
+    @property
+    def unseen(self) -> int:
+        """Cards this player has no sight of: somewhere in the stock or the opponent's hand."""
+        seen = self.hand | self.opponent_known
+        for c in self.discard_pile:
+            seen |= 1 << c
+        return ((1 << NUM_CARDS) - 1) & ~seen
+
+
+@dataclass
+class GinRummyState:
+    """One hand of Gin Rummy. Build with ``new_hand`` or ``from_deck``; then ``step``."""
+
+    rules: Rules
+    hands: list[int]
+    stock: list[int]  # top is the last element
+    discard_pile: list[int]  # top is the last element
+    dealer: int
+    knock_limit: int
+    current_player: int
+    phase: Phase
+    deck: Optional[tuple[int, ...]] = None  # deal order, when known (None for sampled worlds)
+    turn: int = 0
+    offer_passes: int = 0
+    must_draw_stock: bool = False
+    taken_card: Optional[int] = None
+    knock_card: Optional[int] = None
+    known: list[int] = field(default_factory=lambda: [0, 0])  # cards a seat took from the pile and still holds
+    discarded: list[int] = field(default_factory=lambda: [0, 0])
+    passed: list[int] = field(default_factory=lambda: [0, 0])
+    history: list[int] = field(default_factory=list)  # every action, in order
+    public_history: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, action, card shown or -1)
+    result: Optional[HandResult] = None
+    _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
+
+    # ----------------------------------------------------------------- construction
+
+    @classmethod
+    def new_hand(cls, rules: RulesSpec = None, seed=None, dealer: int = 1) -> "GinRummyState":
+        """A hand dealt from a shuffled deck (``seed``: int, numpy Generator or None)."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return cls.from_deck(rng.permutation(NUM_CARDS).tolist(), rules, dealer)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], rules: RulesSpec = None, dealer: int = 1) -> "GinRummyState":
+        """A hand dealt from an explicit deck order (see the module docstring)."""
+        deck = tuple(int(c) for c in deck)
+        if sorted(deck) != list(range(NUM_CARDS)):
+            raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+        rules = load_rules(rules)
+        hands = [0, 0]
+        for c in deck[:HAND_SIZE]:
+            hands[1 - dealer] |= 1 << c
+        for c in deck[HAND_SIZE : 2 * HAND_SIZE]:
+            hands[dealer] |= 1 << c
+        upcard = deck[2 * HAND_SIZE]
+        knock_limit = rules.knock_limit
+        if rules.oklahoma:
+            knock_limit = 0 if upcard % 13 == 0 else card_value(upcard, rules.five_under_ten)
+        return cls(
+            rules=rules,
+            hands=hands,
+            stock=list(reversed(deck[2 * HAND_SIZE + 1 :])),
+            discard_pile=[upcard],
+            dealer=dealer,
+            knock_limit=knock_limit,
+            current_player=1 - dealer,
+            phase=Phase.OFFER if rules.first_upcard_pass else Phase.DRAW,
+            deck=deck,
+        )
+
+    @classmethod
+    def from_hands(
+        cls,
+        non_dealer: str | int,
+        dealer_hand: str | int,
+        upcard: str | int,
+        stock: str | Sequence[int],
+        rules: RulesSpec = None,
+        dealer: int = 1,
+    ) -> "GinRummyState":
+        """A hand from explicit cards (text like ``'AC 2C 3C'`` or ids); ``stock`` top first.
+
+        Cards not named go to the bottom of the stock in id order. For tests and puzzles.
+        """
+        from rummy_env.cards import parse_card, parse_cards
+
+        def cards(x) -> list[int]:
+            if isinstance(x, str):
+                return parse_cards(x)
+            if isinstance(x, int):
+                return mask_to_cards(x)
+            return [int(c) for c in x]
+
+        a, b = cards(non_dealer), cards(dealer_hand)
+        up = parse_card(upcard) if isinstance(upcard, str) else int(upcard)
+        top = cards(stock)
+        if len(a) != HAND_SIZE or len(b) != HAND_SIZE:
+            raise ValueError(f"each hand must have {HAND_SIZE} cards, got {len(a)} and {len(b)}")
+        named = a + b + [up] + top
+        if len(set(named)) != len(named):
+            raise ValueError("a card is named twice across the hands, upcard and stock")
+        rest = [c for c in range(NUM_CARDS) if c not in set(named)]
+        return cls.from_deck(a + b + [up] + top + rest, rules, dealer)
+
+    def clone(self) -> "GinRummyState":
+        """An independent copy (for search)."""
+        new = copy.copy(self)
+        new.hands = list(self.hands)
+        new.stock = list(self.stock)
+        new.discard_pile = list(self.discard_pile)
+        new.known = list(self.known)
+        new.discarded = list(self.discarded)
+        new.passed = list(self.passed)
+        new.history = list(self.history)
+        new.public_history = list(self.public_history)
+        return new
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def upcard_offer(self) -> bool:
+        return self.phase == Phase.OFFER
+
+    def deadwood(self, player: int) -> int:
+        """Least deadwood of a seat's current cards."""
+        return melds.min_deadwood(self.hands[player], **self._solver_options())
+
+    def _solver_options(self) -> dict:
+        return {"aces_high": self.rules.aces_high, "five_under_ten": self.rules.five_under_ten}
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the player to move, in increasing order ([] when over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 mask over the 108 actions for the player to move."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        mask[self._legal] = 1
+        return mask
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase == Phase.OFFER:
+            return [TAKE_DISCARD, PASS]
+        if self.phase == Phase.DRAW:
+            if self.must_draw_stock or not self.discard_pile:
+                return [DRAW_STOCK]
+            return [DRAW_STOCK, TAKE_DISCARD]
+        if self.phase == Phase.DISCARD:
+            hand = self.hands[self.current_player]
+            cards = [c for c in mask_to_cards(hand) if c != self.taken_card]
+            after = melds.discard_deadwood(hand, **self._solver_options())
+            out = [DISCARD + c for c in cards]
+            out += [KNOCK + c for c in cards if after[c] <= self.knock_limit]
+            if self.rules.big_gin and melds.min_deadwood(hand, **self._solver_options()) == 0:
+                out.append(BIG_GIN)
+            return out
+        return []
+
+    # ----------------------------------------------------------------- stepping
+
+    def step(self, action: int) -> None:
+        """Apply an action of the player to move; raises ``IllegalActionError`` if not legal."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        legal = self._legal
+        if action not in legal:
+            if self.is_over:
+                raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
+            names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
+            try:
+                what = f"{action} ({action_name(action)})"
+            except (ValueError, TypeError):
+                what = repr(action)
+            raise IllegalActionError(
+                f"illegal action {what} for player {self.current_player} in phase {self.phase.name}; legal: {names}"
+            )
+        action = int(action)
+        p = self.current_player
+        self.history.append(action)
+        self._legal = None
+        if action == PASS:
+            self._pass(p)
+        elif action == DRAW_STOCK:
+            if self.discard_pile and not self.must_draw_stock:
+                self.passed[p] |= 1 << self.discard_pile[-1]
+            self.hands[p] |= 1 << self.stock.pop()
+            self.must_draw_stock = False
+            self.taken_card = None
+            self.phase = Phase.DISCARD
+            self.public_history.append((p, action, -1))
+        elif action == TAKE_DISCARD:
+            card = self.discard_pile.pop()
+            self.hands[p] |= 1 << card
+            self.known[p] |= 1 << card
+            self.taken_card = card
+            self.phase = Phase.DISCARD
+            self.public_history.append((p, action, card))
+        elif action < KNOCK:
+            self._discard(p, action - DISCARD)
+        elif action < BIG_GIN:
+            card = action - KNOCK
+            self.hands[p] &= ~(1 << card)
+            self.known[p] &= ~(1 << card)
+            self.knock_card = card
+            self.public_history.append((p, action, -1))
+            self._showdown(p, big_gin=False)
+        else:
+            self.public_history.append((p, action, -1))
+            self._showdown(p, big_gin=True)
+
+    def _pass(self, p: int) -> None:
+        self.passed[p] |= 1 << self.discard_pile[-1]
+        self.public_history.append((p, PASS, self.discard_pile[-1]))
+        self.offer_passes += 1
+        self.current_player = 1 - p
+        if self.offer_passes == 2:  # both passed: the non-dealer must draw from the stock
+            self.phase = Phase.DRAW
+            self.must_draw_stock = True
+
+    def _discard(self, p: int, card: int) -> None:
+        self.hands[p] &= ~(1 << card)
+        self.known[p] &= ~(1 << card)
+        self.discarded[p] |= 1 << card
+        self.discard_pile.append(card)
+        self.public_history.append((p, DISCARD + card, card))
+        self.taken_card = None
+        self.turn += 1
+        if len(self.stock) <= 2:
+            self._end_draw("wall")
+        elif self.turn >= self.rules.max_turns:
+            self._end_draw("max_turns")
+        else:
+            self.current_player = 1 - p
+            self.phase = Phase.DRAW
+
+    def _end_draw(self, reason: str) -> None:
+        self.result = HandResult(outcome="draw", winner=None, points=0, reason=reason)
+        self.phase = Phase.OVER
+
+    def _showdown(self, knocker: int, big_gin: bool) -> None:
+        opts = self._solver_options()
+        defender = 1 - knocker
+        own, other = self.hands[knocker], self.hands[defender]
+        arrangements = melds.arrangements(own, **opts)
+        k = arrangements[0].deadwood
+        common = dict(knocker=knocker, knocker_deadwood=k, shown_hands=tuple(self.hands))
+        if big_gin or k == 0:
+            mine, theirs = arrangements[0], melds.best_arrangement(other, **opts)
+            d = theirs.deadwood
+            bonus = self.rules.big_gin_bonus if big_gin else self.rules.gin_bonus
+            self.result = HandResult(
+                outcome="big_gin" if big_gin else "gin",
+                winner=knocker,
+                points=d + bonus,
+                defender_deadwood=d,
+                knocker_melds=mine.melds,
+                knocker_deadwood_cards=0,
+                defender_melds=theirs.melds,
+                defender_deadwood_cards=theirs.deadwood_cards,
+                **common,
+            )
+        else:
+            # The knocker picks, among least-deadwood layouts, the one leaving the most.
+            answers = [(a, melds.best_layoff(a.melds, other, **opts)) for a in arrangements]
+            mine, answer = max(answers, key=lambda pair: pair[1].arrangement.deadwood)
+            d = answer.arrangement.deadwood
+            if d > k:
+                outcome, winner, points = "knock", knocker, d - k
+            elif d < k or self.rules.undercut_on_tie:
+                outcome, winner, points = "undercut", defender, k - d + self.rules.undercut_bonus
+            else:
+                outcome, winner, points = "tie", None, 0
+            self.result = HandResult(
+                outcome=outcome,
+                winner=winner,
+                points=points,
+                defender_deadwood=d,
+                knocker_melds=mine.melds,
+                knocker_deadwood_cards=mine.deadwood_cards,
+                defender_melds=answer.arrangement.melds,
+                defender_deadwood_cards=answer.arrangement.deadwood_cards,
+                layoffs=answer.laid_off,
+                **common,
+            )
+        self.phase = Phase.OVER
+
+    # ----------------------------------------------------------------- information sets
+
+    def information_set(self, player: int) -> InformationSet:
+        """Everything ``player`` knows now, and nothing else."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        opp = 1 - player
+        known = self.known[opp]
+        if self.result is not None and self.result.outcome != "draw":
+            known = self.result.shown_hands[opp]
+        return InformationSet(
+            player=player,
+            hand=self.hands[player],
+            discard_pile=tuple(self.discard_pile),
+            stock_size=len(self.stock),
+            phase=self.phase,
+            current_player=self.current_player,
+            dealer=self.dealer,
+            turn=self.turn,
+            knock_limit=self.knock_limit,
+            taken_card=self.taken_card,
+            opponent_known=known,
+            opponent_hand_size=self.hands[opp].bit_count(),
+            discarded=(self.discarded[0], self.discarded[1]),
+            passed=(self.passed[0], self.passed[1]),
+            public_history=tuple(self.public_history),
+            result=self.result,
+        )
+
+    @classmethod
+    def sample_from_information_set(
+        cls, info: InformationSet, rules: RulesSpec, rng: np.random.Generator
+    ) -> "GinRummyState":
+        """A full state consistent with ``info``: hidden cards dealt uniformly at random.
+
+        The opponent keeps the cards known to be in their hand; the rest of their hand
+        and the stock order are drawn from the cards ``info.player`` has not seen. For
+        determinised search (PIMC / IS-MCTS). Only meaningful before the hand is over.
+        """
+        if info.phase == Phase.OVER:
+            raise ValueError("cannot sample a world for a hand that is over")
+        rules = load_rules(rules)
+        unseen = mask_to_cards(info.unseen)
+        rng.shuffle(unseen)
+        need = info.opponent_hand_size - info.opponent_known.bit_count()
+        if need < 0 or need + info.stock_size != len(unseen):
+            raise ValueError("information set is inconsistent: unseen cards do not fill the opponent's hand and the stock")
+        opp = info.opponent
+        hands = [0, 0]
+        hands[info.player] = info.hand
+        hands[opp] = info.opponent_known | sum(1 << c for c in unseen[:need])
+        known = [0, 0]
+        known[opp] = info.opponent_known
+        return cls(
+            rules=rules,
+            hands=hands,
+            stock=unseen[need:],
+            discard_pile=list(info.discard_pile),
+            dealer=info.dealer,
+            knock_limit=info.knock_limit,
+            current_player=info.current_player,
+            phase=info.phase,
+            deck=None,
+            turn=info.turn,
+            offer_passes=sum(1 for _, a, _ in info.public_history if a == PASS),
+            must_draw_stock=info.phase == Phase.DRAW
+            and len(info.public_history) > 0
+            and info.public_history[-1][1] == PASS,
+            taken_card=info.taken_card,
+            known=known,
+            discarded=list(info.discarded),
+            passed=list(info.passed),
+            history=[],
+            public_history=list(info.public_history),
+        )
+
+    # ----------------------------------------------------------------- text
+
+    def render(self, perspective: Optional[int] = None) -> str:
+        """Readable text; with ``perspective`` only what that seat may see."""
+        lines = []
+        for seat in (0, 1):
+            shown = perspective is None or perspective == seat
+            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}"
+            cards = format_hand(self.hands[seat], symbols=True) if shown else f"[{self.hands[seat].bit_count()} cards]"
+            dw = f"  deadwood {self.deadwood(seat)}" if shown else ""
+            lines.append(f"{who}: {cards}{dw}")
+        top = format_cards(self.discard_pile[-1:], symbols=True) or "-"
+        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards")
+        if self.is_over:
+            r = self.result
+            assert r is not None
+            who = "nobody" if r.winner is None else f"player_{r.winner}"
+            lines.append(f"hand over: {r.outcome}{' (' + r.reason + ')' if r.reason else ''}, {who} scores {r.points}")
+        else:
+            legal = ", ".join(action_name(a) for a in self.legal_actions()[:6])
+            more = " ..." if len(self.legal_actions()) > 6 else ""
+            lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}: {legal}{more}")
+        return "\n".join(lines)

@@ -1,0 +1,245 @@
+"""Gin Rummy: PettingZoo AEC environment (``gin_rummy_v0``).
+
+| Import             | ``from rummy_env import gin_rummy_v0``                       |
+|--------------------|--------------------------------------------------------------|
+| Actions            | Discrete(108), masked                                        |
+| Parallel API       | No                                                           |
+| Agents             | ``agents = ['player_0', 'player_1']``                        |
+| Observation shape  | ``flat``: (479,); ``planes``: (20, 4, 13)                    |
+| Observation values | card slices 0/1; scalars >= 0                                |
+| Action mask        | int8 (108,)                                                  |
+| State shape        | (266,)                                                       |
+
+Two-player Gin Rummy with the exact rules of ../shared/RULES.md: first-turn upcard
+offer, knock / Gin / Big Gin, lay-offs, undercuts, the wall and ``max_turns``, and
+optionally whole matches to the target score with game, line and shutout bonuses. Rule
+options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``), a
+YAML path, a mapping or a ``Rules``; ``reset(seed=...)`` never changes them.
+
+Arguments: ``env(render_mode=None, rules="classic", encoding="flat", episode="hand",
+reward="points")``.
+
+Observation: ``{"observation": array, "action_mask": int8 (108,)}``, built only from
+the observing player's information set (``rummy_env.encoding`` documents every slice
+of both encodings). The mask is all zeros for the player who is not to move.
+
+Actions (``rummy_env.game``): 0 draw from the stock; 1 take the top discard (or the
+offered upcard); 2 pass on the upcard; 3 + c discard card c; 55 + c knock with card c
+face down (Gin at 0 deadwood); 107 declare Big Gin. Card c = suit * 13 + rank.
+
+Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` plays
+hands until a player reaches ``target_score``, dealing the next hand in the same episode.
+The dealer of the first hand is drawn from the env's seeded generator (or given as
+``reset(options={"dealer": 0 or 1})``; ``options={"deck": [52 ids]}`` deals a fixed
+deck order for the first hand); the dealer alternates after each hand.
+
+Rewards (zero-sum, given when a hand ends):
+- ``points``: the hand score, +points to the winner and -points to the loser (0 on a
+  draw or tie). In a match the last hand also carries the bonuses, so each player's
+  return is their grand total minus the opponent's.
+- ``scaled``: ``points`` / 100.
+- ``win_loss``: +1 / -1 / 0 by who won the hand (``episode="hand"``) or the match.
+A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
+
+Infos: at the step that ends a hand, every agent's info has ``hand_result`` (outcome,
+winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is shown after
+a draw), and in a match ``match_points`` and, at the end, ``match_result``.
+
+Illegal actions: the raw env raises ``IllegalActionError`` naming the action and the
+legal ones; ``env()`` wraps it in PettingZoo's ``TerminateIllegalWrapper`` (the
+offender gets -1 and the episode ends), ``AssertOutOfBoundsWrapper`` and
+``OrderEnforcingWrapper``.
+
+Render modes: ``ansi`` returns the table as text (both hands: a spectator's view),
+``human`` prints it.
+
+Version History
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rummy_env import encoding as enc
+from rummy_env.game import NUM_ACTIONS, GinRummyState, IllegalActionError
+from rummy_env.match import Match
+from rummy_env.rules import RulesSpec, load_rules
+
+EPISODES = ("hand", "match")
+REWARDS = ("points", "scaled", "win_loss")
+POINTS_SCALE = 100.0
+
+__all__ = ["env", "raw_env", "IllegalActionError"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The env with PettingZoo's standard wrappers (illegal moves end the episode)."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: Optional[str] = None,
+        rules: RulesSpec = "classic",
+        encoding: str = "flat",
+        episode: str = "hand",
+        reward: str = "points",
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.rules = load_rules(rules)
+        if episode == "match" and not self.rules.match:
+            raise ValueError("episode='match' needs rules with target_score > 0")
+        self.encoding = encoding
+        obs_shape = enc.observation_shape(encoding)
+        self.render_mode = render_mode
+        self.episode = episode
+        self.reward_mode = reward
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = []
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, np.inf, obs_shape, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.state_space = spaces.Box(0.0, 1.0, (enc.STATE_SIZE,), dtype=np.float32)
+        self._rng = np.random.default_rng()
+        self.game: Optional[GinRummyState] = None
+        self.match: Optional[Match] = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})  # other keys are ignored, as PettingZoo's api_test expects
+        dealer = options.get("dealer", int(self._rng.integers(2)))
+        if dealer not in (0, 1):
+            raise ValueError(f"reset option dealer must be 0 or 1, got {dealer!r}")
+        self.match = Match.create(self.rules, first_dealer=dealer) if self.episode == "match" else None
+        if "deck" in options:
+            self.game = GinRummyState.from_deck(options["deck"], self.rules, dealer)
+        else:
+            self.game = GinRummyState.new_hand(self.rules, self._rng, dealer)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        assert self.game is not None, "call reset() first"
+        seat = self.possible_agents.index(agent)
+        scores = tuple(self.match.hand_points) if self.match is not None else None
+        obs = enc.encode(self.game.information_set(seat), self.rules, self.encoding, scores)
+        if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
+            mask = self.game.legal_mask()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        assert self.game is not None, "call reset() first"
+        g = self.game
+        stock = 0
+        for c in g.stock:
+            stock |= 1 << c
+        return enc.state_vector((g.hands[0], g.hands[1]), stock, tuple(g.discard_pile), g.phase, g.current_player)
+
+    def step(self, action: Optional[int]) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        assert self.game is not None
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.game.step(action)  # raises IllegalActionError with the legal actions
+        if self.game.is_over:
+            self._end_hand()
+        self.agent_selection = self.agents[self.game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        assert self.game is not None and self.game.result is not None
+        result = self.game.result
+        points = [float(r) for r in result.rewards]
+        info: dict[str, Any] = {"hand_result": result.to_dict()}
+        episode_over = True
+        win_loss = [float(np.sign(p)) for p in points]
+        if self.match is not None:
+            self.match.record(result)
+            info["match_points"] = list(self.match.hand_points)
+            if self.match.is_over:
+                final = self.match.result()
+                info["match_result"] = final.to_dict()
+                bonus = [final.grand_total[p] - final.hand_points[p] for p in (0, 1)]
+                points = [points[p] + bonus[p] - bonus[1 - p] for p in (0, 1)]
+                win_loss = [0.0, 0.0] if final.winner is None else [1.0 if p == final.winner else -1.0 for p in (0, 1)]
+            else:
+                episode_over = False
+                win_loss = [0.0, 0.0]
+        if self.reward_mode == "win_loss":
+            values = win_loss
+        elif self.reward_mode == "scaled":
+            values = [p / POINTS_SCALE for p in points]
+        else:
+            values = points
+        self.rewards = {a: values[i] for i, a in enumerate(self.agents)}
+        self.infos = {a: dict(info) for a in self.agents}
+        if episode_over:
+            self.terminations = {a: True for a in self.agents}
+        else:
+            assert self.match is not None
+            self.game = self.match.new_hand(self._rng)
+
+    def render(self) -> Optional[str]:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        assert self.game is not None, "call reset() first"
+        text = self.game.render()
+        if self.match is not None:
+            text += f"\nmatch points: player_0 {self.match.hand_points[0]}, player_1 {self.match.hand_points[1]}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

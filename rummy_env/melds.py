@@ -1,0 +1,380 @@
+"""The exact meld solver: least deadwood of hands, batch-first over 52-bit masks.
+
+Why it can be exact and fast at once. Fix the cards a hand puts into sets (call them X).
+Every other card can only be in a run, and within one suit any block of three or more
+consecutive cards *is* a run, so the best use of the rest is to meld exactly the cards in
+blocks of length >= 3. That part is a per-suit table lookup (13-bit suit field -> deadwood
+of that suit: ``_Tables.dead``). The only search is over X, and X is built rank by rank:
+a rank with three cards is either a set or not (2 choices); a rank with four cards is no
+set, the 4-set, or one of four 3-sets (6 choices). Hands of up to 11 cards have at most
+three such ranks, so at most 72 choices, and most hands have none.
+
+The batch path groups hands by how many 4-card and 3-card ranks they hold, builds every
+choice of X for a group at once as a broadcast array, and takes the minimum: no Python
+loop per hand. Single hands given as Python ints take a scalar path over the same
+tables, because numpy's per-call overhead dominates for one hand (the game engine calls
+it once per move). Scalar results are memoised (an LRU cache keyed by the hand).
+
+For an 11-card hand, ``discard_deadwood`` gives per card the least deadwood of the ten
+left. Discarding a card that X puts in a set never needs its own case: removing it from
+a 4-set is the 3-set choice that leaves it out, removing it from a 3-set breaks the set.
+So per choice of X the answer for a card outside X is one more table lookup
+(``_Tables.dead_minus``: a suit field's deadwood with one rank removed).
+
+Rule options that change card values (``five_under_ten``) or runs (``aces_high``: A
+above K, Q-K-A is a run, A-2-3 is not) select another set of tables, built on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
+
+SUIT_BITS = (1 << NUM_RANKS) - 1
+MAX_HAND_CARDS = 13
+_RANK_MASKS = [sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS)]
+_CHUNK = 1 << 15
+_ABSENT = 10_000  # dead_minus entry for a rank the field does not hold: never a minimum
+_BIT_LISTS = [[r for r in range(NUM_RANKS) if (m >> r) & 1] for m in range(1 << NUM_RANKS)]
+# (8192, 13): the ranks set in a 13-bit field, in order, padded with 0
+_BIT_POSITIONS = np.array([b + [0] * (NUM_RANKS - len(b)) for b in _BIT_LISTS], dtype=np.intp)
+
+
+def _run_cover(fields: np.ndarray, aces_high: bool) -> np.ndarray:
+    """Bits of 13-bit suit fields lying in a block of >= 3 consecutive ranks."""
+    p = ((fields >> 1) | ((fields & 1) << 12)) if aces_high else fields
+    t = p & (p >> 1) & (p >> 2)
+    cover = (t | (t << 1) | (t << 2)) & SUIT_BITS
+    return (((cover << 1) & SUIT_BITS) | (cover >> 12)) if aces_high else cover
+
+
+@dataclass(frozen=True, eq=False)
+class _Tables:
+    """Lookup tables for one choice of (aces_high, five_under_ten); hashed by identity."""
+
+    values: np.ndarray  # (13,) deadwood value per rank
+    dead: np.ndarray  # (8192,) int16: deadwood of a suit field after melding its runs
+    dead_minus: np.ndarray  # (8192, 13) int16: the same with one rank removed (_ABSENT + x if not held)
+    opt4: np.ndarray  # (13, 6) uint64: set choices for a rank held 4 times
+    opt3: np.ndarray  # (13, 2) uint64: set choices for a rank held 3 times
+    dead_list: list[int]
+    dead_minus_list: list[list[int]]
+    opt4_list: list[list[int]]
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
+    values = np.array([card_value(r, five_under_ten) for r in range(NUM_RANKS)], dtype=np.int64)
+    fields = np.arange(1 << NUM_RANKS, dtype=np.int64)
+    bits = (fields[:, None] >> np.arange(NUM_RANKS)) & 1  # (8192, 13)
+    left = fields & ~_run_cover(fields, aces_high)
+    dead = (((left[:, None] >> np.arange(NUM_RANKS)) & 1) * values).sum(1).astype(np.int16)
+    minus = fields[:, None] & ~(1 << np.arange(NUM_RANKS))  # (8192, 13)
+    dead_minus = np.where(bits == 1, dead[minus], _ABSENT + dead[minus]).astype(np.int16)
+    opt4 = np.zeros((NUM_RANKS, 6), dtype=np.uint64)
+    opt3 = np.zeros((NUM_RANKS, 2), dtype=np.uint64)
+    for r, rm in enumerate(_RANK_MASKS):
+        opt4[r, 1] = opt3[r, 1] = rm
+        for s in range(4):
+            opt4[r, 2 + s] = rm & ~(1 << (s * NUM_RANKS + r))
+    return _Tables(
+        values, dead, dead_minus, opt4, opt3, dead.tolist(), dead_minus.tolist(), opt4.tolist()
+    )
+
+
+# Default tables are built at import (a few milliseconds); others on first use.
+_tables()
+
+
+def _fields(h: np.ndarray) -> list[np.ndarray]:
+    return [((h >> np.uint64(13 * s)) & np.uint64(SUIT_BITS)).astype(np.intp) for s in range(4)]
+
+
+def _as_hands(hands) -> np.ndarray:
+    h = np.asarray(hands)
+    if h.dtype.kind not in "iu":
+        raise TypeError(f"hands must be integer 52-bit masks, got dtype {h.dtype}")
+    if h.dtype.kind == "i" and h.size and h.min() < 0:
+        raise ValueError("hands must be non-negative 52-bit masks")
+    h = h.astype(np.uint64)
+    if h.size:
+        if (h >> np.uint64(NUM_CARDS)).any():
+            raise ValueError("hands must be 52-bit masks (bits 52..63 must be clear)")
+        n = np.bitwise_count(h).max()
+        if n > MAX_HAND_CARDS:
+            raise ValueError(f"the meld solver takes hands of at most {MAX_HAND_CARDS} cards, got one of {n}")
+    return h
+
+
+def _check_scalar(hand: int) -> int:
+    if not 0 <= hand < 1 << NUM_CARDS:
+        raise ValueError(f"hand must be a 52-bit mask, got {hand}")
+    if hand.bit_count() > MAX_HAND_CARDS:
+        raise ValueError(f"the meld solver takes hands of at most {MAX_HAND_CARDS} cards, got {hand.bit_count()}")
+    return hand
+
+
+def _set_groups(h: np.ndarray, f: list[np.ndarray], t: _Tables):
+    """Group the hands of a flat batch that hold a rank 3 or 4 times.
+
+    Hands are grouped by how many ranks they hold 4 and 3 times. Yields ``(index, X)``
+    where ``X`` (len(index), C) holds every choice of set cards for those hands.
+    ``f`` are the batch's suit fields.
+    """
+    ab, cd = f[0] & f[1], f[2] & f[3]
+    four = ab & cd
+    three = (ab & (f[2] | f[3])) | (cd & (f[0] | f[1]))  # ranks held at least 3 times
+    rest = np.flatnonzero(three)
+    if rest.size == 0:
+        return
+    four, three = four[rest], three[rest] & ~four[rest]
+    sig = np.bitwise_count(four) * 16 + np.bitwise_count(three)
+    for g in np.unique(sig):
+        sel = np.flatnonzero(sig == g)
+        k4, k3 = int(g) // 16, int(g) % 16
+        hs = h[rest[sel]][:, None]
+        x = np.zeros((sel.size, 1), dtype=np.uint64)
+        for table, k, ranks in ((t.opt4, k4, four), (t.opt3, k3, three)):
+            pos = _BIT_POSITIONS[ranks[sel]]
+            for j in range(k):
+                opts = table[pos[:, j]] & hs
+                x = (x[:, :, None] | opts[:, None, :]).reshape(sel.size, -1)
+        yield rest[sel], x
+
+
+def min_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = False):
+    """Least deadwood over all arrangements of disjoint melds, per hand.
+
+    ``hands``: a Python int (returns an int) or an integer array of 52-bit masks of any
+    shape (returns an int16 array of that shape). Hands of up to 13 cards.
+    """
+    t = _tables(aces_high, five_under_ten)
+    if isinstance(hands, int):
+        return _scalar_min_deadwood(_check_scalar(hands), t)
+    h = _as_hands(hands)
+    flat = h.ravel()
+    out = np.empty(flat.shape, dtype=np.int16)
+    dead = t.dead
+    for start in range(0, flat.size, _CHUNK):
+        chunk = flat[start : start + _CHUNK]
+        f = _fields(chunk)
+        res = dead[f[0]] + dead[f[1]] + dead[f[2]] + dead[f[3]]
+        for idx, x in _set_groups(chunk, f, t):
+            g = _fields(chunk[idx, None] & ~x)
+            res[idx] = (dead[g[0]] + dead[g[1]] + dead[g[2]] + dead[g[3]]).min(axis=1)
+        out[start : start + _CHUNK] = res
+    return out.reshape(h.shape)
+
+
+def discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = False):
+    """Per card held, the least deadwood of the hand without it; -1 where not held.
+
+    ``hands``: a Python int (returns a tuple of 52 ints) or an integer array of 52-bit
+    masks of shape S (returns an int16 array of shape S + (52,)). Meant for 11-card
+    hands (which card to discard or knock with), correct for any hand of up to 13 cards.
+    """
+    t = _tables(aces_high, five_under_ten)
+    if isinstance(hands, int):
+        return _scalar_discard_deadwood(_check_scalar(hands), t)
+    h = _as_hands(hands)
+    flat = h.ravel()
+    out = np.empty((flat.size, NUM_CARDS), dtype=np.int16)
+    for start in range(0, flat.size, _CHUNK):
+        chunk = flat[start : start + _CHUNK]
+        f = _fields(chunk)
+        res = _per_card(f, t)
+        for idx, x in _set_groups(chunk, f, t):
+            res[idx] = _per_card(_fields(chunk[idx, None] & ~x), t).min(axis=1)
+        out[start : start + _CHUNK] = np.where(res >= _ABSENT, np.int16(-1), res)
+    return out.reshape(h.shape + (NUM_CARDS,))
+
+
+def _per_card(f: list[np.ndarray], t: _Tables) -> np.ndarray:
+    """Deadwood without each card, given suit fields of any shape S -> S + (52,).
+
+    Cards not in the fields come out >= ``_ABSENT`` (see ``_Tables.dead_minus``).
+    """
+    d = [t.dead[fs] for fs in f]
+    total = d[0] + d[1] + d[2] + d[3]
+    return np.concatenate([(total - d[s])[..., None] + t.dead_minus[f[s]] for s in range(4)], axis=-1)
+
+
+def _scalar_set_choices(hand: int, t: _Tables) -> list[int]:
+    """Every choice of set cards for one hand (the scalar twin of ``_set_groups``)."""
+    f0, f1, f2, f3 = hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39
+    ab, cd = f0 & f1, f2 & f3
+    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+    if not three:
+        return [0]
+    four = ab & cd
+    slots = [t.opt4_list[r] if (four >> r) & 1 else (0, _RANK_MASKS[r] & hand) for r in _BIT_LISTS[three]]
+    return [functools.reduce(int.__or__, combo) for combo in itertools.product(*slots)]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _scalar_min_deadwood(hand: int, t: _Tables) -> int:
+    dead = t.dead_list
+    return min(
+        dead[r & SUIT_BITS] + dead[(r >> 13) & SUIT_BITS] + dead[(r >> 26) & SUIT_BITS] + dead[r >> 39]
+        for r in (hand & ~x for x in _scalar_set_choices(hand, t))
+    )
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _scalar_discard_deadwood(hand: int, t: _Tables) -> tuple[int, ...]:
+    dead, dead_minus = t.dead_list, t.dead_minus_list
+    held = [(s, r) for s in range(4) for r in _BIT_LISTS[(hand >> (13 * s)) & SUIT_BITS]]
+    best = [-1] * NUM_CARDS
+    for x in _scalar_set_choices(hand, t):
+        rem = hand & ~x
+        f = (rem & SUIT_BITS, (rem >> 13) & SUIT_BITS, (rem >> 26) & SUIT_BITS, rem >> 39)
+        d = [dead[fs] for fs in f]
+        total = d[0] + d[1] + d[2] + d[3]
+        for s, r in held:
+            v = total - d[s] + dead_minus[f[s]][r]
+            c = 13 * s + r
+            if v < _ABSENT and (best[c] < 0 or v < best[c]):
+                best[c] = v
+    return tuple(best)
+
+
+# ---------------------------------------------------------------------------------------
+# Single-hand arrangements and lay-offs, for the showdown (not a hot path).
+
+
+class Meld(NamedTuple):
+    """A meld laid on the table: ``kind`` is 'set' or 'run'; ``cards`` a 52-bit mask."""
+
+    kind: str
+    cards: int
+
+
+class Arrangement(NamedTuple):
+    """Melds plus the deadwood cards left over, and the deadwood value."""
+
+    melds: tuple[Meld, ...]
+    deadwood_cards: int
+    deadwood: int
+
+
+def _run_order(rank: int, aces_high: bool) -> int:
+    return (rank - 1) % NUM_RANKS if aces_high else rank
+
+
+def _order_rank(pos: int, aces_high: bool) -> int:
+    return (pos + 1) % NUM_RANKS if aces_high else pos
+
+
+def _mask_value(mask: int, t: _Tables) -> int:
+    return int(sum(t.values[c % NUM_RANKS] for c in mask_to_cards(mask)))
+
+
+def arrangements(hand: int, *, aces_high: bool = False, five_under_ten: bool = False) -> list[Arrangement]:
+    """Every least-deadwood arrangement of one hand (distinct by which cards form sets).
+
+    Runs are laid as whole blocks of consecutive cards; splitting a block into shorter
+    runs changes neither the deadwood nor what can be laid off on it.
+    """
+    hand = _check_scalar(int(hand))
+    t = _tables(aces_high, five_under_ten)
+    found: dict[int, Arrangement] = {}
+    best = _scalar_min_deadwood(hand, t)
+    for x in _scalar_set_choices(hand, t):
+        rem = hand & ~x
+        melds: list[Meld] = []
+        for r in range(NUM_RANKS):
+            cards = x & _RANK_MASKS[r]
+            if cards:
+                melds.append(Meld("set", cards))
+        covered = 0
+        for s in range(4):
+            field = (rem >> (13 * s)) & SUIT_BITS
+            cover = int(_run_cover(np.array([field]), aces_high)[0])
+            covered |= cover << (13 * s)
+            positions = sorted(_run_order(r, aces_high) for r in range(NUM_RANKS) if (cover >> r) & 1)
+            block: list[int] = []
+            for p in positions + [None]:
+                if block and (p is None or p != block[-1] + 1):
+                    melds.append(Meld("run", sum(1 << (13 * s + _order_rank(q, aces_high)) for q in block)))
+                    block = []
+                if p is not None:
+                    block.append(p)
+        dead = rem & ~covered
+        value = _mask_value(dead, t)
+        if value == best and x not in found:
+            found[x] = Arrangement(tuple(melds), dead, value)
+    return list(found.values())
+
+
+def best_arrangement(hand: int, *, aces_high: bool = False, five_under_ten: bool = False) -> Arrangement:
+    """One least-deadwood arrangement (the first of ``arrangements``)."""
+    return arrangements(hand, aces_high=aces_high, five_under_ten=five_under_ten)[0]
+
+
+class LayoffResult(NamedTuple):
+    """The defender's best answer to a knock: cards laid off and their own arrangement."""
+
+    laid_off: tuple[tuple[int, int], ...]  # (card, index of the knocker's meld it goes on)
+    arrangement: Arrangement
+
+
+def _layoff_options(meld: Meld, defender: int, aces_high: bool) -> list[list[int]]:
+    """Ways to lay off onto one meld: lists of cards (each a valid sequence)."""
+    cards = mask_to_cards(meld.cards)
+    if meld.kind == "set":
+        if len(cards) != 3:
+            return [[]]
+        rank = cards[0] % NUM_RANKS
+        missing = _RANK_MASKS[rank] & ~meld.cards
+        return [[]] + ([[missing.bit_length() - 1]] if defender & missing else [])
+    suit = cards[0] // NUM_RANKS
+    pos = sorted(_run_order(c % NUM_RANKS, aces_high) for c in cards)
+
+    def chain(start: int, step: int) -> list[int]:
+        out = []
+        p = start
+        while 0 <= p < NUM_RANKS:
+            c = suit * NUM_RANKS + _order_rank(p, aces_high)
+            if not (defender >> c) & 1:
+                break
+            out.append(c)
+            p += step
+        return out
+
+    low, high = chain(pos[0] - 1, -1), chain(pos[-1] + 1, +1)
+    return [low[:i] + high[:j] for i in range(len(low) + 1) for j in range(len(high) + 1)]
+
+
+def best_layoff(
+    knocker_melds: tuple[Meld, ...], defender: int, *, aces_high: bool = False, five_under_ten: bool = False
+) -> LayoffResult:
+    """The lay-offs and arrangement that minimise the defender's deadwood.
+
+    Lay-offs and the defender's own melds are chosen together: every combination of
+    lay-offs (a 4th card on a 3-card set; runs extended card by card at either end) is
+    tried, and the rest of the hand is arranged optimally. Ties prefer fewer lay-offs.
+    """
+    defender = _check_scalar(int(defender))
+    t = _tables(aces_high, five_under_ten)
+    options = [_layoff_options(m, defender, aces_high) for m in knocker_melds]
+    best: LayoffResult | None = None
+    best_key = None
+    for combo in itertools.product(*options):
+        used = [c for cards in combo for c in cards]
+        if len(set(used)) != len(used):
+            continue
+        rest = defender & ~sum(1 << c for c in used)
+        dw = _scalar_min_deadwood(rest, t)
+        key = (dw, len(used))
+        if best_key is None or key < best_key:
+            laid = tuple((c, i) for i, cards in enumerate(combo) for c in cards)
+            best_key = key
+            best = LayoffResult(laid, arrangements(rest, aces_high=aces_high, five_under_ten=five_under_ten)[0])
+    assert best is not None  # the empty combination always exists
+    return best
