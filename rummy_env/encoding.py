@@ -31,13 +31,12 @@ own and opponent match points / target score (0 outside a match): 11 values.
 
 from __future__ import annotations
 
-import functools
 from typing import Optional
 
 import numpy as np
 
 from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
+from rummy_env.cards import NUM_CARDS, mask_to_cards
 from rummy_env.game import InformationSet, Phase
 from rummy_env.rules import Rules
 
@@ -90,41 +89,34 @@ def masks_to_bits(masks) -> np.ndarray:
     return bits.astype(np.float32)
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _discard_features(hand: int, aces_high: bool, five_under_ten: bool) -> np.ndarray:
-    """The ``discard_deadwood`` slice for an 11-card hand (cached: hands recur in search)."""
-    after = np.array(melds.discard_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten), dtype=np.float32)
-    out = np.maximum(after, 0.0) / 100.0
-    out.setflags(write=False)
-    return out
-
-
 def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: Optional[tuple[int, int]] = None) -> np.ndarray:
     """The observation array of ``info`` in the named encoding (``ENCODINGS``)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
     p, q = info.player, info.opponent
-    pile = 0
-    for c in info.discard_pile:
-        pile |= 1 << c
     top = 1 << info.discard_pile[-1] if info.discard_pile else 0
     taken = 1 << info.taken_card if info.taken_card is not None else 0
-    masks = [info.hand, top, pile, info.opponent_known, info.discarded[q], info.passed[q], info.unseen, taken]
+    masks = [info.hand, top, info.discard_mask, info.opponent_known, info.discarded[q], info.passed[q], info.unseen, taken]
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
     out[: 8 * NUM_CARDS] = masks_to_bits(np.array(masks, dtype=np.uint64)).ravel()
     opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
     if info.hand.bit_count() == 11:
-        out[8 * NUM_CARDS : 9 * NUM_CARDS] = _discard_features(info.hand, rules.aces_high, rules.five_under_ten)
+        after = melds.discard_deadwood(info.hand, **opts)
+        held = mask_to_cards(info.hand)
+        out[8 * NUM_CARDS + np.array(held)] = [after[c] / 100.0 for c in held]
+    own, theirs = (scores[p] / rules.target_score, scores[q] / rules.target_score) if scores and rules.match else (0.0, 0.0)
+    phase = [0.0, 0.0, 0.0, 0.0]
+    phase[int(info.phase)] = 1.0
     scalars = out[9 * NUM_CARDS :]
-    scalars[int(info.phase)] = 1.0
-    scalars[4] = info.stock_size / STOCK_AT_DEAL
-    scalars[5] = melds.min_deadwood(info.hand, **opts) / 100.0
-    scalars[6] = info.knock_limit / 100.0
-    scalars[7] = info.turn / rules.max_turns
-    scalars[8] = float(info.dealer == p)
-    if scores is not None and rules.match:
-        scalars[9] = scores[p] / rules.target_score
-        scalars[10] = scores[q] / rules.target_score
+    scalars[:] = phase + [
+        info.stock_size / STOCK_AT_DEAL,
+        melds.min_deadwood(info.hand, **opts) / 100.0,
+        info.knock_limit / 100.0,
+        info.turn / rules.max_turns,
+        float(info.dealer == p),
+        own,
+        theirs,
+    ]
     if encoding == "flat":
         return out
     planes = np.empty(PLANES_SHAPE, dtype=np.float32)

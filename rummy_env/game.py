@@ -132,7 +132,7 @@ class HandResult:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class InformationSet:
     """What one player knows: the only input agents and observations are built from.
 
@@ -146,6 +146,7 @@ class InformationSet:
     player: int
     hand: int
     discard_pile: tuple[int, ...]  # bottom to top
+    discard_mask: int  # the same cards as a mask
     stock_size: int
     phase: Phase
     current_player: int
@@ -167,10 +168,7 @@ class InformationSet:
     @property
     def unseen(self) -> int:
         """Cards this player has no sight of: somewhere in the stock or the opponent's hand."""
-        seen = self.hand | self.opponent_known
-        for c in self.discard_pile:
-            seen |= 1 << c
-        return ((1 << NUM_CARDS) - 1) & ~seen
+        return ((1 << NUM_CARDS) - 1) & ~(self.hand | self.opponent_known | self.discard_mask)
 
 
 @dataclass
@@ -299,7 +297,7 @@ class GinRummyState:
         return melds.min_deadwood(self.hands[player], **self._solver_options())
 
     def _solver_options(self) -> dict:
-        return {"aces_high": self.rules.aces_high, "five_under_ten": self.rules.five_under_ten}
+        return {"aces_high": self.rules.aces == "high", "five_under_ten": self.rules.five_under_ten}
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the player to move, in increasing order ([] when over)."""
@@ -324,11 +322,14 @@ class GinRummyState:
             return [DRAW_STOCK, TAKE_DISCARD]
         if self.phase == Phase.DISCARD:
             hand = self.hands[self.current_player]
-            cards = [c for c in mask_to_cards(hand) if c != self.taken_card]
-            after = melds.discard_deadwood(hand, **self._solver_options())
+            opts = self._solver_options()
+            after = melds.discard_deadwood(hand, **opts)
+            held = mask_to_cards(hand)
+            cards = [c for c in held if c != self.taken_card]
             out = [DISCARD + c for c in cards]
             out += [KNOCK + c for c in cards if after[c] <= self.knock_limit]
-            if self.rules.big_gin and melds.min_deadwood(hand, **self._solver_options()) == 0:
+            # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0.
+            if self.rules.big_gin and min(after[c] for c in held) == 0 and melds.min_deadwood(hand, **opts) == 0:
                 out.append(BIG_GIN)
             return out
         return []
@@ -471,10 +472,14 @@ class GinRummyState:
         known = self.known[opp]
         if self.result is not None and self.result.outcome != "draw":
             known = self.result.shown_hands[opp]
+        pile = 0
+        for c in self.discard_pile:
+            pile |= 1 << c
         return InformationSet(
             player=player,
             hand=self.hands[player],
             discard_pile=tuple(self.discard_pile),
+            discard_mask=pile,
             stock_size=len(self.stock),
             phase=self.phase,
             current_player=self.current_player,

@@ -5,7 +5,7 @@ Why: the env-throughput comparison point for our game engine.  A random agent
 ``state.observation_tensor(player)`` for the player to move, as an RL loop would.
 Chance nodes (deals, draws from stock) are sampled and applied but are not
 counted as steps.  Games restart until ``--seconds`` or ``--steps`` is reached.
-Run with ``.peers/openspiel/bin/python`` (see ``benchmarks/setup_peers.sh``).
+Run with ``.peers/venv/bin/python`` (see ``benchmarks/setup_peers.sh``).
 """
 import argparse, json, time
 

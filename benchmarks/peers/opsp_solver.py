@@ -2,7 +2,7 @@
 
 Why: we compare our min-deadwood solver against OpenSpiel's
 ``GinRummyUtils.min_deadwood`` (pybind11 -> C++).  Run with the open_spiel venv
-made by ``benchmarks/setup_peers.sh`` (``.peers/openspiel/bin/python``).
+made by ``benchmarks/setup_peers.sh`` (``.peers/venv/bin/python``).
 
 Card ids.  Ours: ``suit*13 + rank`` (rank 0=ace..12=king; suits clubs 0,
 diamonds 1, hearts 2, spades 3).  OpenSpiel: ``suit*13 + rank`` with suit order

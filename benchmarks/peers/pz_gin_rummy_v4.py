@@ -5,7 +5,7 @@ rummy.  The standard AEC loop: ``env.last()`` for each agent, a random legal
 action from ``obs["action_mask"]`` (seeded numpy rng), ``env.step``; ``None`` for
 agents that are done.  Only ``env.step`` calls with a real action count as
 steps; games restart (``env.reset(seed)``) until ``--seconds`` or ``--steps``.
-Run with ``.peers/pz1243/bin/python`` (see ``benchmarks/setup_peers.sh``).
+Run with ``.peers/venv/bin/python`` (see ``benchmarks/setup_peers.sh``).
 """
 import argparse, json, time
 
@@ -18,10 +18,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--steps", type=int, help="stop after N steps instead")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--raw", action="store_true", help="raw_env() without PettingZoo's wrappers")
     a = ap.parse_args()
 
     rng = np.random.default_rng(a.seed)
-    env = gin_rummy_v4.env()
+    env = gin_rummy_v4.raw_env() if a.raw else gin_rummy_v4.env()
     limit = a.steps if a.steps else float("inf")
     deadline = float("inf") if a.steps else a.seconds
     steps = games = 0
@@ -41,7 +42,7 @@ def main():
             if steps >= limit or time.perf_counter() - t0 >= deadline:
                 break
     dt = time.perf_counter() - t0
-    print(json.dumps({"peer": "pettingzoo-1.24.3-gin_rummy_v4", "what": "env_steps",
+    print(json.dumps({"peer": "pettingzoo-1.24.3-gin_rummy_v4", "what": "raw_env_steps" if a.raw else "env_steps",
                       "steps": steps, "games": games, "seconds": round(dt, 3),
                       "steps_per_s": round(steps / dt)}))
 

@@ -1,0 +1,103 @@
+"""Env throughput: steps/s of random legal play, and the ratio to the peers in the same run.
+
+The loop is the one every PettingZoo user writes (``agent_iter()`` / ``last()`` /
+``step()``, a random legal action from the mask), on our ``gin_rummy_v0.env()`` and on
+PettingZoo 1.24.3's ``gin_rummy_v4.env()`` (rlcard) with the same loop in the peer
+virtualenv. Also: our ``raw_env()`` under PettingZoo's three classic-env wrappers (what
+``env()`` replaces, same behaviour), ``raw_env()`` alone against the peer's, the pure
+game (``GinRummyState``: legal actions + step, no observation), and OpenSpiel's
+``gin_rummy`` driven from Python with its observation tensor. A step is one decision.
+
+    python benchmarks/bench_env.py [--seconds 10] [--peer-python PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, peer_python, run_peer  # noqa: E402
+
+from pettingzoo.utils import wrappers  # noqa: E402
+
+from rummy_env import gin_rummy_v0  # noqa: E402
+from rummy_env.game import GinRummyState  # noqa: E402
+
+
+def aec_rate(env, seconds: float, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + games)
+        games += 1
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                steps += 1
+            env.step(action)
+    return steps / (time.perf_counter() - start)
+
+
+def game_rate(seconds: float, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s = GinRummyState.new_hand(seed=seed + games, dealer=games % 2)
+        games += 1
+        while not s.is_over:
+            legal = s.legal_actions()
+            s.step(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=10.0, help="seconds per measurement")
+    ap.add_argument("--peer-python", help="python of the peer venv (default .peers/venv/bin/python)")
+    args = ap.parse_args()
+    print(f"machine: {machine()}")
+    ours = aec_rate(gin_rummy_v0.env(), args.seconds)
+    print(f"ours   gin_rummy_v0.env()  (AEC loop)                    {ours:>10,.0f} steps/s")
+    stack = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(), illegal_reward=-1))
+    )
+    print(f"ours   raw_env() in PettingZoo's 3 classic wrappers      {aec_rate(stack, args.seconds):>10,.0f} steps/s")
+    raw = aec_rate(gin_rummy_v0.raw_env(), args.seconds)
+    print(f"ours   gin_rummy_v0.raw_env() (AEC loop, no wrappers)    {raw:>10,.0f} steps/s")
+    print(f"ours   GinRummyState (pure game, no observation)         {game_rate(args.seconds):>10,.0f} steps/s")
+    python = peer_python(args.peer_python)
+    if python is None:
+        print("peers: not measured (run `bash benchmarks/setup_peers.sh` first)")
+        return
+    secs = str(args.seconds)
+    pz = run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs)
+    if pz:
+        rate = pz["steps_per_s"]
+        print(f"peer   pettingzoo 1.24.3 gin_rummy_v4.env() (same loop)  {rate:>10,.0f} steps/s"
+              f"   -> ours/peer = {ours / rate:.1f}x")
+    pz_raw = run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs, "--raw")
+    if pz_raw:
+        rate = pz_raw["steps_per_s"]
+        print(f"peer   pettingzoo 1.24.3 gin_rummy_v4.raw_env()          {rate:>10,.0f} steps/s"
+              f"   -> ours/peer = {raw / rate:.1f}x")
+    osp = run_peer(python, "opsp_env.py", "--seconds", secs)
+    if osp:
+        rate = osp["steps_per_s"]
+        print(f"peer   OpenSpiel gin_rummy + observation_tensor         {rate:>10,.0f} steps/s"
+              f"   -> ours/peer = {ours / rate:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

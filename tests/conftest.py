@@ -1,0 +1,31 @@
+"""Shared test helpers: random hands and a seeded random-play driver."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def random_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
+    """n uniformly random hands of ``size`` cards as uint64 masks."""
+    idx = np.argsort(rng.random((n, 52)), axis=1)[:, :size].astype(np.uint64)
+    return (np.uint64(1) << idx).sum(axis=1, dtype=np.uint64)
+
+
+def meld_rich_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
+    """Hands drawn from few ranks and suits, so sets and runs overlap a lot."""
+    out = np.zeros(n, dtype=np.uint64)
+    for i in range(n):
+        ranks = rng.choice(13, int(rng.integers(3, 6)), replace=False)
+        suits = rng.choice(4, int(rng.integers(1, 3)), replace=False)
+        low = int(rng.integers(0, 8))
+        pool = [s * 13 + r for s in range(4) for r in range(13) if r in ranks or (s in suits and low <= r < low + 6)]
+        if len(pool) < size:
+            pool = list(range(52))
+        out[i] = sum(1 << int(c) for c in rng.choice(pool, size, replace=False))
+    return out
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)

@@ -1,0 +1,105 @@
+"""No hidden information leaks: observations and information sets do not change when the
+cards a player cannot know (the opponent's unknown cards, the stock order, the knocker's
+face-down card) are dealt differently. Checked in every phase, for both seats."""
+
+import numpy as np
+import pytest
+
+from rummy_env import encoding
+from rummy_env import gin_rummy_v0
+from rummy_env.cards import mask_to_cards
+from rummy_env.game import KNOCK, GinRummyState, Phase
+
+
+def redeal_hidden(s: GinRummyState, player: int, rng: np.random.Generator) -> GinRummyState:
+    """A copy of ``s`` with the cards ``player`` cannot see shuffled among their places."""
+    t = s.clone()
+    opp = 1 - player
+    revealed = s.result is not None and s.result.outcome != "draw"
+    known = s.hands[opp] if revealed else s.known[opp]
+    opp_hidden = mask_to_cards(s.hands[opp] & ~known)
+    face_down = [s.knock_card] if (s.knock_card is not None and s.result and s.result.knocker == opp) else []
+    pool = opp_hidden + list(s.stock) + face_down
+    rng.shuffle(pool)
+    t.hands[opp] = known | sum(1 << c for c in pool[: len(opp_hidden)])
+    t.stock = pool[len(opp_hidden) : len(opp_hidden) + len(s.stock)]
+    if face_down:
+        t.knock_card = pool[-1]
+    t._legal = None
+    return t
+
+
+@pytest.mark.parametrize("enc", encoding.ENCODINGS)
+def test_observations_ignore_hidden_cards_in_every_phase(enc):
+    rng = np.random.default_rng(1)
+    env = gin_rummy_v0.raw_env(encoding=enc)
+    seen = set()
+    for game in range(120):
+        env.reset(seed=game)
+        while True:
+            g = env.unwrapped.game
+            ending = "none" if g.result is None else g.result.outcome
+            seen.add((g.phase, ending))
+            for seat, agent in enumerate(env.possible_agents):
+                real = env.observe(agent)
+                info = g.information_set(seat)
+                for _ in range(2):
+                    env.game = redeal_hidden(g, seat, rng)
+                    alt = env.observe(agent)
+                    assert env.game.information_set(seat) == info
+                    env.game = g
+                    np.testing.assert_array_equal(real["observation"], alt["observation"])
+                    np.testing.assert_array_equal(real["action_mask"], alt["action_mask"])
+            if g.is_over:
+                break
+            legal = g.legal_actions()
+            knocks = [a for a in legal if a >= KNOCK]
+            env.step(knocks[0] if knocks and rng.random() < 0.8 else int(rng.choice(legal)))
+    phases = {p for p, _ in seen}
+    assert phases == set(Phase)
+    endings = {e for p, e in seen if p == Phase.OVER}
+    assert "draw" in endings and endings & {"knock", "gin", "undercut"}
+
+
+def test_information_set_does_not_hold_the_opponents_stock_draws():
+    s = GinRummyState.new_hand(seed=5)
+    s.step(2)
+    s.step(2)
+    s.step(0)  # non-dealer draws from the stock: the dealer must not learn the card
+    drawn = s.hands[s.current_player] & ~GinRummyState.new_hand(seed=5).hands[s.current_player]
+    info = s.information_set(1 - s.current_player)
+    assert info.opponent_known & drawn == 0 and info.unseen & drawn == drawn
+    assert all(card == -1 for _, a, card in info.public_history if a == 0)
+
+
+def test_hand_result_shows_nothing_after_a_draw():
+    rng = np.random.default_rng(0)
+    for seed in range(50):
+        s = GinRummyState.new_hand(seed=seed)
+        while not s.is_over:
+            legal = [a for a in s.legal_actions() if a < KNOCK] or s.legal_actions()
+            s.step(int(rng.choice(legal)))
+        d = s.result.to_dict()
+        assert d["outcome"] == "draw"
+        assert d["shown_hands"] == ["", ""] and d["knocker_melds"] == [] and d["defender_deadwood_cards"] == ""
+
+
+def test_sampled_worlds_are_consistent_with_the_information_set():
+    rng = np.random.default_rng(2)
+    for seed in range(150):
+        s = GinRummyState.new_hand(seed=seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if s.is_over:
+                break
+            s.step(int(rng.choice(s.legal_actions())))
+        if s.is_over:
+            with pytest.raises(ValueError, match="over"):
+                GinRummyState.sample_from_information_set(s.information_set(0), s.rules, rng)
+            continue
+        for seat in (0, 1):
+            info = s.information_set(seat)
+            world = GinRummyState.sample_from_information_set(info, s.rules, rng)
+            assert world.information_set(seat) == info
+            assert world.legal_actions() == s.legal_actions() or world.current_player != seat
+            while not world.is_over:  # the world plays on to the end
+                world.step(int(rng.choice(world.legal_actions())))
