@@ -61,6 +61,7 @@ class _Tables:
     values: np.ndarray  # (13,) deadwood value per rank
     dead: np.ndarray  # (8192,) int16: deadwood of a suit field after melding its runs
     dead_minus: np.ndarray  # (8192, 13) int16: the same with one rank removed (_ABSENT + x if not held)
+    dead_minus_neg: np.ndarray  # the same with -_ABSENT + x if not held: clipping at -1 marks 'not held'
     opt4: np.ndarray  # (13, 6) uint64: set choices for a rank held 4 times
     opt3: np.ndarray  # (13, 2) uint64: set choices for a rank held 3 times
     dead_list: list[int]
@@ -77,6 +78,7 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
     dead = (((left[:, None] >> np.arange(NUM_RANKS)) & 1) * values).sum(1).astype(np.int16)
     minus = fields[:, None] & ~(1 << np.arange(NUM_RANKS))  # (8192, 13)
     dead_minus = np.where(bits == 1, dead[minus], _ABSENT + dead[minus]).astype(np.int16)
+    dead_minus_neg = np.where(bits == 1, dead[minus], dead[minus] - _ABSENT).astype(np.int16)
     opt4 = np.zeros((NUM_RANKS, 6), dtype=np.uint64)
     opt3 = np.zeros((NUM_RANKS, 2), dtype=np.uint64)
     for r, rm in enumerate(_RANK_MASKS):
@@ -84,7 +86,7 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
         for s in range(4):
             opt4[r, 2 + s] = rm & ~(1 << (s * NUM_RANKS + r))
     return _Tables(
-        values, dead, dead_minus, opt4, opt3, dead.tolist(), dead_minus.tolist(), opt4.tolist()
+        values, dead, dead_minus, dead_minus_neg, opt4, opt3, dead.tolist(), dead_minus.tolist(), opt4.tolist()
     )
 
 
@@ -164,10 +166,10 @@ def min_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = False
     for start in range(0, flat.size, _CHUNK):
         chunk = flat[start : start + _CHUNK]
         f = _fields(chunk)
-        res = dead[f[0]] + dead[f[1]] + dead[f[2]] + dead[f[3]]
+        res = dead.take(f[0]) + dead.take(f[1]) + dead.take(f[2]) + dead.take(f[3])
         for idx, x in _set_groups(chunk, f, t):
             g = _fields(chunk[idx, None] & ~x)
-            res[idx] = (dead[g[0]] + dead[g[1]] + dead[g[2]] + dead[g[3]]).min(axis=1)
+            res[idx] = (dead.take(g[0]) + dead.take(g[1]) + dead.take(g[2]) + dead.take(g[3])).min(axis=1)
         out[start : start + _CHUNK] = res
     return out.reshape(h.shape)
 
@@ -187,22 +189,29 @@ def discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = F
     out = np.empty((flat.size, NUM_CARDS), dtype=np.int16)
     for start in range(0, flat.size, _CHUNK):
         chunk = flat[start : start + _CHUNK]
+        res = out[start : start + _CHUNK]
         f = _fields(chunk)
-        res = _per_card(f, t)
+        by_suit = res.reshape(-1, 4, NUM_RANKS)
+        np.maximum(_per_card(f, t.dead_minus_neg, t.dead, by_suit), -1, out=by_suit)
         for idx, x in _set_groups(chunk, f, t):
-            res[idx] = _per_card(_fields(chunk[idx, None] & ~x), t).min(axis=1)
-        out[start : start + _CHUNK] = np.where(res >= _ABSENT, np.int16(-1), res)
+            best = _per_card(_fields(chunk[idx, None] & ~x), t.dead_minus, t.dead).min(axis=1)
+            res[idx] = np.where(best >= _ABSENT // 2, -1, best).reshape(-1, NUM_CARDS)
     return out.reshape(h.shape + (NUM_CARDS,))
 
 
-def _per_card(f: list[np.ndarray], t: _Tables) -> np.ndarray:
-    """Deadwood without each card, given suit fields of any shape S -> S + (52,).
+def _per_card(f: list[np.ndarray], minus: np.ndarray, dead: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Deadwood without each card, given suit fields of any shape S -> S + (4, 13).
 
-    Cards not in the fields come out >= ``_ABSENT`` (see ``_Tables.dead_minus``).
+    ``minus`` is ``dead_minus`` (cards not in the fields come out >= _ABSENT / 2, never a
+    minimum) or ``dead_minus_neg`` (they come out negative).
     """
-    d = [t.dead[fs] for fs in f]
+    d = [np.take(dead, fs) for fs in f]
     total = d[0] + d[1] + d[2] + d[3]
-    return np.concatenate([(total - d[s])[..., None] + t.dead_minus[f[s]] for s in range(4)], axis=-1)
+    if out is None:
+        out = np.empty(f[0].shape + (4, NUM_RANKS), dtype=np.int16)
+    for s in range(4):
+        np.add(np.take(minus, f[s], axis=0), (total - d[s])[..., None], out=out[..., s, :])
+    return out
 
 
 def _scalar_set_choices(hand: int, t: _Tables) -> list[int]:
