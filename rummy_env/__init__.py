@@ -3,8 +3,16 @@
 Layers (each uses only the ones above it): ``cards`` (ids, masks, text), ``melds`` (the
 exact batch meld solver), ``rules`` (options and presets), ``game`` (one hand, the single
 source of truth for the rules), ``match`` (hands added up to a target), ``encoding``
-(observations from information sets) and ``gin_rummy_v0`` (the PettingZoo AEC env).
+(observations from information sets), ``gin_rummy_v0`` (the PettingZoo AEC env),
+``vector`` (many hands stepped as arrays) and ``gym_env`` (Gymnasium single-agent and
+vector views; ``gymnasium.make("rummy_env/GinRummy-v0", opponent="random")`` is
+registered on import).
 Importing this package is light: it never imports torch.
 """
 
+import gymnasium as _gymnasium
+
 __version__ = "0.1.0"
+
+if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym_env:GinRummyEnv")

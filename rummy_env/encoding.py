@@ -125,6 +125,29 @@ def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: O
     return planes
 
 
+def observation_high(rules: Rules, encoding: str = "flat") -> np.ndarray:
+    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0).
+
+    Deadwood entries stay below 1.1 (at most 106 points in 11 cards: no three of a rank
+    and no three in a row leaves eight ten-point cards and two 9s, plus one more 9).
+    Match scores stay below the target plus the largest single hand score.
+    """
+    high = np.ones(FLAT_SIZE, dtype=np.float32)
+    at = flat_slices()
+    high[at["discard_deadwood"]] = 1.1
+    high[at["deadwood"]] = 1.1
+    high[at["knock_limit"]] = max(1.0, rules.knock_limit / 100.0)
+    best_hand = 110 + max(rules.gin_bonus, rules.big_gin_bonus, rules.knock_limit + rules.undercut_bonus)
+    score_high = (rules.target_score + best_hand) / rules.target_score if rules.match else 1.0
+    high[at["own_score"]] = high[at["opponent_score"]] = score_high
+    if encoding == "flat":
+        return high
+    planes = np.empty(observation_shape(encoding), dtype=np.float32)
+    planes[: len(CARD_SLICES)] = high[: len(CARD_SLICES) * NUM_CARDS].reshape(-1, 4, 13)
+    planes[len(CARD_SLICES) :] = high[len(CARD_SLICES) * NUM_CARDS :, None, None]
+    return planes
+
+
 def observation_shape(encoding: str) -> tuple[int, ...]:
     if encoding == "flat":
         return (FLAT_SIZE,)
@@ -149,3 +172,57 @@ def state_vector(hands: tuple[int, int], stock: int, pile: tuple[int, ...], phas
     out[5 * NUM_CARDS + int(phase)] = 1.0
     out[5 * NUM_CARDS + 4 + current] = 1.0
     return out
+
+
+def encode_batch(
+    *,
+    hand: np.ndarray,
+    top: np.ndarray,
+    pile: np.ndarray,
+    opponent_known: np.ndarray,
+    opponent_discarded: np.ndarray,
+    opponent_passed: np.ndarray,
+    taken: np.ndarray,
+    after_discard: np.ndarray,
+    deadwood: np.ndarray,
+    phase: np.ndarray,
+    stock_size: np.ndarray,
+    knock_limit: np.ndarray,
+    turn: np.ndarray,
+    is_dealer: np.ndarray,
+    rules: Rules,
+    encoding: str = "flat",
+) -> np.ndarray:
+    """The batch twin of ``encode`` for the vector engine (tests keep the two equal).
+
+    Card arguments are (N,) uint64 masks (``top``/``taken`` 0 when there is none);
+    ``after_discard`` (N, 52) is ``melds.discard_deadwood`` for 11-card hands (-1 where
+    not held; ignored for other hands); the rest are (N,) numbers. No match scores: the
+    vector engine plays single hands.
+    """
+    n = hand.shape[0]
+    unseen = np.uint64((1 << NUM_CARDS) - 1) & ~(hand | opponent_known | pile)
+    masks = np.stack([hand, top, pile, opponent_known, opponent_discarded, opponent_passed, unseen, taken], axis=1)
+    out = np.empty((n, FLAT_SIZE), dtype=np.float32)  # every entry is written below
+    cards = out[:, : len(CARD_SLICES) * NUM_CARDS].reshape(n, len(CARD_SLICES), NUM_CARDS)
+    cards[:, :8] = np.unpackbits(masks.astype("<u8")[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
+    eleven = np.bitwise_count(hand) == 11
+    cards[:, 8] = 0.0
+    cards[eleven, 8] = np.maximum(after_discard[eleven], 0) / 100.0
+    scalars = out[:, len(CARD_SLICES) * NUM_CARDS :]
+    scalars[:, :4] = 0.0
+    scalars[np.arange(n), phase.astype(np.intp)] = 1.0
+    scalars[:, 4] = stock_size / STOCK_AT_DEAL
+    scalars[:, 5] = deadwood / 100.0
+    scalars[:, 6] = knock_limit / 100.0
+    scalars[:, 7] = turn / rules.max_turns
+    scalars[:, 8] = is_dealer
+    scalars[:, 9:] = 0.0
+    if encoding == "flat":
+        return out
+    if encoding != "planes":
+        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+    planes = np.empty((n,) + PLANES_SHAPE, dtype=np.float32)
+    planes[:, : len(CARD_SLICES)] = cards.reshape(n, len(CARD_SLICES), 4, 13)
+    planes[:, len(CARD_SLICES) :] = scalars[:, :, None, None]
+    return planes

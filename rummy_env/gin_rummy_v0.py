@@ -130,7 +130,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, np.inf, obs_shape, dtype=np.float32),
+                    "observation": spaces.Box(0.0, enc.observation_high(self.rules, encoding), obs_shape, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
                 }
             )

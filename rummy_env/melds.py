@@ -95,7 +95,9 @@ _tables()
 
 
 def _fields(h: np.ndarray) -> list[np.ndarray]:
-    return [((h >> np.uint64(13 * s)) & np.uint64(SUIT_BITS)).astype(np.intp) for s in range(4)]
+    """The four 13-bit suit fields of uint64 masks, as int64 (masks fit: bits 52+ are clear)."""
+    v = h.view(np.int64)
+    return [(v >> (13 * s)) & SUIT_BITS for s in range(4)]
 
 
 def _as_hands(hands) -> np.ndarray:
@@ -211,6 +213,107 @@ def _per_card(f: list[np.ndarray], minus: np.ndarray, dead: np.ndarray, out: np.
         out = np.empty(f[0].shape + (4, NUM_RANKS), dtype=np.int16)
     for s in range(4):
         np.add(np.take(minus, f[s], axis=0), (total - d[s])[..., None], out=out[..., s, :])
+    return out
+
+
+def _positions(fields: np.ndarray, aces_high: bool) -> np.ndarray:
+    """Suit fields in run order (bit p = p-th card of the suit in a run), for adjacency."""
+    return ((fields >> 1) | ((fields & 1) << 12)) if aces_high else fields
+
+
+def _ranks(positions: np.ndarray, aces_high: bool) -> np.ndarray:
+    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions
+
+
+def _reach(runs: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Cards of ``allowed`` joined to ``runs`` by consecutive cards (run-order fields)."""
+    runs, allowed = np.broadcast_arrays(runs, allowed)
+    reach = np.zeros_like(allowed)
+    while True:
+        grown = runs | reach
+        new = ((grown << 1) | (grown >> 1)) & allowed & ~reach & SUIT_BITS
+        if not new.any():
+            return reach
+        reach |= new
+
+
+def _combine(fields: list[np.ndarray]) -> np.ndarray:
+    out = np.zeros(fields[0].shape, dtype=np.uint64)
+    for s, fs in enumerate(fields):
+        out |= fs.astype(np.uint64) << np.uint64(13 * s)
+    return out
+
+
+def showdown_deadwood(knocker, defender, *, aces_high: bool = False, five_under_ten: bool = False):
+    """Deadwood of both sides at a showdown, for batches of (knocker, defender) hands.
+
+    Returns ``(K, D)`` int16 arrays: the knocker's least deadwood, and the defender's
+    deadwood after their best lay-offs, against the least-deadwood layout of the knocker
+    that leaves the defender the most. No lay-offs when ``K`` is 0 (Gin, Big Gin). The
+    batch twin of ``arrangements`` + ``best_layoff`` as the game's showdown uses them.
+
+    How: for each least-deadwood choice of the knocker's set cards, the cards the
+    defender could lay off are those joined to a knocker run by consecutive defender
+    cards, and the missing 4th card of each 3-card set. Every subset of them is tried
+    that keeps each run card joined to a run through the subset (set cards need nothing),
+    and the rest of the defender's hand is solved exactly.
+    """
+    t = _tables(aces_high, five_under_ten)
+    k, d = _as_hands(knocker), _as_hands(defender)
+    if k.shape != d.shape:
+        raise ValueError(f"knocker and defender batches differ in shape: {k.shape} vs {d.shape}")
+    shape = k.shape
+    k, d = k.ravel(), d.ravel()
+    if (k & d).any():
+        raise ValueError("a card is in both the knocker's and the defender's hand")
+    kd = min_deadwood(k, aces_high=aces_high, five_under_ten=five_under_ten)
+    dd = min_deadwood(d, aces_high=aces_high, five_under_ten=five_under_ten)
+    idx = np.flatnonzero(kd > 0)
+    if idx.size:
+        dd[idx] = _defender_after_layoffs(k[idx], d[idx], kd[idx], t, aces_high, five_under_ten)
+    return kd.reshape(shape), dd.reshape(shape)
+
+
+def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_ten: bool) -> np.ndarray:
+    opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+    n = k.size
+    games, choices = [np.arange(n)], [np.zeros(n, dtype=np.uint64)]
+    for idx, x in _set_groups(k, _fields(k), t):
+        games.append(np.repeat(idx, x.shape[1] - 1))
+        choices.append(x[:, 1:].ravel())
+    g, x = np.concatenate(games), np.concatenate(choices)
+    rem = k[g] & ~x
+    rf = _fields(rem)
+    keep = (t.dead.take(rf[0]) + t.dead.take(rf[1]) + t.dead.take(rf[2]) + t.dead.take(rf[3])) == kd[g]
+    g, x, rf = g[keep], x[keep], [f[keep] for f in rf]
+    xf, df = _fields(x), _fields(d[g])
+    ab, cd = xf[0] & xf[1], xf[2] & xf[3]
+    exactly3 = ((ab & (xf[2] | xf[3])) | (cd & (xf[0] | xf[1]))) & ~(ab & cd)
+    set_cand = [exactly3 & ~xf[s] & df[s] for s in range(4)]
+    runs = [_positions(_run_cover(rf[s], aces_high), aces_high) for s in range(4)]
+    run_cand = [_ranks(_reach(runs[s], _positions(df[s], aces_high)), aces_high) for s in range(4)]
+    cand = _combine([set_cand[s] | run_cand[s] for s in range(4)])
+    size = np.bitwise_count(cand)
+    result = min_deadwood(d[g], **opts)
+    for m in np.unique(size[size > 0]):
+        sel = np.flatnonzero(size == m)
+        c = cand[sel].copy()
+        lows = np.empty((sel.size, int(m)), dtype=np.uint64)
+        for j in range(int(m)):
+            lows[:, j] = c & (~c + np.uint64(1))
+            c ^= lows[:, j]
+        include = ((np.arange(1 << int(m))[:, None] >> np.arange(int(m))) & 1).astype(np.uint64)
+        laid = (lows[:, None, :] * include[None]).sum(axis=-1, dtype=np.uint64)  # (n, 2^m) subsets
+        lf = _fields(laid)
+        valid = np.ones(laid.shape, dtype=bool)
+        for s in range(4):
+            need = lf[s] & ~set_cand[s][sel, None]
+            joined = _ranks(_reach(runs[s][sel, None], _positions(lf[s], aces_high)), aces_high)
+            valid &= (need & ~joined) == 0
+        left = min_deadwood(d[g][sel, None] & ~laid, **opts)
+        result[sel] = np.where(valid, left, np.int16(32000)).min(axis=1)
+    out = np.full(n, -1, dtype=np.int16)
+    np.maximum.at(out, g, result)
     return out
 
 

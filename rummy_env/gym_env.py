@@ -1,0 +1,274 @@
+"""Gymnasium single-agent views of Gin Rummy: one seat learns, the other is a fixed policy.
+
+- ``GinRummyEnv`` (``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)``): one hand
+  per episode on the pure game, the learner's observation (``flat`` or ``planes``, as
+  ``gin_rummy_v0``) as a Box, ``action_masks()`` for sb3-contrib's ``MaskablePPO`` and
+  ``info["action_mask"]``.
+- ``VectorGinRummyEnv``: the batched counterpart on ``VectorGinRummy`` for our trainer, a
+  ``gymnasium.vector.VectorEnv`` with same-step autoreset.
+
+Opponents: ``"random"`` (uniform over legal actions, seeded by the env), or a callable.
+For ``GinRummyEnv`` the callable gets ``(observation, action_mask)`` of the opponent's seat
+and returns an action id; for ``VectorGinRummyEnv`` it gets batches ``(observations
+(M, ...), masks (M, 108))`` and returns M action ids. Named agents (``"heuristic"``, ...)
+will be accepted once the agents package exists (issue #4); until then other names are
+refused with the list of what is allowed.
+
+The learner's seat is ``seat`` (0 or 1) or ``"random"`` (drawn per hand). Rewards are the
+learner's hand reward (``points``, ``scaled`` or ``win_loss``), given when the hand ends;
+a drawn hand is terminated, never truncated. An illegal action by the learner ends the
+episode with ``illegal_reward`` (default -1), as PettingZoo's convention does; masked
+learners never hit it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from rummy_env import encoding as enc
+from rummy_env.game import NUM_ACTIONS, GinRummyState
+from rummy_env.rules import RulesSpec, load_rules
+from rummy_env.vector import VectorGinRummy
+
+SingleOpponent = Union[str, Callable[[np.ndarray, np.ndarray], int]]
+BatchOpponent = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
+OPPONENTS = ("random",)
+REWARDS = ("points", "scaled", "win_loss")
+
+
+def _check_opponent(opponent: Any) -> None:
+    if isinstance(opponent, str):
+        if opponent not in OPPONENTS:
+            raise ValueError(f"unknown opponent {opponent!r}; allowed: {', '.join(OPPONENTS)} or a callable")
+    elif not callable(opponent):
+        raise TypeError(f"opponent must be a name ({', '.join(OPPONENTS)}) or a callable, got {type(opponent).__name__}")
+
+
+def _check_seat(seat: Any) -> None:
+    if seat not in (0, 1, "random"):
+        raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+
+
+def _reward_value(points: float, mode: str) -> float:
+    if mode not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS}, got {mode!r}")
+    if mode == "scaled":
+        return points / 100.0
+    if mode == "win_loss":
+        return float(np.sign(points))
+    return float(points)
+
+
+class GinRummyEnv(gymnasium.Env):
+    """One hand of Gin Rummy against a fixed opponent. See the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: SingleOpponent = "random",
+        seat: Union[int, str] = 0,
+        rules: RulesSpec = "classic",
+        encoding: str = "flat",
+        reward: str = "points",
+        illegal_reward: float = -1.0,
+        render_mode: Optional[str] = None,
+    ) -> None:
+        _check_opponent(opponent)
+        _check_seat(seat)
+        _reward_value(0, reward)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.rules = load_rules(rules)
+        self.opponent = opponent
+        self.seat_option = seat
+        self.encoding = encoding
+        self.reward_mode = reward
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        high = enc.observation_high(self.rules, encoding)
+        self.observation_space = spaces.Box(0.0, high, high.shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game: Optional[GinRummyState] = None
+        self.seat = 0
+
+    def _obs(self, seat: int) -> np.ndarray:
+        assert self.game is not None
+        return enc.encode(self.game.information_set(seat), self.rules, self.encoding)
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib MaskablePPO's hook)."""
+        assert self.game is not None, "call reset() first"
+        if self.game.is_over or self.game.current_player != self.seat:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self.game.legal_mask().astype(bool)
+
+    def _opponent_action(self) -> int:
+        assert self.game is not None
+        mask = self.game.legal_mask()
+        if self.opponent == "random":
+            return int(self.np_random.choice(np.flatnonzero(mask)))
+        return int(self.opponent(self._obs(1 - self.seat), mask))  # type: ignore[operator]
+
+    def _play_opponent(self) -> None:
+        assert self.game is not None
+        while not self.game.is_over and self.game.current_player != self.seat:
+            self.game.step(self._opponent_action())
+
+    def _info(self) -> dict[str, Any]:
+        assert self.game is not None
+        info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
+        if self.game.result is not None:
+            info["hand_result"] = self.game.result.to_dict()
+        return info
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        self.seat = int(self.np_random.integers(2)) if self.seat_option == "random" else int(self.seat_option)
+        dealer = int(self.np_random.integers(2))
+        self.game = GinRummyState.new_hand(self.rules, self.np_random, dealer=dealer)
+        self._play_opponent()
+        return self._obs(self.seat), self._info()
+
+    def step(self, action):
+        assert self.game is not None, "call reset() first"
+        if self.game.is_over:
+            raise RuntimeError("the hand is over: call reset()")
+        action = int(action)
+        if not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
+            info = self._info()
+            info["illegal_action"] = int(action)
+            return self._obs(self.seat), self.illegal_reward, True, False, info
+        self.game.step(action)
+        self._play_opponent()
+        reward = 0.0
+        if self.game.is_over:
+            assert self.game.result is not None
+            reward = _reward_value(self.game.result.rewards[self.seat], self.reward_mode)
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(self.seat), reward, self.game.is_over, False, self._info()
+
+    def render(self) -> Optional[str]:
+        if self.game is None or self.render_mode is None:
+            return None
+        text = self.game.render(perspective=None if self.game.is_over else self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class VectorGinRummyEnv(VectorEnv):
+    """``num_envs`` hands on the vector engine, learner vs a batched opponent policy.
+
+    Same-step autoreset: when a hand ends, ``step`` returns its reward and termination
+    with the first observation of the next hand (the final showdown is in ``infos``).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponent: BatchOpponent = "random",
+        seat: Union[int, str] = "random",
+        rules: RulesSpec = "classic",
+        encoding: str = "flat",
+        reward: str = "points",
+        seed: Optional[int] = None,
+    ) -> None:
+        _check_opponent(opponent)
+        _check_seat(seat)
+        _reward_value(0, reward)
+        self.engine = VectorGinRummy(num_envs, rules=rules, encoding=encoding, reward=reward, seed=seed)
+        self.num_envs = self.engine.num_envs
+        self.opponent = opponent
+        self.seat_option = seat
+        high = enc.observation_high(self.engine.rules, encoding)
+        self.single_observation_space = spaces.Box(0.0, high, high.shape, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self._rng = np.random.default_rng(seed)
+        self.seats = np.zeros(self.num_envs, dtype=np.int8)
+        self._last = None
+
+    def _new_seats(self, rows: np.ndarray) -> None:
+        if self.seat_option == "random":
+            self.seats[rows] = self._rng.integers(0, 2, size=rows.size)
+        else:
+            self.seats[rows] = int(self.seat_option)
+
+    def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.opponent == "random":
+            keys = self._rng.random(mask.shape, dtype=np.float32) * mask
+            return keys.argmax(axis=1)
+        return np.asarray(self.opponent(obs, mask))  # type: ignore[operator]
+
+    def _advance(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray]):
+        """Let the opponent move wherever it is to play, until the learner is everywhere."""
+        while True:
+            waiting = res.player != self.seats
+            if not waiting.any():
+                return res
+            rows = np.flatnonzero(waiting)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions[rows] = self._opponent_actions(res.observation[rows], res.action_mask[rows])
+            res = self.engine.step(actions, active=waiting)
+            self._collect(res, rewards, ended, final)
+
+    def _collect(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray]) -> None:
+        done = np.flatnonzero(res.terminated)
+        if done.size == 0:
+            return
+        rewards[done] += res.rewards[done, self.seats[done]]
+        ended[done] = True
+        for key in ("outcome", "winner", "points", "knocker_deadwood", "defender_deadwood"):
+            final[key][done] = getattr(res, key)[done]
+        final["learner_seat"][done] = self.seats[done]
+        self._new_seats(done)
+
+    def _empty_final(self) -> dict[str, np.ndarray]:
+        n = self.num_envs
+        return {
+            "outcome": np.full(n, -1, dtype=np.int8),
+            "winner": np.full(n, -1, dtype=np.int8),
+            "points": np.zeros(n, dtype=np.int32),
+            "knocker_deadwood": np.full(n, -1, dtype=np.int32),
+            "defender_deadwood": np.full(n, -1, dtype=np.int32),
+            "learner_seat": np.full(n, -1, dtype=np.int8),
+        }
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        res = self.engine.reset(seed=None if seed is None else seed + 1)
+        self._new_seats(np.arange(self.num_envs))
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        ended = np.zeros(self.num_envs, dtype=bool)
+        res = self._advance(res, rewards, ended, self._empty_final())
+        self._last = res
+        return res.observation, {"action_mask": res.action_mask, "seat": self.seats.copy()}
+
+    def action_masks(self) -> np.ndarray:
+        """Bool (num_envs, 108): the learner's legal actions in each game."""
+        assert self._last is not None, "call reset() first"
+        return self._last.action_mask.astype(bool)
+
+    def step(self, actions):
+        assert self._last is not None, "call reset() first"
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        ended = np.zeros(self.num_envs, dtype=bool)
+        final = self._empty_final()
+        res = self.engine.step(np.asarray(actions, dtype=np.int64))
+        self._collect(res, rewards, ended, final)
+        res = self._advance(res, rewards, ended, final)
+        self._last = res
+        infos = {"action_mask": res.action_mask, "seat": self.seats.copy(), "final": final, "ended": ended}
+        return res.observation, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos

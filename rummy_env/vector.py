@@ -1,0 +1,391 @@
+"""Many Gin Rummy hands stepped together as arrays: the engine for training throughput.
+
+``VectorGinRummy(num_envs)`` holds N independent hands. Each ``step(actions)`` takes one
+action per game, for whichever player is to move there, and returns, batched: the
+player to move next, that player's observation (the encodings of ``gin_rummy_v0``), the
+action mask, the rewards of both seats and which games ended. A game that ends is dealt
+again at once (its final rewards and showdown are in the returned ``StepResult``; the
+observation is the new hand's first), so every row always holds a live game.
+
+The rules are those of ``rummy_env.game`` (the single source of truth), re-expressed as
+array operations over all games; tests play the same deals and actions through both and
+compare every observation, mask, reward and outcome. Knock legality, observations and the
+showdown (lay-offs included) use the batch meld solver: no Python loop over games.
+Hands are single hands (no match scores in observations, as ``episode="hand"``).
+
+Outcome codes in ``StepResult.outcome``: see ``OUTCOMES`` (-1 for games still running).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from rummy_env import encoding as enc
+from rummy_env import melds
+from rummy_env.cards import NUM_CARDS, card_value
+from rummy_env.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, IllegalActionError, Phase
+from rummy_env.rules import RulesSpec, load_rules
+
+OUTCOMES = ("draw", "knock", "gin", "big_gin", "undercut", "tie")
+REWARDS = ("points", "scaled", "win_loss")
+_BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
+_ONE = np.uint64(1)
+_STOCK_START = 2 * HAND_SIZE + 1  # deck index of the top of the stock
+
+
+class StepResult(NamedTuple):
+    """What ``reset``/``step`` return; arrays over the N games.
+
+    ``player``, ``observation`` and ``action_mask`` describe the position now to play
+    (after any automatic new deal). ``rewards`` (N, 2) and ``terminated`` are for the
+    step just taken; for the games that ended, ``outcome``, ``winner`` (-1: nobody),
+    ``points``, ``knocker`` (-1: no knock) and both deadwoods describe the showdown.
+    """
+
+    player: np.ndarray
+    observation: np.ndarray
+    action_mask: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    outcome: np.ndarray
+    winner: np.ndarray
+    points: np.ndarray
+    knocker: np.ndarray
+    knocker_deadwood: np.ndarray
+    defender_deadwood: np.ndarray
+
+
+class VectorGinRummy:
+    """N hands of Gin Rummy as arrays. See the module docstring."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: RulesSpec = "classic",
+        encoding: str = "flat",
+        reward: str = "points",
+        seed: Optional[int] = None,
+    ) -> None:
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        enc.observation_shape(encoding)  # validates the name
+        self.num_envs = int(num_envs)
+        self.rules = load_rules(rules)
+        self.encoding = encoding
+        self.reward_mode = reward
+        self.observation_shape = enc.observation_shape(encoding)
+        self._opts = {"aces_high": self.rules.aces_high, "five_under_ten": self.rules.five_under_ten}
+        self._rng = np.random.default_rng(seed)
+        n = self.num_envs
+        self.decks = np.zeros((n, NUM_CARDS), dtype=np.int8)
+        self.dealer = np.zeros(n, dtype=np.int8)
+        self.hands = np.zeros((n, 2), dtype=np.uint64)
+        self.stock_next = np.zeros(n, dtype=np.int16)  # deck index of the stock's top card
+        self.pile = np.zeros((n, NUM_CARDS), dtype=np.int8)
+        self.pile_len = np.zeros(n, dtype=np.int16)
+        self.pile_mask = np.zeros(n, dtype=np.uint64)
+        self.current = np.zeros(n, dtype=np.int8)
+        self.phase = np.zeros(n, dtype=np.int8)
+        self.turn = np.zeros(n, dtype=np.int16)
+        self.passes = np.zeros(n, dtype=np.int8)
+        self.must_draw_stock = np.zeros(n, dtype=bool)
+        self.taken = np.full(n, -1, dtype=np.int8)
+        self.knock_limit = np.zeros(n, dtype=np.int16)
+        self.known = np.zeros((n, 2), dtype=np.uint64)
+        self.discarded = np.zeros((n, 2), dtype=np.uint64)
+        self.passed = np.zeros((n, 2), dtype=np.uint64)
+        self._mask: Optional[np.ndarray] = None
+        self._after: Optional[np.ndarray] = None
+        self._rows = np.arange(n)
+
+    # ------------------------------------------------------------------ dealing
+
+    def reset(
+        self, seed: Optional[int] = None, decks: Optional[np.ndarray] = None, dealers: Optional[np.ndarray] = None
+    ) -> StepResult:
+        """Deal every game anew (shuffled, or from explicit ``decks`` (N, 52) and ``dealers``)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._deal(self._rows, decks, dealers)
+        return self._result(np.zeros((self.num_envs, 2), dtype=np.float32), np.zeros(self.num_envs, dtype=bool), None)
+
+    def _deal(self, rows: np.ndarray, decks: Optional[np.ndarray] = None, dealers: Optional[np.ndarray] = None) -> None:
+        n = rows.size
+        if decks is None:
+            decks = np.argsort(self._rng.random((n, NUM_CARDS)), axis=1).astype(np.int8)
+        else:
+            decks = np.asarray(decks)
+            if decks.shape != (n, NUM_CARDS) or not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
+                raise ValueError(f"decks must have shape ({n}, 52), each row a permutation of 0..51")
+            decks = decks.astype(np.int8)
+        if dealers is None:
+            dealers = self._rng.integers(0, 2, size=n)
+        else:
+            dealers = np.asarray(dealers)
+            if dealers.shape != (n,) or not np.isin(dealers, (0, 1)).all():
+                raise ValueError(f"dealers must have shape ({n},) with values 0 or 1")
+        bits = _BITS[decks.astype(np.intp)]
+        first = np.bitwise_or.reduce(bits[:, :HAND_SIZE], axis=1)
+        second = np.bitwise_or.reduce(bits[:, HAND_SIZE : 2 * HAND_SIZE], axis=1)
+        dealers = dealers.astype(np.int8)
+        self.decks[rows] = decks
+        self.dealer[rows] = dealers
+        self.hands[rows, 1 - dealers] = first
+        self.hands[rows, dealers] = second
+        self.stock_next[rows] = _STOCK_START
+        upcard = decks[:, 2 * HAND_SIZE]
+        self.pile[rows, 0] = upcard
+        self.pile_len[rows] = 1
+        self.pile_mask[rows] = _BITS[upcard.astype(np.intp)]
+        self.current[rows] = 1 - dealers
+        self.phase[rows] = Phase.OFFER if self.rules.first_upcard_pass else Phase.DRAW
+        self.turn[rows] = 0
+        self.passes[rows] = 0
+        self.must_draw_stock[rows] = False
+        self.taken[rows] = -1
+        if self.rules.oklahoma:
+            ranks = upcard % 13
+            values = np.array([card_value(r, self.rules.five_under_ten) for r in range(13)], dtype=np.int16)
+            self.knock_limit[rows] = np.where(ranks == 0, 0, values[ranks])
+        else:
+            self.knock_limit[rows] = self.rules.knock_limit
+        for arr in (self.known, self.discarded, self.passed):
+            arr[rows] = 0
+        self._mask = None
+
+    # ------------------------------------------------------------------ stepping
+
+    def action_mask(self) -> np.ndarray:
+        """int8 (N, 108) mask of legal actions for the player to move in each game."""
+        if self._mask is None:
+            self._mask, self._after = self._legal()
+        return self._mask
+
+    def _legal(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.num_envs
+        mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        after = np.full((n, NUM_CARDS), -1, dtype=np.int16)
+        offer = self.phase == Phase.OFFER
+        draw = self.phase == Phase.DRAW
+        mask[offer, 1] = 1
+        mask[offer, 2] = 1
+        mask[draw, 0] = 1
+        mask[draw, 1] = ~self.must_draw_stock[draw] & (self.pile_len[draw] > 0)
+        rows = np.flatnonzero(self.phase == Phase.DISCARD)
+        if rows.size:
+            hand = self.hands[rows, self.current[rows]]
+            held = (hand[:, None] & _BITS) != 0
+            taken = self.taken[rows]
+            allowed = held.copy()
+            has_taken = taken >= 0
+            allowed[np.flatnonzero(has_taken), taken[has_taken]] = False
+            dd = melds.discard_deadwood(hand, **self._opts)
+            after[rows] = dd
+            mask[rows, DISCARD : DISCARD + NUM_CARDS] = allowed
+            mask[rows, KNOCK : KNOCK + NUM_CARDS] = allowed & (dd <= self.knock_limit[rows, None])
+            if self.rules.big_gin:
+                # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0.
+                maybe = np.flatnonzero(((dd == 0) & held).any(axis=1))
+                if maybe.size:
+                    full = melds.min_deadwood(hand[maybe], **self._opts) == 0
+                    mask[rows[maybe[full]], BIG_GIN] = 1
+        return mask, after
+
+    def step(self, actions, active: Optional[np.ndarray] = None) -> StepResult:
+        """Apply one action per game; returns the next positions (see ``StepResult``).
+
+        ``active`` (N,) bool, optional: only those games move; the others' actions are
+        ignored and their positions stay as they are.
+        """
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        if active is None:
+            active = np.ones(self.num_envs, dtype=bool)
+        else:
+            active = np.asarray(active)
+            if active.shape != (self.num_envs,) or active.dtype != bool:
+                raise ValueError(f"active must be a bool array of shape ({self.num_envs},)")
+        mask = self.action_mask()
+        in_range = (a >= 0) & (a < NUM_ACTIONS) & active
+        legal = ~active
+        legal[in_range] = mask[self._rows[in_range], a[in_range]] == 1
+        if not legal.all():
+            bad = np.flatnonzero(~legal)[:5]
+            detail = "; ".join(f"game {g}: action {int(a[g])}, legal {np.flatnonzero(mask[g]).tolist()}" for g in bad)
+            raise IllegalActionError(f"illegal actions in {int((~legal).sum())} game(s): {detail}")
+        a = np.where(active, a, -1).astype(np.intp)
+        n = self.num_envs
+        rewards = np.zeros((n, 2), dtype=np.float32)
+        terminated = np.zeros(n, dtype=bool)
+        out = _Outcome(n)
+        p = self.current.astype(np.intp)
+
+        take = np.flatnonzero(a == 1)
+        if take.size:
+            top = self.pile[take, self.pile_len[take] - 1].astype(np.intp)
+            bit = _BITS[top]
+            self.hands[take, p[take]] |= bit
+            self.known[take, p[take]] |= bit
+            self.pile_len[take] -= 1
+            self.pile_mask[take] &= ~bit
+            self.taken[take] = top
+            self.phase[take] = Phase.DISCARD
+
+        passing = np.flatnonzero(a == 2)
+        if passing.size:
+            top = self.pile[passing, self.pile_len[passing] - 1].astype(np.intp)
+            self.passed[passing, p[passing]] |= _BITS[top]
+            self.passes[passing] += 1
+            self.current[passing] = 1 - p[passing]
+            both = passing[self.passes[passing] == 2]
+            self.phase[both] = Phase.DRAW
+            self.must_draw_stock[both] = True
+
+        stock = np.flatnonzero(a == 0)
+        if stock.size:
+            declined = stock[(self.pile_len[stock] > 0) & ~self.must_draw_stock[stock]]
+            top = self.pile[declined, self.pile_len[declined] - 1].astype(np.intp)
+            self.passed[declined, p[declined]] |= _BITS[top]
+            card = self.decks[stock, self.stock_next[stock]].astype(np.intp)
+            self.stock_next[stock] += 1
+            self.hands[stock, p[stock]] |= _BITS[card]
+            self.must_draw_stock[stock] = False
+            self.taken[stock] = -1
+            self.phase[stock] = Phase.DISCARD
+
+        disc = np.flatnonzero((a >= DISCARD) & (a < KNOCK))
+        if disc.size:
+            card = a[disc] - DISCARD
+            bit = _BITS[card]
+            pd = p[disc]
+            self.hands[disc, pd] &= ~bit
+            self.known[disc, pd] &= ~bit
+            self.discarded[disc, pd] |= bit
+            self.pile[disc, self.pile_len[disc]] = card
+            self.pile_len[disc] += 1
+            self.pile_mask[disc] |= bit
+            self.taken[disc] = -1
+            self.turn[disc] += 1
+            ended = (NUM_CARDS - self.stock_next[disc] <= 2) | (self.turn[disc] >= self.rules.max_turns)
+            done = disc[ended]
+            terminated[done] = True
+            out.outcome[done] = 0
+            go_on = disc[~ended]
+            self.current[go_on] = 1 - pd[~ended]
+            self.phase[go_on] = Phase.DRAW
+
+        showdown = np.flatnonzero(a >= KNOCK)
+        if showdown.size:
+            self._showdown(showdown, a[showdown], p[showdown], rewards, out)
+            terminated[showdown] = True
+
+        finished = np.flatnonzero(terminated)
+        if finished.size:
+            self._deal(finished)
+        self._mask = None
+        return self._result(rewards, terminated, out)
+
+    def _showdown(self, rows, actions, knocker, rewards, out: "_Outcome") -> None:
+        r = self.rules
+        big = actions == BIG_GIN
+        knocks = ~big
+        card = actions[knocks] - KNOCK
+        self.hands[rows[knocks], knocker[knocks]] &= ~_BITS[card]
+        kd, dd = melds.showdown_deadwood(self.hands[rows, knocker], self.hands[rows, 1 - knocker], **self._opts)
+        kd, dd = kd.astype(np.int32), dd.astype(np.int32)
+        gin = knocks & (kd == 0)
+        knock_win = knocks & (kd > 0) & (dd > kd)
+        undercut = knocks & (kd > 0) & ((dd < kd) | ((dd == kd) & r.undercut_on_tie))
+        tie = knocks & (kd > 0) & (dd == kd) & (not r.undercut_on_tie)
+        outcome = np.select([big, gin, knock_win, undercut, tie], [3, 2, 1, 4, 5])
+        points = np.select(
+            [big, gin, knock_win, undercut], [dd + r.big_gin_bonus, dd + r.gin_bonus, dd - kd, kd - dd + r.undercut_bonus], 0
+        )
+        winner = np.select([undercut, tie], [1 - knocker, -1], knocker)
+        out.outcome[rows] = outcome
+        out.points[rows] = points
+        out.winner[rows] = winner
+        out.knocker[rows] = knocker
+        out.knocker_deadwood[rows] = kd
+        out.defender_deadwood[rows] = dd
+        scored = rows[winner >= 0]
+        w = winner[winner >= 0]
+        value = points[winner >= 0].astype(np.float32)
+        if self.reward_mode == "scaled":
+            value = value / 100.0
+        elif self.reward_mode == "win_loss":
+            value = np.sign(value)  # a win of 0 points (Big Gin against 0 with bonus 0) counts 0
+        rewards[scored, w] = value
+        rewards[scored, 1 - w] = -value
+
+    # ------------------------------------------------------------------ observations
+
+    def _result(self, rewards: np.ndarray, terminated: np.ndarray, out: Optional["_Outcome"]) -> StepResult:
+        out = out if out is not None else _Outcome(self.num_envs)
+        mask = self.action_mask()
+        return StepResult(
+            player=self.current.copy(),
+            observation=self.observe(),
+            action_mask=mask,
+            rewards=rewards,
+            terminated=terminated,
+            outcome=out.outcome,
+            winner=out.winner,
+            points=out.points,
+            knocker=out.knocker,
+            knocker_deadwood=out.knocker_deadwood,
+            defender_deadwood=out.defender_deadwood,
+        )
+
+    def observe(self, players: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations (N, ...) of ``players`` (default: the player to move in each game)."""
+        self.action_mask()
+        p = self.current.astype(np.intp) if players is None else np.asarray(players, dtype=np.intp)
+        q = 1 - p
+        rows = self._rows
+        hand = self.hands[rows, p]
+        has_top = self.pile_len > 0
+        top = np.where(has_top, _BITS[self.pile[rows, np.maximum(self.pile_len - 1, 0)].astype(np.intp)], np.uint64(0))
+        taken = np.where(self.taken >= 0, _BITS[np.maximum(self.taken, 0).astype(np.intp)], np.uint64(0))
+        assert self._after is not None
+        after = self._after
+        if players is not None:  # the stored per-card deadwood is for the player to move
+            other = np.flatnonzero((p != self.current) & (np.bitwise_count(hand) == 11))
+            after = after.copy()
+            if other.size:
+                after[other] = melds.discard_deadwood(hand[other], **self._opts)
+        return enc.encode_batch(
+            hand=hand,
+            top=top,
+            pile=self.pile_mask,
+            opponent_known=self.known[rows, q],
+            opponent_discarded=self.discarded[rows, q],
+            opponent_passed=self.passed[rows, q],
+            taken=taken,
+            after_discard=after,
+            deadwood=melds.min_deadwood(hand, **self._opts),
+            phase=self.phase,
+            stock_size=NUM_CARDS - self.stock_next,
+            knock_limit=self.knock_limit,
+            turn=self.turn,
+            is_dealer=(self.dealer == p).astype(np.float32),
+            rules=self.rules,
+            encoding=self.encoding,
+        )
+
+
+class _Outcome:
+    """Per-game showdown arrays for one step (-1 where a game did not end that way)."""
+
+    def __init__(self, n: int) -> None:
+        self.outcome = np.full(n, -1, dtype=np.int8)
+        self.winner = np.full(n, -1, dtype=np.int8)
+        self.points = np.zeros(n, dtype=np.int32)
+        self.knocker = np.full(n, -1, dtype=np.int8)
+        self.knocker_deadwood = np.full(n, -1, dtype=np.int32)
+        self.defender_deadwood = np.full(n, -1, dtype=np.int32)

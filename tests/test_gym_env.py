@@ -1,0 +1,116 @@
+"""Gymnasium views: the single-agent env (check_env, masks, opponents) and the vector env."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import rummy_env  # noqa: F401  (registers rummy_env/GinRummy-v0)
+from rummy_env.game import DRAW_STOCK, NUM_ACTIONS
+from rummy_env.gym_env import GinRummyEnv, VectorGinRummyEnv
+
+
+@pytest.mark.parametrize("encoding", ["flat", "planes"])
+def test_passes_gymnasiums_env_checker(encoding):
+    check_env(GinRummyEnv(encoding=encoding), skip_render_check=True)
+    check_env(GinRummyEnv(encoding=encoding, rules="eaai", seat="random", reward="win_loss"), skip_render_check=True)
+
+
+def test_registered_and_played_to_the_end_with_masks():
+    env = gymnasium.make("rummy_env/GinRummy-v0", opponent="random", seat="random")
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for episode in range(80):
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            assert mask.dtype == bool and mask.any()
+            assert (mask == info["action_mask"].astype(bool)).all()
+            assert env.unwrapped.game.current_player == info["seat"]
+            obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            assert env.observation_space.contains(obs) and not trunc
+            done = term
+        result = info["hand_result"]
+        outcomes.add(result["outcome"])
+        assert reward == result["rewards"][info["seat"]]
+    assert "draw" in outcomes and len(outcomes) > 1
+
+
+def test_callable_opponent_sees_its_own_seat_and_mask():
+    seen = []
+
+    def first_legal(observation, mask):
+        seen.append((observation.shape, mask.sum()))
+        return int(np.flatnonzero(mask)[0])
+
+    env = GinRummyEnv(opponent=first_legal, seat=1)
+    env.reset(seed=3)
+    while not env.game.is_over:
+        env.step(int(np.flatnonzero(env.action_masks())[-1]))
+    assert seen and all(shape == (479,) and n > 0 for shape, n in seen)
+
+
+def test_illegal_learner_action_ends_the_episode_with_the_penalty():
+    env = GinRummyEnv(seat=0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, term, trunc, info = env.step(illegal)
+    assert term and reward == -1.0 and info["illegal_action"] == illegal
+    env.reset(seed=0)
+    assert env.step(NUM_ACTIONS + 5)[1] == -1.0
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="unknown opponent 'expert'; allowed: random"):
+        GinRummyEnv(opponent="expert")
+    with pytest.raises(TypeError, match="opponent must be"):
+        GinRummyEnv(opponent=3)
+    with pytest.raises(ValueError, match="seat must be"):
+        GinRummyEnv(seat=2)
+    with pytest.raises(ValueError, match="reward must be"):
+        VectorGinRummyEnv(4, reward="money")
+
+
+def test_vector_env_learner_always_to_move_and_rewards_match_the_showdown():
+    env = VectorGinRummyEnv(32, seat="random", seed=0)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(300):
+        assert (env._last.player == env.seats).all()
+        mask = env.action_masks()
+        assert mask.any(axis=1).all()
+        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+        obs, rewards, term, trunc, info = env.step(actions)
+        assert env.observation_space.contains(obs) and not trunc.any()
+        final = info["final"]
+        done = np.flatnonzero(term)
+        ended += done.size
+        for i in done:
+            seat, winner, points = final["learner_seat"][i], final["winner"][i], final["points"][i]
+            want = 0 if winner < 0 else (points if winner == seat else -points)
+            assert rewards[i] == want
+        assert not rewards[~term].any()
+    assert ended > 50
+
+
+def test_vector_env_batched_callable_opponent_and_seeding():
+    calls = []
+
+    def always_stock_or_first(obs, mask):
+        calls.append(obs.shape[0])
+        return np.where(mask[:, DRAW_STOCK] == 1, DRAW_STOCK, mask.argmax(axis=1))
+
+    def run(seed):
+        env = VectorGinRummyEnv(8, opponent=always_stock_or_first, seat=0, seed=seed)
+        obs, _ = env.reset(seed=seed)
+        trace = [obs]
+        for _ in range(40):
+            m = env.action_masks()
+            obs, r, term, _, _ = env.step(m.argmax(axis=1))
+            trace.append(obs)
+        return np.stack(trace)
+
+    np.testing.assert_array_equal(run(4), run(4))
+    assert calls and max(calls) <= 8

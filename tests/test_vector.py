@@ -1,0 +1,137 @@
+"""The vector engine against the pure game: same deals, same actions, same everything."""
+
+import numpy as np
+import pytest
+
+from rummy_env import encoding as enc
+from rummy_env import melds
+from rummy_env.cards import mask_to_cards, parse_card
+from rummy_env.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, GinRummyState, IllegalActionError
+from rummy_env.rules import Rules
+from rummy_env.vector import OUTCOMES, VectorGinRummy
+
+CONFIGS = [
+    ("classic", "flat", "points"),
+    ("eaai", "planes", "scaled"),
+    ("openspiel", "flat", "win_loss"),
+    (Rules(oklahoma=True, aces="high", five_under_ten=True, first_upcard_pass=False, max_turns=30), "flat", "points"),
+]
+
+
+def mirror(v: VectorGinRummy, i: int) -> GinRummyState:
+    return GinRummyState.from_deck(v.decks[i].tolist(), v.rules, int(v.dealer[i]))
+
+
+def expected_reward(points: float, mode: str) -> float:
+    return {"points": points, "scaled": points / 100.0, "win_loss": float(np.sign(points))}[mode]
+
+
+@pytest.mark.parametrize("rules, encoding, reward", CONFIGS)
+def test_vector_engine_equals_the_pure_game(rules, encoding, reward):
+    n, steps = 24, 400
+    v = VectorGinRummy(n, rules=rules, encoding=encoding, reward=reward, seed=1)
+    res = v.reset()
+    games = [mirror(v, i) for i in range(n)]
+    rng = np.random.default_rng(2)
+    outcomes = set()
+    for _ in range(steps):
+        actions = np.zeros(n, dtype=np.int64)
+        for i, g in enumerate(games):
+            assert res.player[i] == g.current_player
+            np.testing.assert_array_equal(res.action_mask[i], g.legal_mask())
+            expected = enc.encode(g.information_set(g.current_player), g.rules, encoding)
+            np.testing.assert_array_equal(res.observation[i], expected)
+            legal = np.flatnonzero(res.action_mask[i])
+            enders = legal[legal >= KNOCK]
+            actions[i] = enders[-1] if enders.size and rng.random() < 0.6 else rng.choice(legal)
+        res = v.step(actions)
+        for i, g in enumerate(games):
+            g.step(int(actions[i]))
+            assert res.terminated[i] == g.is_over
+            if not g.is_over:
+                assert res.outcome[i] == -1 and not res.rewards[i].any()
+                continue
+            r = g.result
+            outcomes.add(r.outcome)
+            assert OUTCOMES[res.outcome[i]] == r.outcome
+            assert res.winner[i] == (-1 if r.winner is None else r.winner) and res.points[i] == r.points
+            assert res.rewards[i].tolist() == [np.float32(expected_reward(x, reward)) for x in r.rewards]
+            if r.outcome != "draw":
+                assert (res.knocker[i], res.knocker_deadwood[i], res.defender_deadwood[i]) == (
+                    r.knocker, r.knocker_deadwood, r.defender_deadwood)
+            games[i] = mirror(v, i)  # dealt again by the engine
+    assert "draw" in outcomes and outcomes & {"knock", "gin", "undercut"}
+
+
+def test_big_gin_through_the_vector_engine():
+    # player_0 draws 9C: AC-4C, 5D-8D and 9C 9H 9S meld all 11 cards.
+    s = GinRummyState.from_hands("AC 2C 3C 4C 5D 6D 7D 8D 9H 9S", "KC QD JH TS 8S 6S 4S 2S 2D 3H", "KH", "9C")
+    v = VectorGinRummy(2, seed=0)
+    res = v.reset(decks=np.array([s.deck, s.deck]), dealers=np.array([1, 1]))
+    for a in (PASS, PASS, DRAW_STOCK):
+        res = v.step(np.array([a, a]))
+    assert res.action_mask[0, BIG_GIN] == 1 == s.rules.big_gin
+    res = v.step(np.array([BIG_GIN, KNOCK + parse_card("4C")]))  # Big Gin; Gin with 4C face down
+    assert OUTCOMES[res.outcome[0]] == "big_gin" and OUTCOMES[res.outcome[1]] == "gin"
+    d = melds.min_deadwood(s.hands[1])
+    assert res.points[0] == d + 31 and res.points[1] == d + 25
+    assert res.rewards[0].tolist() == [d + 31, -(d + 31)]
+
+
+def test_same_seed_same_games_and_explicit_decks():
+    a, b = VectorGinRummy(8, seed=5), VectorGinRummy(8, seed=5)
+    ra, rb = a.reset(), b.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        np.testing.assert_array_equal(ra.observation, rb.observation)
+        acts = (rng.random(ra.action_mask.shape) * ra.action_mask).argmax(axis=1)
+        ra, rb = a.step(acts), b.step(acts)
+    assert (a.decks == b.decks).all()
+
+
+def test_inactive_games_do_not_move():
+    v = VectorGinRummy(4, seed=0)
+    res = v.reset()
+    before = v.hands.copy(), v.phase.copy(), res.observation.copy()
+    active = np.array([True, False, True, False])
+    res = v.step(np.full(4, PASS), active=active)
+    assert (v.hands == before[0]).all()
+    assert (v.phase[~active] == before[1][~active]).all()
+    np.testing.assert_array_equal(res.observation[~active], before[2][~active])
+    assert (res.player[active] != v.dealer[active]).sum() == 0  # the offer passed to the dealer
+
+
+def test_errors_name_the_problem():
+    v = VectorGinRummy(3, seed=0)
+    v.reset()
+    with pytest.raises(IllegalActionError, match=r"game 0: action 0, legal \[1, 2\]"):
+        v.step(np.array([DRAW_STOCK, PASS, PASS]))
+    with pytest.raises(ValueError, match="shape"):
+        v.step(np.array([PASS, PASS]))
+    with pytest.raises(ValueError, match="permutation"):
+        v.reset(decks=np.zeros((3, 52), dtype=int))
+    with pytest.raises(ValueError, match="num_envs"):
+        VectorGinRummy(0)
+    with pytest.raises(ValueError, match="reward"):
+        VectorGinRummy(2, reward="money")
+
+
+def test_showdown_deadwood_equals_the_game_showdown(rng):
+    """The batch showdown against the single-hand solver the game uses, on many deals."""
+    for opts in ({}, {"aces_high": True}, {"five_under_ten": True}):
+        knockers, defenders = [], []
+        while len(knockers) < 400:
+            cards = rng.permutation(52)[:20].tolist()
+            k = sum(1 << c for c in cards[:10])
+            if melds.min_deadwood(k, **opts) <= 10 or rng.random() < 0.1:
+                knockers.append(k)
+                defenders.append(sum(1 << c for c in cards[10:]))
+        kd, dd = melds.showdown_deadwood(np.array(knockers, dtype=np.uint64), np.array(defenders, dtype=np.uint64), **opts)
+        for k, d, got_k, got_d in zip(knockers, defenders, kd, dd):
+            want_k = melds.min_deadwood(k, **opts)
+            if want_k == 0:
+                want_d = melds.min_deadwood(d, **opts)
+            else:
+                want_d = max(melds.best_layoff(a.melds, d, **opts).arrangement.deadwood
+                             for a in melds.arrangements(k, **opts))
+            assert (got_k, got_d) == (want_k, want_d), (mask_to_cards(k), mask_to_cards(d))
