@@ -61,6 +61,11 @@ class Phase(IntEnum):
     OVER = 3  # the hand has ended
 
 
+# Public events (what both players see), in ``public_history`` as (seat, event, card):
+# the card is -1 where it is not shown (a stock draw, the knocker's face-down card).
+EVENTS = ("pass", "draw_stock", "take_discard", "discard", "knock", "big_gin")
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
@@ -158,7 +163,7 @@ class InformationSet:
     opponent_hand_size: int
     discarded: tuple[int, int]  # by seat
     passed: tuple[int, int]  # by seat
-    public_history: tuple[tuple[int, int, int], ...]  # (seat, action, card shown or -1)
+    public_history: tuple[tuple[int, str, int], ...]  # (seat, event of EVENTS, card shown or -1)
     result: Optional[HandResult]
 
     @property
@@ -193,7 +198,7 @@ class GinRummyState:
     discarded: list[int] = field(default_factory=lambda: [0, 0])
     passed: list[int] = field(default_factory=lambda: [0, 0])
     history: list[int] = field(default_factory=list)  # every action, in order
-    public_history: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, action, card shown or -1)
+    public_history: list[tuple[int, str, int]] = field(default_factory=list)  # (seat, event, card shown or -1)
     result: Optional[HandResult] = None
     _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
 
@@ -341,6 +346,8 @@ class GinRummyState:
         if self._legal is None:
             self._legal = self._compute_legal()
         legal = self._legal
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
         if action not in legal:
             if self.is_over:
                 raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
@@ -365,14 +372,14 @@ class GinRummyState:
             self.must_draw_stock = False
             self.taken_card = None
             self.phase = Phase.DISCARD
-            self.public_history.append((p, action, -1))
+            self.public_history.append((p, "draw_stock", -1))
         elif action == TAKE_DISCARD:
             card = self.discard_pile.pop()
             self.hands[p] |= 1 << card
             self.known[p] |= 1 << card
             self.taken_card = card
             self.phase = Phase.DISCARD
-            self.public_history.append((p, action, card))
+            self.public_history.append((p, "take_discard", card))
         elif action < KNOCK:
             self._discard(p, action - DISCARD)
         elif action < BIG_GIN:
@@ -380,15 +387,15 @@ class GinRummyState:
             self.hands[p] &= ~(1 << card)
             self.known[p] &= ~(1 << card)
             self.knock_card = card
-            self.public_history.append((p, action, -1))
+            self.public_history.append((p, "knock", -1))  # the face-down card stays hidden
             self._showdown(p, big_gin=False)
         else:
-            self.public_history.append((p, action, -1))
+            self.public_history.append((p, "big_gin", -1))
             self._showdown(p, big_gin=True)
 
     def _pass(self, p: int) -> None:
         self.passed[p] |= 1 << self.discard_pile[-1]
-        self.public_history.append((p, PASS, self.discard_pile[-1]))
+        self.public_history.append((p, "pass", self.discard_pile[-1]))
         self.offer_passes += 1
         self.current_player = 1 - p
         if self.offer_passes == 2:  # both passed: the non-dealer must draw from the stock
@@ -400,7 +407,7 @@ class GinRummyState:
         self.known[p] &= ~(1 << card)
         self.discarded[p] |= 1 << card
         self.discard_pile.append(card)
-        self.public_history.append((p, DISCARD + card, card))
+        self.public_history.append((p, "discard", card))
         self.taken_card = None
         self.turn += 1
         if len(self.stock) <= 2:
@@ -519,6 +526,11 @@ class GinRummyState:
         hands[opp] = info.opponent_known | sum(1 << c for c in unseen[:need])
         known = [0, 0]
         known[opp] = info.opponent_known
+        for seat, event, card in info.public_history:  # what the opponent knows of our hand
+            if seat == info.player and event == "take_discard":
+                known[seat] |= 1 << card
+            elif seat == info.player and event == "discard":
+                known[seat] &= ~(1 << card)
         return cls(
             rules=rules,
             hands=hands,
@@ -530,10 +542,10 @@ class GinRummyState:
             phase=info.phase,
             deck=None,
             turn=info.turn,
-            offer_passes=sum(1 for _, a, _ in info.public_history if a == PASS),
+            offer_passes=sum(1 for _, event, _ in info.public_history if event == "pass"),
             must_draw_stock=info.phase == Phase.DRAW
             and len(info.public_history) > 0
-            and info.public_history[-1][1] == PASS,
+            and info.public_history[-1][1] == "pass",
             taken_card=info.taken_card,
             known=known,
             discarded=list(info.discarded),
@@ -547,8 +559,9 @@ class GinRummyState:
     def render(self, perspective: Optional[int] = None) -> str:
         """Readable text; with ``perspective`` only what that seat may see."""
         lines = []
+        revealed = self.result is not None and self.result.outcome != "draw"
         for seat in (0, 1):
-            shown = perspective is None or perspective == seat
+            shown = perspective is None or perspective == seat or revealed
             who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}"
             cards = format_hand(self.hands[seat], symbols=True) if shown else f"[{self.hands[seat].bit_count()} cards]"
             dw = f"  deadwood {self.deadwood(seat)}" if shown else ""
@@ -560,8 +573,10 @@ class GinRummyState:
             assert r is not None
             who = "nobody" if r.winner is None else f"player_{r.winner}"
             lines.append(f"hand over: {r.outcome}{' (' + r.reason + ')' if r.reason else ''}, {who} scores {r.points}")
-        else:
+        elif perspective is None or perspective == self.current_player:
             legal = ", ".join(action_name(a) for a in self.legal_actions()[:6])
             more = " ..." if len(self.legal_actions()) > 6 else ""
             lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}: {legal}{more}")
+        else:  # the opponent's legal actions would show their cards
+            lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
         return "\n".join(lines)

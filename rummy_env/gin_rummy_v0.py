@@ -41,20 +41,27 @@ Rewards (zero-sum, given when a hand ends):
 - ``win_loss``: +1 / -1 / 0 by who won the hand (``episode="hand"``) or the match.
 A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
 
-Infos: at the step that ends a hand, every agent's info has ``hand_result`` (outcome,
-winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is shown after
-a draw), and in a match ``match_points`` and, at the end, ``match_result``.
+Infos: every agent's info holds its ``information_set`` (``rummy_env.game.
+InformationSet``: what that player knows, nothing more) and the ``rules``, which is what
+agents read. At the step that ends a hand, every agent's info also has ``hand_result``
+(outcome, winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is
+shown after a draw) and ``hand_results`` (every result since that agent last acted: in a
+match a short hand can end before it acts), and in a match ``match_points`` and, at the
+end, ``match_result``.
 
 Illegal actions: ``raw_env()`` raises ``IllegalActionError`` naming the action and
 the legal ones. ``env()`` follows PettingZoo's illegal-move convention: the offender
 gets -1, the others 0, every agent is terminated and truncated, and a warning is logged
 (exactly what ``TerminateIllegalWrapper`` does), then wraps the env in
-``OrderEnforcingWrapper``. The convention is built into the env
+``OrderEnforcingWrapper``. The -1 is PettingZoo's convention; with ``reward="points"``
+hands are worth tens of points, so train with the action mask (or scaled rewards). The
+convention is built into the env
 (``raw_env(illegal_action="terminate", illegal_reward=-1)``) instead of stacking
 ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` because each wrapper layer
 forwards every attribute read and the three-layer stack costs about 44 microseconds a
 step here, more than the env itself (benchmarks/bench_env.py shows both). An action
-outside 0..107 is always an error.
+that is not an integer in 0..107 is always an error. Unknown ``reset`` options are
+ignored (PettingZoo's ``api_test`` passes arbitrary ones).
 
 Render modes: ``ansi`` returns the table as text (both hands: a spectator's view),
 ``human`` prints it.
@@ -168,6 +175,7 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[self.game.current_player]
+        self._add_information_sets()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.game is not None, "call reset() first"
@@ -194,21 +202,31 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         assert self.game is not None
-        if self.illegal_action == "terminate" and action not in self.game.legal_actions():
-            if not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-                raise IllegalActionError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
-            self._terminate_illegal(agent)
-            return
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
+        if action not in self.game.legal_actions():
+            if self.illegal_action == "terminate":
+                self._terminate_illegal(agent)
+                return
+            self.game.step(action)  # raises IllegalActionError naming the legal actions; nothing changed
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        self.infos[agent] = {}  # the others keep theirs (a hand result) until they act
-        self.game.step(action)  # raises IllegalActionError with the legal actions
+        self.infos[agent] = {}  # the others keep theirs (hand results) until they act
+        self.game.step(action)
         if self.game.is_over:
             self._end_hand()
         self.agent_selection = self.agents[self.game.current_player]
+        self._add_information_sets()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _add_information_sets(self) -> None:
+        """Each agent's info carries its information set and the rules (for agents)."""
+        assert self.game is not None
+        for seat, agent in enumerate(self.agents):
+            self.infos[agent]["information_set"] = self.game.information_set(seat)
+            self.infos[agent]["rules"] = self.rules
 
     def _terminate_illegal(self, agent: str) -> None:
         """PettingZoo's illegal-move convention, as ``TerminateIllegalWrapper`` applies it."""
@@ -247,7 +265,9 @@ class raw_env(AECEnv):
         else:
             values = points
         self.rewards = {a: values[i] for i, a in enumerate(self.agents)}
-        self.infos = {a: dict(info) for a in self.agents}
+        for a in self.agents:  # keep earlier results an agent has not seen yet (match mode)
+            earlier = self.infos[a].get("hand_results", [])
+            self.infos[a] = dict(info, hand_results=earlier + [info["hand_result"]])
         if episode_over:
             self.terminations = {a: True for a in self.agents}
         else:

@@ -102,7 +102,7 @@ def _fields(h: np.ndarray) -> list[np.ndarray]:
 
 def _as_hands(hands) -> np.ndarray:
     h = np.asarray(hands)
-    if h.dtype.kind not in "iu":
+    if h.dtype.kind not in "iu":  # bool arrays too: a hand is a mask, not a flag
         raise TypeError(f"hands must be integer 52-bit masks, got dtype {h.dtype}")
     if h.dtype.kind == "i" and h.size and h.min() < 0:
         raise ValueError("hands must be non-negative 52-bit masks")
@@ -117,6 +117,9 @@ def _as_hands(hands) -> np.ndarray:
 
 
 def _check_scalar(hand: int) -> int:
+    if isinstance(hand, bool):
+        raise TypeError("a hand must be an integer 52-bit mask, not a bool")
+    hand = int(hand)
     if not 0 <= hand < 1 << NUM_CARDS:
         raise ValueError(f"hand must be a 52-bit mask, got {hand}")
     if hand.bit_count() > MAX_HAND_CARDS:
@@ -155,11 +158,11 @@ def _set_groups(h: np.ndarray, f: list[np.ndarray], t: _Tables):
 def min_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = False):
     """Least deadwood over all arrangements of disjoint melds, per hand.
 
-    ``hands``: a Python int (returns an int) or an integer array of 52-bit masks of any
-    shape (returns an int16 array of that shape). Hands of up to 13 cards.
+    ``hands``: a Python or numpy integer (returns an int) or an integer array of 52-bit
+    masks of any shape (returns an int16 array of that shape). Hands of up to 13 cards.
     """
     t = _tables(aces_high, five_under_ten)
-    if isinstance(hands, int):
+    if isinstance(hands, (int, np.integer)):
         return _scalar_min_deadwood(_check_scalar(hands), t)
     h = _as_hands(hands)
     flat = h.ravel()
@@ -184,7 +187,7 @@ def discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = F
     hands (which card to discard or knock with), correct for any hand of up to 13 cards.
     """
     t = _tables(aces_high, five_under_ten)
-    if isinstance(hands, int):
+    if isinstance(hands, (int, np.integer)):
         return _scalar_discard_deadwood(_check_scalar(hands), t)
     h = _as_hands(hands)
     flat = h.ravel()

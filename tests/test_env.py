@@ -99,8 +99,25 @@ def test_raw_env_refuses_illegal_actions_naming_the_legal_ones():
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 0 \(draw stock\).*legal: 1 \(take discard\), 2 \(pass\)"):
         env.step(DRAW_STOCK)
-    with pytest.raises(IllegalActionError, match="illegal action 500"):
-        env.step(500)
+    for bad in (500, -1, 2.0, True, None):
+        with pytest.raises(IllegalActionError, match="integer action id 0..107"):
+            env.step(bad)
+
+
+def test_refused_actions_change_nothing():
+    env = gin_rummy_v0.raw_env(episode="match")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not env.infos[env.agent_selection].get("hand_result"):
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        knocks = legal[legal >= 55]
+        env.step(int(knocks[0]) if knocks.size else int(rng.choice(legal)))
+    agent = env.agent_selection
+    before = (dict(env._cumulative_rewards), dict(env.infos[agent]), list(env.game.history))
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    assert (dict(env._cumulative_rewards), dict(env.infos[agent]), list(env.game.history)) == before
 
 
 def test_wrapped_env_follows_the_illegal_move_convention():
@@ -177,7 +194,9 @@ def test_hand_episode_rewards_and_showdown_infos():
         outcomes.add(result["outcome"])
         assert totals["player_0"] == result["rewards"][0] and totals["player_1"] == result["rewards"][1]
         if result["outcome"] != "draw":
-            assert result["knocker_melds"] or result["knocker_deadwood_cards"]
+            shown = result["shown_hands"][result["knocker"]].split()
+            laid = " ".join(result["knocker_melds"] + [result["knocker_deadwood_cards"]]).split()
+            assert sorted(laid) == sorted(shown) and len(shown) == 10
             assert result["knocker_deadwood"] <= 10
     assert "draw" in outcomes and len(outcomes) >= 2
 
@@ -195,7 +214,6 @@ def test_match_episode_returns_grand_total_difference():
 
 @pytest.mark.parametrize("reward, scale", [("scaled", 100.0), ("win_loss", None)])
 def test_reward_options(reward, scale):
-    rng = np.random.default_rng(2)
     for seed in range(40):
         totals_p, _ = play_out(gin_rummy_v0.env(), np.random.default_rng(seed), seed)
         totals_r, _ = play_out(gin_rummy_v0.env(reward=reward), np.random.default_rng(seed), seed)
@@ -203,7 +221,7 @@ def test_reward_options(reward, scale):
             assert totals_r["player_0"] == pytest.approx(totals_p["player_0"] / scale)
         else:
             assert totals_r["player_0"] == np.sign(totals_p["player_0"])
-    assert rng is not None
+        assert totals_r["player_0"] == -totals_r["player_1"]
 
 
 def test_explicit_deck_and_dealer_options():

@@ -63,7 +63,9 @@ def test_property_any_hand_up_to_13_cards(cards, aces_high, five_under_ten):
     for m in arrangement.melds:
         assert m.cards & laid == 0
         laid |= m.cards
-        assert m.cards in all_melds(aces_high) or (m.kind == "run" and m.cards.bit_count() >= 3)
+        assert m.cards in all_melds(aces_high)
+        ranks = {c % 13 for c in mask_to_cards(m.cards)}
+        assert (m.kind == "set") == (len(ranks) == 1)
     assert laid | arrangement.deadwood_cards == hand and laid & arrangement.deadwood_cards == 0
     assert sum(card_value(c, five_under_ten) for c in mask_to_cards(arrangement.deadwood_cards)) == expected
 
@@ -119,9 +121,12 @@ def test_arrangements_lists_every_least_deadwood_layout():
     # 7C 7D 7H 8C 9C 8D 9D: 7C 8C 9C + 7D 8D 9D leaves 7H (7); the set of 7s leaves 8C 9C 8D 9D (34).
     (best,) = melds.arrangements(parse_hand("7C 7D 7H 8C 9C 8D 9D"))
     assert best.deadwood == 7 and best.deadwood_cards == parse_hand("7H")
-    # 5C 5D 5H 5S 6S 7S 4S: one layout per way of splitting 5S between set and run.
-    many = melds.arrangements(parse_hand("5C 5D 5H 5S 4S 6S 7S 3D 4D"))
-    assert len(many) >= 1 and all(a.deadwood == many[0].deadwood for a in many)
+    # 2C 2D 2H AH 3H: the set of 2s or the run AH 2H 3H, both leaving deadwood 4; with 2S
+    # too, the 4-set leaves AH 3H (4) and 2C 2D 2S + AH 2H 3H leaves nothing.
+    two = melds.arrangements(parse_hand("2C 2D 2H AH 3H"))
+    assert sorted(a.deadwood_cards for a in two) == sorted([parse_hand("AH 3H"), parse_hand("2C 2D")])
+    (gin,) = melds.arrangements(parse_hand("2C 2D 2H 2S AH 3H"))
+    assert gin.deadwood == 0 and len(gin.melds) == 2
 
 
 def test_layoffs_extend_runs_card_by_card_and_complete_sets():

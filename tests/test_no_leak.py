@@ -5,8 +5,8 @@ face-down card) are dealt differently. Checked in every phase, for both seats.""
 import numpy as np
 import pytest
 
-from rummy_env import encoding
-from rummy_env import gin_rummy_v0
+from rummy_env import cards as encoding_cards
+from rummy_env import encoding, gin_rummy_v0
 from rummy_env.cards import mask_to_cards
 from rummy_env.game import KNOCK, GinRummyState, Phase
 
@@ -69,7 +69,76 @@ def test_information_set_does_not_hold_the_opponents_stock_draws():
     drawn = s.hands[s.current_player] & ~GinRummyState.new_hand(seed=5).hands[s.current_player]
     info = s.information_set(1 - s.current_player)
     assert info.opponent_known & drawn == 0 and info.unseen & drawn == drawn
-    assert all(card == -1 for _, a, card in info.public_history if a == 0)
+    assert all(card == -1 for _, event, card in info.public_history if event == "draw_stock")
+
+
+def knocked_state(seed: int) -> GinRummyState:
+    rng = np.random.default_rng(seed)
+    s = GinRummyState.new_hand(seed=seed)
+    while not s.is_over:
+        legal = s.legal_actions()
+        knocks = [a for a in legal if KNOCK <= a < KNOCK + 52]
+        s.step(knocks[0] if knocks else int(rng.choice(legal)))
+    return s
+
+
+def test_the_face_down_knock_card_is_never_shown():
+    found = 0
+    for seed in range(300):
+        s = knocked_state(seed)
+        if s.knock_card is None:
+            continue
+        found += 1
+        defender = 1 - s.result.knocker
+        info = s.information_set(defender)
+        assert (s.result.knocker, "knock", -1) == info.public_history[-1]
+        assert not info.opponent_known >> s.knock_card & 1 and not info.discard_mask >> s.knock_card & 1
+        assert encoding_cards.card_str(s.knock_card) not in s.render(perspective=defender).split("discard pile")[0]
+    assert found > 20
+
+
+def test_render_for_a_seat_hides_the_opponents_cards_and_moves():
+    s = GinRummyState.new_hand(seed=5)
+    s.step(2)
+    s.step(2)
+    s.step(0)  # player 0 now holds 11 cards and is to discard
+    text = s.render(perspective=1)
+    for card in mask_to_cards(s.hands[0]):
+        assert encoding_cards.card_str(card) not in text and encoding_cards.card_str(card, symbols=True) not in text
+    assert "discard " in s.render(perspective=0)
+
+
+def test_env_infos_carry_only_the_players_own_information_set():
+    env = gin_rummy_v0.raw_env()
+    rng = np.random.default_rng(3)
+    env.reset(seed=3)
+    for _ in range(40):
+        g = env.game
+        for seat, agent in enumerate(env.possible_agents):
+            assert env.infos[agent]["information_set"] == g.information_set(seat)
+            alt = redeal_hidden(g, seat, rng)
+            assert alt.information_set(seat) == env.infos[agent]["information_set"]
+        if g.is_over:
+            break
+        env.step(int(rng.choice(g.legal_actions())))
+
+
+def test_sampled_worlds_keep_what_the_opponent_knows_of_our_hand():
+    rng = np.random.default_rng(4)
+    checked = 0
+    for seed in range(200):
+        s = GinRummyState.new_hand(seed=seed)
+        for _ in range(int(rng.integers(5, 50))):
+            if s.is_over:
+                break
+            s.step(int(rng.choice(s.legal_actions())))
+        if s.is_over:
+            continue
+        for seat in (0, 1):
+            world = GinRummyState.sample_from_information_set(s.information_set(seat), s.rules, rng)
+            assert world.information_set(1 - seat).opponent_known == s.information_set(1 - seat).opponent_known
+            checked += s.known[seat] != 0
+    assert checked > 10
 
 
 def test_hand_result_shows_nothing_after_a_draw():
