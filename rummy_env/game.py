@@ -201,6 +201,7 @@ class GinRummyState:
     public_history: list[tuple[int, str, int]] = field(default_factory=list)  # (seat, event, card shown or -1)
     result: Optional[HandResult] = None
     _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
+    _infos: dict = field(default_factory=dict, repr=False, compare=False)  # information sets of this position
 
     # ----------------------------------------------------------------- construction
 
@@ -285,6 +286,7 @@ class GinRummyState:
         new.passed = list(self.passed)
         new.history = list(self.history)
         new.public_history = list(self.public_history)
+        new._infos = {}
         return new
 
     # ----------------------------------------------------------------- queries
@@ -363,6 +365,7 @@ class GinRummyState:
         p = self.current_player
         self.history.append(action)
         self._legal = None
+        self._infos = {}
         if action == PASS:
             self._pass(p)
         elif action == DRAW_STOCK:
@@ -472,7 +475,10 @@ class GinRummyState:
     # ----------------------------------------------------------------- information sets
 
     def information_set(self, player: int) -> InformationSet:
-        """Everything ``player`` knows now, and nothing else."""
+        """Everything ``player`` knows now, and nothing else (cached until the next step)."""
+        cached = self._infos.get(player)
+        if cached is not None:
+            return cached
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         opp = 1 - player
@@ -482,7 +488,7 @@ class GinRummyState:
         pile = 0
         for c in self.discard_pile:
             pile |= 1 << c
-        return InformationSet(
+        info = self._infos[player] = InformationSet(
             player=player,
             hand=self.hands[player],
             discard_pile=tuple(self.discard_pile),
@@ -501,6 +507,7 @@ class GinRummyState:
             public_history=tuple(self.public_history),
             result=self.result,
         )
+        return info
 
     @classmethod
     def sample_from_information_set(

@@ -41,9 +41,9 @@ Rewards (zero-sum, given when a hand ends):
 - ``win_loss``: +1 / -1 / 0 by who won the hand (``episode="hand"``) or the match.
 A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
 
-Infos: every agent's info holds its ``information_set`` (``rummy_env.game.
-InformationSet``: what that player knows, nothing more) and the ``rules``, which is what
-agents read. At the step that ends a hand, every agent's info also has ``hand_result``
+Infos: the info of the agent to move (and of every agent when the episode ends) holds
+its current ``information_set`` (``rummy_env.game.InformationSet``: what that player
+knows, nothing more) and the ``rules``, which is what agents read. At the step that ends a hand, every agent's info also has ``hand_result``
 (outcome, winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is
 shown after a draw) and ``hand_results`` (every result since that agent last acted: in a
 match a short hand can end before it acts), and in a match ``match_points`` and, at the
@@ -222,11 +222,14 @@ class raw_env(AECEnv):
             self.render()
 
     def _add_information_sets(self) -> None:
-        """Each agent's info carries its information set and the rules (for agents)."""
+        """The info of the agent to move (of every agent once the episode ends) carries its
+        current information set and the rules: what agents read."""
         assert self.game is not None
+        over = all(self.terminations.values())
         for seat, agent in enumerate(self.agents):
-            self.infos[agent]["information_set"] = self.game.information_set(seat)
-            self.infos[agent]["rules"] = self.rules
+            if over or agent == self.agent_selection:
+                self.infos[agent]["information_set"] = self.game.information_set(seat)
+                self.infos[agent]["rules"] = self.rules
 
     def _terminate_illegal(self, agent: str) -> None:
         """PettingZoo's illegal-move convention, as ``TerminateIllegalWrapper`` applies it."""
