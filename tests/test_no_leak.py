@@ -114,10 +114,10 @@ def test_env_infos_carry_only_the_players_own_information_set():
     env.reset(seed=3)
     for _ in range(40):
         g = env.game
-        for seat, agent in enumerate(env.possible_agents):
-            assert env.infos[agent]["information_set"] == g.information_set(seat)
-            alt = redeal_hidden(g, seat, rng)
-            assert alt.information_set(seat) == env.infos[agent]["information_set"]
+        seat = g.current_player
+        info = env.infos[env.agent_selection]["information_set"]
+        assert info == g.information_set(seat) and info.player == seat
+        assert redeal_hidden(g, seat, rng).information_set(seat) == info
         if g.is_over:
             break
         env.step(int(rng.choice(g.legal_actions())))
