@@ -6,6 +6,7 @@
 - ``rummy deadwood CARDS``: the exact solver on one hand (arrangement; for 11 cards the
   deadwood left by each discard).
 - ``rummy rules [PRESET|FILE]``: print rule options as YAML.
+- ``rummy play``: play a hand or a match in the terminal against any agent or level.
 """
 
 from __future__ import annotations
@@ -75,6 +76,42 @@ def _deadwood(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    import agents
+    from agents.human import HumanAgent, QuitGame, describe_move, explain
+    from rummy_env import gin_rummy_v0
+
+    opponent = agents.make(args.opponent, seed=args.seed)
+    human = HumanAgent()
+    seat = args.seat if args.seat in (0, 1) else int(np.random.default_rng(args.seed).integers(2))
+    players = [human, opponent] if seat == 0 else [opponent, human]
+    env = gin_rummy_v0.raw_env(rules=args.rules, episode="match" if args.match else "hand")
+    env.reset(seed=args.seed)
+    you = env.possible_agents[seat]
+    print(f"you are {you}, playing {args.opponent!r} under {args.rules!r} rules ({'a match' if args.match else 'one hand'})")
+    try:
+        for name in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if name == you:
+                for result in info.get("hand_results", []):
+                    print("\n" + explain(result, seat))
+                if "match_points" in info:
+                    print(f"match points: you {info['match_points'][seat]}, opponent {info['match_points'][1 - seat]}")
+                if "match_result" in info:
+                    final = info["match_result"]
+                    print(f"match over: grand totals you {final['grand_total'][seat]}, opponent {final['grand_total'][1 - seat]}")
+            if term or trunc:
+                env.step(None)
+                continue
+            action = players[env.possible_agents.index(name)].act(obs, info)
+            if name != you:
+                print(f"opponent {describe_move(action)}")
+            env.step(action)
+    except (QuitGame, EOFError):
+        print("\ngame abandoned")
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     print(yaml.safe_dump(load_rules(args.spec).to_dict(), sort_keys=False), end="")
     return 0
@@ -95,6 +132,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     dw.add_argument("cards", nargs="+", help="cards such as AC 10H TD 7s")
     dw.add_argument("--rules", default="classic")
     dw.set_defaults(func=_deadwood)
+
+    play = sub.add_parser("play", help="play in the terminal against an agent, e.g. rummy play --opponent hard")
+    play.add_argument("--opponent", default="medium", help="agent spec or level: easy, medium, hard, expert, heuristic, ...")
+    play.add_argument("--rules", default="classic", help=f"preset ({', '.join(PRESETS)}) or YAML path")
+    play.add_argument("--match", action="store_true", help="play a match to the target score instead of one hand")
+    play.add_argument("--seat", type=int, choices=(0, 1), default=None, help="your seat (default: random)")
+    play.add_argument("--seed", type=int, default=None)
+    play.set_defaults(func=_play)
 
     rl = sub.add_parser("rules", help="print rule options as YAML")
     rl.add_argument("spec", nargs="?", default="classic", help="preset name or YAML path")

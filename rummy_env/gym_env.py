@@ -8,11 +8,11 @@
   ``gymnasium.vector.VectorEnv`` with same-step autoreset.
 
 Opponents: ``"random"`` (uniform over legal actions, seeded by the env), or a callable.
-For ``GinRummyEnv`` the callable gets ``(observation, action_mask)`` of the opponent's seat
-and returns an action id; for ``VectorGinRummyEnv`` it gets batches ``(observations
-(M, ...), masks (M, 108))`` and returns M action ids. Named agents (``"heuristic"``, ...)
-will be accepted once the agents package exists (issue #4); until then other names are
-refused with the list of what is allowed.
+For ``GinRummyEnv`` the opponent may also be any agent spec of ``agents.make``
+(``"simple"``, ``"heuristic"``, ``"hard"``, ``"mcts:simulations=100"``, ...) or an
+``agents.Agent``; a callable gets ``(observation, action_mask)`` of the opponent's seat
+and returns an action id. For ``VectorGinRummyEnv`` the callable gets batches
+``(observations (M, ...), masks (M, 108))`` and returns M action ids.
 
 The learner's seat is ``seat`` (0 or 1) or ``"random"`` (drawn per hand). Rewards are the
 learner's hand reward (``points``, ``scaled`` or ``win_loss``), given when the hand ends;
@@ -49,6 +49,19 @@ def _check_opponent(opponent: Any) -> None:
         raise TypeError(f"opponent must be a name ({', '.join(OPPONENTS)}) or a callable, got {type(opponent).__name__}")
 
 
+def _single_opponent(opponent: Any, seed: Optional[int]) -> Any:
+    """'random', a callable, or an agent (from a spec string or an Agent instance)."""
+    if opponent == "random" or (callable(opponent) and not hasattr(opponent, "act")):
+        return opponent
+    if hasattr(opponent, "act"):
+        return opponent
+    if isinstance(opponent, str):
+        import agents  # the layer above: loaded only when an agent is asked for by name
+
+        return agents.make(opponent, seed=seed)
+    raise TypeError(f"opponent must be 'random', an agent spec, an Agent or a callable, got {type(opponent).__name__}")
+
+
 def _check_seat(seat: Any) -> None:
     if seat not in (0, 1, "random"):
         raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
@@ -79,7 +92,7 @@ class GinRummyEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         render_mode: Optional[str] = None,
     ) -> None:
-        _check_opponent(opponent)
+        opponent = _single_opponent(opponent, None)
         _check_seat(seat)
         _reward_value(0, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -111,9 +124,13 @@ class GinRummyEnv(gymnasium.Env):
     def _opponent_action(self) -> int:
         assert self.game is not None
         mask = self.game.legal_mask()
-        if self.opponent == "random":
+        if isinstance(self.opponent, str):  # "random"
             return int(self.np_random.choice(np.flatnonzero(mask)))
-        return int(self.opponent(self._obs(1 - self.seat), mask))  # type: ignore[operator]
+        seat = 1 - self.seat
+        if hasattr(self.opponent, "act"):
+            info = {"information_set": self.game.information_set(seat), "rules": self.rules}
+            return int(self.opponent.act({"observation": self._obs(seat), "action_mask": mask}, info))
+        return int(self.opponent(self._obs(seat), mask))
 
     def _play_opponent(self) -> None:
         assert self.game is not None
@@ -129,6 +146,8 @@ class GinRummyEnv(gymnasium.Env):
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=seed)
+        if seed is not None and hasattr(self.opponent, "reset"):
+            self.opponent.reset(seed=seed + 1)
         self.seat = int(self.np_random.integers(2)) if self.seat_option == "random" else int(self.seat_option)
         dealer = int(self.np_random.integers(2))
         self.game = GinRummyState.new_hand(self.rules, self.np_random, dealer=dealer)

@@ -359,6 +359,25 @@ def _scalar_discard_deadwood(hand: int, t: _Tables) -> tuple[int, ...]:
     return tuple(best)
 
 
+def forms_meld(hand: int, card: int, *, aces_high: bool = False) -> bool:
+    """Whether ``card`` makes a set or a run with cards of ``hand`` (any meld, not the best).
+
+    The test the EAAI competition's simple player uses to decide to take a face-up card.
+    """
+    rank, suit = card % NUM_RANKS, card // NUM_RANKS
+    if (hand & _RANK_MASKS[rank] & ~(1 << card)).bit_count() >= 2:
+        return True
+    field = _positions_int((hand >> (13 * suit)) & SUIT_BITS, aces_high)
+    p = _run_order(rank, aces_high)
+    def has(q: int) -> bool:
+        return 0 <= q < NUM_RANKS and (field >> q) & 1 == 1
+    return (has(p - 2) and has(p - 1)) or (has(p - 1) and has(p + 1)) or (has(p + 1) and has(p + 2))
+
+
+def _positions_int(field: int, aces_high: bool) -> int:
+    return ((field >> 1) | ((field & 1) << 12)) if aces_high else field
+
+
 # ---------------------------------------------------------------------------------------
 # Single-hand arrangements and lay-offs, for the showdown (not a hot path).
 
@@ -396,7 +415,11 @@ def arrangements(hand: int, *, aces_high: bool = False, five_under_ten: bool = F
     Runs are laid as whole blocks of consecutive cards; splitting a block into shorter
     runs changes neither the deadwood nor what can be laid off on it.
     """
-    hand = _check_scalar(int(hand))
+    return list(_arrangements(_check_scalar(int(hand)), aces_high, five_under_ten))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _arrangements(hand: int, aces_high: bool, five_under_ten: bool) -> tuple[Arrangement, ...]:
     t = _tables(aces_high, five_under_ten)
     found: dict[int, Arrangement] = {}
     best = _scalar_min_deadwood(hand, t)
@@ -410,7 +433,7 @@ def arrangements(hand: int, *, aces_high: bool = False, five_under_ten: bool = F
         covered = 0
         for s in range(4):
             field = (rem >> (13 * s)) & SUIT_BITS
-            cover = int(_run_cover(np.array([field]), aces_high)[0])
+            cover = _run_cover(field, aces_high)
             covered |= cover << (13 * s)
             positions = sorted(_run_order(r, aces_high) for r in range(NUM_RANKS) if (cover >> r) & 1)
             block: list[int] = []
@@ -424,7 +447,7 @@ def arrangements(hand: int, *, aces_high: bool = False, five_under_ten: bool = F
         value = _mask_value(dead, t)
         if value == best and x not in found:
             found[x] = Arrangement(tuple(melds), dead, value)
-    return list(found.values())
+    return tuple(found.values())
 
 
 def best_arrangement(hand: int, *, aces_high: bool = False, five_under_ten: bool = False) -> Arrangement:

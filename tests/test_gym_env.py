@@ -61,9 +61,22 @@ def test_illegal_learner_action_ends_the_episode_with_the_penalty():
     assert env.step(NUM_ACTIONS + 5)[1] == -1.0
 
 
+def test_named_agents_as_opponents():
+    for spec in ("simple", "heuristic", "medium"):
+        env = gymnasium.make("rummy_env/GinRummy-v0", opponent=spec, seat=1)
+        obs, info = env.reset(seed=1)
+        while True:
+            obs, reward, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            if term:
+                break
+        assert "hand_result" in info
+
+
 def test_bad_arguments_are_refused():
-    with pytest.raises(ValueError, match="unknown opponent 'expert'; allowed: random"):
-        GinRummyEnv(opponent="expert")
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster'; available"):
+        GinRummyEnv(opponent="grandmaster")
+    with pytest.raises(ValueError, match="unknown opponent 'simple'; allowed: random"):
+        VectorGinRummyEnv(2, opponent="simple")
     with pytest.raises(TypeError, match="opponent must be"):
         GinRummyEnv(opponent=3)
     with pytest.raises(ValueError, match="seat must be"):

@@ -1,0 +1,16 @@
+"""``random``: a uniformly random legal action. The floor every other agent must beat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, legal_actions
+
+
+class RandomAgent(Agent):
+    name = "random"
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        return int(self.rng.choice(legal_actions(observation)))

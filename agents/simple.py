@@ -1,0 +1,49 @@
+"""``simple``: the behaviour of the EAAI-2021 competition's ``SimpleGinRummyPlayer``.
+
+The standard baseline of published Gin Rummy AI work, re-implemented from its
+description:
+- take the face-up card (the upcard offer, or the top discard) only if it makes a meld
+  with cards in hand (any set or run, ``melds.forms_meld``); otherwise pass / draw from
+  the stock;
+- discard at random among the cards that leave the least deadwood, never the card just
+  taken from the pile;
+- knock as soon as it may (with that card face down; Gin when it leaves 0).
+One addition, because the competition had no Big Gin: declare Big Gin when it is legal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, information, legal_actions
+from rummy_env import melds
+from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+
+
+def least_deadwood_discards(hand: int, taken: int | None, rules) -> tuple[list[int], int]:
+    """Cards (never ``taken``) whose discard leaves the least deadwood, and that deadwood."""
+    after = melds.discard_deadwood(hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
+    options = [(v, c) for c, v in enumerate(after) if v >= 0 and c != taken]
+    best = min(v for v, _ in options)
+    return [c for v, c in options if v == best], best
+
+
+class SimpleAgent(Agent):
+    name = "simple"
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        legal = set(legal_actions(observation).tolist())
+        infoset, rules = information(info)
+        if infoset.phase in (Phase.OFFER, Phase.DRAW):
+            top = infoset.discard_pile[-1] if infoset.discard_pile else None
+            wants = top is not None and melds.forms_meld(infoset.hand, top, aces_high=rules.aces_high)
+            if wants and TAKE_DISCARD in legal:
+                return TAKE_DISCARD
+            return PASS if PASS in legal else DRAW_STOCK
+        if BIG_GIN in legal:
+            return BIG_GIN
+        cards, _ = least_deadwood_discards(infoset.hand, infoset.taken_card, rules)
+        card = int(self.rng.choice(cards))
+        return KNOCK + card if KNOCK + card in legal else DISCARD + card

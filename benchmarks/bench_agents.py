@@ -1,0 +1,87 @@
+"""Agent strength: each pair over duplicate deals, with 95% confidence intervals.
+
+Every deal is played twice with the seats swapped, so the luck of the cards cancels
+out; the unit of the statistics is the deal pair. For each pair of agents (A vs B) it
+prints A's share of hands won (a drawn hand counts as half), A's mean points per hand,
+both with 95% intervals (normal approximation over deal pairs), and with ``--matches``
+A's share of matches won (duplicate matches: same seed, seats swapped). Pairs run on
+worker processes; each finished pair is appended to ``--out`` as a JSON line.
+
+    python benchmarks/bench_agents.py --pair simple random --pair heuristic simple --rules classic --hands 2000
+    python benchmarks/bench_agents.py --pair heuristic simple --rules eaai --hands 0 --matches 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from multiprocessing import Pool
+
+import numpy as np
+
+import agents
+from agents.arena import play_hand, play_match
+
+
+def _share(a: int, b: int, winner) -> float:
+    return 1.0 if winner == a else 0.0 if winner == b else 0.5
+
+
+def deal_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
+    """(A's share of the 2 hands won, A's mean points) over one deal played both ways."""
+    a, b, rules, seed = job
+    first = play_hand([agents.make(a, seed=seed), agents.make(b, seed=seed + 1)], rules, seed=seed)
+    second = play_hand([agents.make(b, seed=seed + 1), agents.make(a, seed=seed)], rules, seed=seed)
+    share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
+    return share, (first.rewards[0] + second.rewards[1]) / 2
+
+
+def match_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
+    a, b, rules, seed = job
+    first = play_match([agents.make(a, seed=seed), agents.make(b, seed=seed + 1)], rules, seed=seed)
+    second = play_match([agents.make(b, seed=seed + 1), agents.make(a, seed=seed)], rules, seed=seed)
+    share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
+    return share, (first.grand_total[0] - first.grand_total[1] + second.grand_total[1] - second.grand_total[0]) / 2
+
+
+def interval(values: np.ndarray) -> tuple[float, float]:
+    return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"), help="agent specs; repeat")
+    ap.add_argument("--rules", default="classic")
+    ap.add_argument("--hands", type=int, default=2000, help="hands per pair (an even number: deals x 2)")
+    ap.add_argument("--matches", type=int, default=0, help="also this many matches per pair (duplicate)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", help="append one JSON line per finished pair")
+    args = ap.parse_args()
+    for a, b in args.pair:
+        agents.make(a), agents.make(b)  # a bad spec fails here, before any work
+    with Pool(args.workers) as pool:
+        for a, b in args.pair:
+            for kind, count, fn in (("hands", args.hands, deal_pair), ("matches", args.matches, match_pair)):
+                if count <= 0:
+                    continue
+                start = time.perf_counter()
+                jobs = [(a, b, args.rules, args.seed + 10_000 * i) for i in range(count // 2)]
+                results = np.array(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * args.workers))))
+                share, share_ci = interval(results[:, 0])
+                pts, pts_ci = interval(results[:, 1])
+                unit = "hand" if kind == "hands" else "match (grand-total margin)"
+                line = (f"{a} vs {b}, {args.rules}, {len(jobs) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
+                        f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}  [{time.perf_counter() - start:.0f} s]")
+                print(line, flush=True)
+                if args.out:
+                    with open(args.out, "a") as f:
+                        f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(jobs) * 2,
+                                            "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Agents: legal play under every preset, no peeking, the simple agent's specification,
+the registry and the human player's input handling."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from agents.arena import play_hand, play_match
+from agents.human import HumanAgent
+from rummy_env import gin_rummy_v0
+from rummy_env.cards import parse_card, parse_hand
+from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
+from test_no_leak import redeal_hidden
+
+PRESETS = ["classic", "eaai", "openspiel"]
+FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("spec", sorted(FAST))
+def test_agents_play_whole_hands_without_illegal_moves(spec, preset):
+    # The raw env raises on any illegal move, so finishing the hands is the test.
+    outcomes = set()
+    for seed in range(FAST[spec]):
+        a, b = agents.make(spec, seed=seed), agents.make("simple", seed=seed + 1)
+        result = play_hand([a, b] if seed % 2 else [b, a], preset, seed=seed)
+        outcomes.add(result.outcome)
+    assert outcomes
+
+
+def test_a_match_between_agents_ends_with_a_winner():
+    result = play_match([agents.make("heuristic", seed=1), agents.make("simple", seed=2)], "eaai", seed=0)
+    assert max(result.hand_points) >= 100 and result.winner in (0, 1)
+
+
+@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=16"])
+def test_no_agent_peeks_at_hidden_cards(spec):
+    """Same seed, same information set, different hidden cards: the same action."""
+    rng = np.random.default_rng(0)
+    env = gin_rummy_v0.raw_env()
+    checked = 0
+    for game in range(6 if spec.startswith("mcts") else 25):
+        env.reset(seed=game)
+        while not env.game.is_over:
+            g, agent = env.game, env.agent_selection
+            seat = g.current_player
+            obs, info = env.observe(agent), env.infos[agent]
+            action = agents.make(spec, seed=game).act(obs, info)
+            env.game = redeal_hidden(g, seat, rng)
+            alt_info = {"information_set": env.game.information_set(seat), "rules": env.rules}
+            assert agents.make(spec, seed=game).act(env.observe(agent), alt_info) == action
+            env.game = g
+            checked += 1
+            env.step(action)
+    assert checked > 50
+
+
+def state_after(non_dealer: str, dealer: str, upcard: str, stock: str, actions=()):
+    s = GinRummyState.from_hands(non_dealer, dealer, upcard, stock)
+    for a in actions:
+        s.step(a)
+    return s
+
+
+def act(spec: str, s: GinRummyState, seed: int = 0) -> int:
+    info = {"information_set": s.information_set(s.current_player), "rules": s.rules}
+    return agents.make(spec, seed=seed).act({"action_mask": s.legal_mask()}, info)
+
+
+P0 = "2C 3C 9C KD QH 4S 6S 8S JS 7H"
+P1 = "AD 3D 5D 7D 9D JD KC AH 5H 9H"
+P1B = "AD 3D 5D 7D JD KC AH 5H 9C 2S"
+
+
+def test_simple_takes_a_face_up_card_only_when_it_melds():
+    assert act("simple", state_after(P0, P1, "4C", "TC")) == TAKE_DISCARD  # 2C 3C 4C
+    assert act("simple", state_after(P0, P1, "TD", "TC")) == PASS
+    s = state_after(P0, P1, "TD", "TC", [PASS, PASS])
+    assert act("simple", s) == DRAW_STOCK  # must draw from the stock after both passed
+    s = state_after(P0, P1, "TD", "QC", [PASS, PASS, DRAW_STOCK, DISCARD + parse_card("KD")])
+    assert act("simple", s) == DRAW_STOCK  # KD melds nothing in player_1's hand
+    s = state_after(P0, P1, "TD", "QC", [PASS, PASS, DRAW_STOCK, DISCARD + parse_card("9C")])
+    assert act("simple", s) == TAKE_DISCARD  # 9C makes 9C 9D 9H with player_1's nines
+
+
+def test_simple_discards_among_the_least_deadwood_never_the_taken_card():
+    # After taking 4C: 2C 3C 4C melds; the least deadwood comes from discarding KD or JS
+    # or QH (all 10). 4C itself may not go.
+    s = state_after(P0, P1, "4C", "TC", [TAKE_DISCARD])
+    seen = {act("simple", s, seed) for seed in range(40)}
+    assert seen == {DISCARD + parse_card(c) for c in ("KD", "QH", "JS")}
+
+
+def test_simple_knocks_as_soon_as_it_may_and_declares_big_gin():
+    # player_0 draws 5S: 2C 3C 4C, 4S 5S 6S, 7H 8H 9H, and KD QS: either leaves 10, the limit.
+    s = state_after("2C 3C 4C 4S 6S 7H 8H 9H KD QS", P1B, "TD", "5S", [PASS, PASS, DRAW_STOCK])
+    assert act("simple", s) in (KNOCK + parse_card("KD"), KNOCK + parse_card("QS"))
+    # deadwood 9 after the discard: knock (limit 10)
+    s = state_after("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", P1B, "TD", "5S", [PASS, PASS, DRAW_STOCK])
+    assert act("simple", s) == KNOCK + parse_card("QS")
+    # all 11 cards melded (2C-4C, 4S-6S, 7H-JH): Big Gin
+    s = state_after("2C 3C 4C 4S 6S 7H 8H 9H TH JH", P1B, "TD", "5S", [PASS, PASS, DRAW_STOCK])
+    assert BIG_GIN in s.legal_actions() and act("simple", s) == BIG_GIN
+
+
+def test_registry_specs_levels_and_errors():
+    assert isinstance(agents.make("heuristic"), agents.HeuristicAgent)
+    m = agents.make("mcts:simulations=5,exploration=0.3")
+    assert (m.simulations, m.exploration) == (5, 0.3)
+    assert set(agents.LEVELS) == {"easy", "medium", "hard", "expert"}
+    for level, spec in agents.LEVELS.items():
+        assert type(agents.make(level)) is type(agents.make(spec))
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster'; available: .*heuristic"):
+        agents.make("grandmaster")
+    with pytest.raises(ValueError, match="has no option.*'depth'.*its options: seed, simulations"):
+        agents.make("mcts:depth=3")
+    with pytest.raises(ValueError, match="key=value"):
+        agents.make("mcts:400")
+    with pytest.raises(ValueError, match="simulations must be >= 1"):
+        agents.make("mcts:simulations=0")
+
+
+def test_agents_are_reproducible_with_a_seed():
+    a = [play_hand([agents.make("heuristic", seed=s), agents.make("random", seed=s)], seed=9) for s in (1, 1)]
+    assert a[0] == a[1]
+
+
+def test_human_input_is_parsed_or_answered_with_a_clear_message():
+    legal = [DISCARD + parse_card("7D"), KNOCK + parse_card("7D"), DISCARD + parse_card("KS")]
+    assert HumanAgent.parse("x 7d", legal) == DISCARD + parse_card("7D")
+    assert HumanAgent.parse("k 7D", legal) == KNOCK + parse_card("7D")
+    assert HumanAgent.parse("2", legal) == DISCARD + parse_card("KS")
+    for text, message in [("", "type a move"), ("7", "no move \\[7\\]"), ("x 1Z", "cannot parse card"),
+                          ("k KS", "not allowed now"), ("hello", "cannot read")]:
+        with pytest.raises(ValueError, match=message):
+            HumanAgent.parse(text, legal)
+
+
+def test_human_view_shows_melds_deadwood_and_moves():
+    s = state_after("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", P1B, "TD", "5S", [PASS, PASS, DRAW_STOCK])
+    lines = []
+    typed = iter(["nonsense", "0"])
+    human = HumanAgent(read=lambda prompt: next(typed), write=lines.append)
+    info = {"information_set": s.information_set(0), "rules": s.rules}
+    assert human.act({"action_mask": s.legal_mask()}, info) == s.legal_actions()[0]
+    text = "\n".join(lines)
+    assert "deadwood 19" in text and "cannot read 'nonsense'" in text and "[0] discard" in text
+    assert "7\u2665 8\u2665 9\u2665" in text
+
+
+def test_rummy_play_in_the_terminal():
+    moves = "\n".join(["q"])
+    out = subprocess.run(
+        [sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "easy", "--seed", "1", "--seat", "0"],
+        input=moves, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0 and "your hand:" in out.stdout and "game abandoned" in out.stdout
+    # a whole hand played by typing the first legal move every time
+    out = subprocess.run(
+        [sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "simple", "--seed", "2", "--seat", "1"],
+        input="0\n" * 400, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0 and ("draw" in out.stdout or "score" in out.stdout)
