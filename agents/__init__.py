@@ -1,7 +1,7 @@
 """Agents behind one interface: ``agents.make(spec).act(observation, info) -> action``.
 
 Names: ``random``, ``simple`` (the EAAI-2021 baseline), ``heuristic`` (scripted, strong),
-``mcts`` (search over determinised information sets), and the difficulty levels
+``mcts`` (Monte Carlo search over determinised information sets), and the levels
 ``easy``, ``medium``, ``hard``, ``expert``. Options follow a colon:
 ``make("mcts:simulations=400")``. An agent takes exactly what ``gin_rummy_v0``'s
 ``last()`` returns for its player.
@@ -9,7 +9,7 @@ Names: ``random``, ``simple`` (the EAAI-2021 baseline), ``heuristic`` (scripted,
 
 from agents.base import Agent, legal_actions
 from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent, PIMCAgent
+from agents.mcts import MCTSAgent
 from agents.random_agent import RandomAgent
 from agents.registry import LEVELS, available, make, parse_spec, register
 from agents.simple import SimpleAgent
@@ -18,7 +18,6 @@ register("random", RandomAgent)
 register("simple", SimpleAgent)
 register("heuristic", HeuristicAgent)
 register("mcts", MCTSAgent)
-register("pimc", PIMCAgent)
 
 __all__ = [
     "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "RandomAgent", "SimpleAgent",

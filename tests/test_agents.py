@@ -108,8 +108,8 @@ def test_simple_knocks_as_soon_as_it_may_and_declares_big_gin():
 
 def test_registry_specs_levels_and_errors():
     assert isinstance(agents.make("heuristic"), agents.HeuristicAgent)
-    m = agents.make("mcts:simulations=5,exploration=0.3")
-    assert (m.simulations, m.exploration) == (5, 0.3)
+    m = agents.make("mcts:simulations=5,candidates=2")
+    assert (m.simulations, m.candidates) == (5, 2)
     assert set(agents.LEVELS) == {"easy", "medium", "hard", "expert"}
     for level, spec in agents.LEVELS.items():
         assert type(agents.make(level)) is type(agents.make(spec))
