@@ -96,9 +96,15 @@ class HumanAgent(Agent):
         return action
 
 
-def explain(result: dict[str, Any], you: int) -> str:
-    """The showdown of a finished hand (``hand_result`` from the env's info), in words."""
-    who = lambda seat: "you" if seat == you else "the opponent"  # noqa: E731
+def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[tuple[str, str]] = None) -> str:
+    """The showdown of a finished hand (``hand_result`` from the env's info), in words:
+    for the person in seat ``you``, or naming the seats with ``names``."""
+
+    def who(seat: int) -> str:
+        if names is not None:
+            return names[seat]
+        return "you" if seat == you else "the opponent"
+
     if result["outcome"] == "draw":
         return f"the hand is a draw ({'the stock ran down to two cards' if result['reason'] == 'wall' else 'too many turns'}): no points"
     knocker = result["knocker"]
@@ -116,7 +122,8 @@ def explain(result: dict[str, Any], you: int) -> str:
     if result["winner"] is None:
         lines.append("equal deadwood, no undercut under these rules: no points")
     else:
-        lines.append(f"{result['outcome'].replace('_', ' ')}: {who(result['winner'])} score {result['points']}")
+        verb = "score" if who(result["winner"]) == "you" else "scores"
+        lines.append(f"{result['outcome'].replace('_', ' ')}: {who(result['winner'])} {verb} {result['points']}")
     return "\n".join(lines)
 
 

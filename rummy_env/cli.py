@@ -1,8 +1,8 @@
 """The ``rummy`` command: one entry point whose subcommands call into the library.
 
-- ``rummy demo``: play a short batch of random-vs-random hands through the PettingZoo
-  env and print a summary (outcomes, points, speed). The README's main job until agents
-  and training exist.
+- ``rummy demo``: two agents (default ``heuristic`` vs ``simple``) play a short batch of
+  hands through the PettingZoo env; prints outcomes, points, speed and the last
+  showdown. The README's main job until training exists.
 - ``rummy deadwood CARDS``: the exact solver on one hand (arrangement; for 11 cards the
   deadwood left by each discard).
 - ``rummy rules [PRESET|FILE]``: print rule options as YAML.
@@ -26,38 +26,40 @@ from rummy_env.rules import PRESETS, load_rules
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import agents
+    from agents.human import explain
     from rummy_env import gin_rummy_v0
 
     env = gin_rummy_v0.env(rules=args.rules, episode=args.episode)
-    rng = np.random.default_rng(args.seed)
+    players = [agents.make(spec, seed=args.seed + i) for i, spec in enumerate(args.agents)]
     outcomes: collections.Counter[str] = collections.Counter()
     returns = np.zeros(2)
     steps = 0
+    last_result = None
     start = time.perf_counter()
     for episode in range(args.episodes):
         env.reset(seed=args.seed + episode)
-        for agent in env.agent_iter():
+        for name in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
-            if "hand_result" in info and agent == "player_0":
-                outcomes[info["hand_result"]["outcome"]] += 1
-            returns[env.possible_agents.index(agent)] += reward
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                knocks = legal[legal >= 55]  # random play that knocks when it can, so hands end in showdowns
-                action = int(knocks[0]) if knocks.size else int(rng.choice(legal))
-                steps += 1
+            seat = env.possible_agents.index(name)
+            if seat == 0:
+                for result in info.get("hand_results", []):
+                    outcomes[result["outcome"]] += 1
+                    last_result = result
+            returns[seat] += reward
+            action = None if term or trunc else players[seat].act(obs, info)
+            steps += action is not None
             env.step(action)
     seconds = time.perf_counter() - start
-    unit = "hands" if args.episode == "hand" else "matches"
-    print(f"{args.episodes} {unit} of random play (knocking when legal), rules {args.rules!r}")
+    unit = "hand" if args.episode == "hand" else "match"
+    print(f"{args.episodes} {unit}es" if unit == "match" else f"{args.episodes} hands", end="")
+    print(f" of {args.agents[0]} (player_0) vs {args.agents[1]} (player_1), rules {args.rules!r}")
     print("outcomes:", ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
-    print(f"mean return per {unit[:-1] if unit == 'hands' else 'match'}: player_0 {returns[0] / args.episodes:+.2f}, "
-          f"player_1 {returns[1] / args.episodes:+.2f}")
+    print(f"mean return per {unit}: player_0 {returns[0] / args.episodes:+.2f}, player_1 {returns[1] / args.episodes:+.2f}")
     print(f"{steps} decisions in {seconds:.2f} s ({steps / seconds:,.0f} steps/s)")
-    print("the last table:")
-    print(env.unwrapped.game.render())
+    if last_result is not None:
+        print("the last showdown:")
+        print(explain(last_result, names=(f"player_0 ({args.agents[0]})", f"player_1 ({args.agents[1]})")))
     return 0
 
 
@@ -121,7 +123,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="rummy", description="Gin Rummy environments for RL research")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="play random games through the env and print a summary")
+    demo = sub.add_parser("demo", help="two agents play through the env; prints a summary")
+    demo.add_argument("--agents", nargs=2, default=["heuristic", "simple"], metavar=("A", "B"), help="agent specs")
     demo.add_argument("--episodes", type=int, default=200, help="episodes to play (default 200)")
     demo.add_argument("--episode", choices=("hand", "match"), default="hand", help="episode length")
     demo.add_argument("--rules", default="classic", help=f"preset ({', '.join(PRESETS)}) or YAML path")

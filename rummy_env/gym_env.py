@@ -49,16 +49,14 @@ def _check_opponent(opponent: Any) -> None:
         raise TypeError(f"opponent must be a name ({', '.join(OPPONENTS)}) or a callable, got {type(opponent).__name__}")
 
 
-def _single_opponent(opponent: Any, seed: Optional[int]) -> Any:
+def _single_opponent(opponent: Any) -> Any:
     """'random', a callable, or an agent (from a spec string or an Agent instance)."""
-    if opponent == "random" or (callable(opponent) and not hasattr(opponent, "act")):
-        return opponent
-    if hasattr(opponent, "act"):
-        return opponent
-    if isinstance(opponent, str):
+    if isinstance(opponent, str) and opponent != "random":
         import agents  # the layer above: loaded only when an agent is asked for by name
 
-        return agents.make(opponent, seed=seed)
+        return agents.make(opponent)
+    if isinstance(opponent, str) or hasattr(opponent, "act") or callable(opponent):
+        return opponent
     raise TypeError(f"opponent must be 'random', an agent spec, an Agent or a callable, got {type(opponent).__name__}")
 
 
@@ -92,7 +90,7 @@ class GinRummyEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         render_mode: Optional[str] = None,
     ) -> None:
-        opponent = _single_opponent(opponent, None)
+        opponent = _single_opponent(opponent)
         _check_seat(seat)
         _reward_value(0, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
