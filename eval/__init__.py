@@ -1,1 +1,3 @@
-"""eval: not implemented yet (see the open issues); the package exists so the layout is fixed."""
+"""Tournaments: agents against each other over duplicate deals, with confidence intervals,
+ratings, reports, replayable game records, resumable runs, local or Ray workers.
+Entry point: ``rummy tournament`` (``eval.tournament.run``)."""

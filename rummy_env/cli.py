@@ -7,6 +7,8 @@
   deadwood left by each discard).
 - ``rummy rules [PRESET|FILE]``: print rule options as YAML.
 - ``rummy play``: play a hand or a match in the terminal against any agent or level.
+- ``rummy tournament``: agents against each other over duplicate deals (``eval/``).
+- ``rummy replay FILE``: step through a recorded tournament game.
 """
 
 from __future__ import annotations
@@ -114,6 +116,57 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tournament(args: argparse.Namespace) -> int:
+    from eval.config import load_config
+    from eval.tournament import run
+
+    config = load_config(
+        args.config, agents=args.agents, candidates=args.candidates, out=args.out, rules=args.rules,
+        mode=args.mode, deals=args.deals, format=args.format, seed=args.seed, workers=args.workers,
+        backend=args.backend, address=args.address, record=None if args.no_record is None else not args.no_record,
+    )
+    summary = run(config, progress=not args.quiet)
+    print(summary["report"], end="")
+    print(f"written: {config.out_dir}/results.jsonl, summary.json, report.md, pairs.csv, crosstable.png, ratings.png")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import json
+
+    from eval.games import replay_hand
+    from rummy_env.game import GinRummyState, action_name
+
+    lines = open(args.file).read().splitlines()
+    if not lines or "header" not in json.loads(lines[0]):
+        raise ValueError(f"{args.file} is not a tournament results file (no header line)")
+    rules = json.loads(lines[0])["header"]["rules"]
+    records = [json.loads(line) for line in lines[1:]]
+    if not records:
+        raise ValueError(f"{args.file} holds no games yet")
+    if args.game is None:
+        record = records[0]
+    else:
+        found = [r for r in records if r["key"] == args.game]
+        if not found:
+            raise ValueError(f"no game {args.game!r} in {args.file}; keys look like {records[0]['key']!r}")
+        record = found[0]
+    print(f"game {record['key']}: player_0 = {record['players'][0]}, player_1 = {record['players'][1]}, rules {rules!r}")
+    for number, hand in enumerate(record["hands"], start=1):
+        replay_hand(hand, rules)  # checks the record before showing it
+        state = GinRummyState.from_deck(hand["deck"], rules, hand["dealer"])
+        print(f"\nhand {number}")
+        print(state.render())
+        for action in hand["actions"]:
+            who = state.current_player
+            state.step(action)
+            print(f"\nplayer_{who}: {action_name(action)}")
+            print(state.render())
+            if args.step:
+                input("(enter for the next move) ")
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     print(yaml.safe_dump(load_rules(args.spec).to_dict(), sort_keys=False), end="")
     return 0
@@ -143,6 +196,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     play.add_argument("--seat", type=int, choices=(0, 1), default=None, help="your seat (default: random)")
     play.add_argument("--seed", type=int, default=None)
     play.set_defaults(func=_play)
+
+    tour = sub.add_parser("tournament", help="agents play each other over duplicate deals; reports and ratings")
+    tour.add_argument("--agents", nargs="+", help="agent specs, e.g. random simple heuristic mcts:simulations=200")
+    tour.add_argument("--config", help="YAML file with any of these settings (command-line values win)")
+    tour.add_argument("--deals", type=int, help="deals per pair, each played twice with seats swapped (default 100)")
+    tour.add_argument("--rules", help="preset or YAML path (default classic)")
+    tour.add_argument("--mode", choices=("hands", "matches"), help="a game is one hand (default) or a match")
+    tour.add_argument("--format", choices=("round_robin", "gauntlet"), help="default round_robin")
+    tour.add_argument("--candidates", nargs="+", help="gauntlet: the agents under test")
+    tour.add_argument("--out", help="output folder (default runs/tournament); rerun to resume")
+    tour.add_argument("--workers", type=int, help="local worker processes (default 1)")
+    tour.add_argument("--backend", choices=("local", "ray"), help="default local")
+    tour.add_argument("--address", help="ray: address of an existing cluster")
+    tour.add_argument("--seed", type=int)
+    tour.add_argument("--no-record", action="store_const", const=True, default=None, help="do not keep moves")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=_tournament)
+
+    rep = sub.add_parser("replay", help="step through a recorded game of a tournament")
+    rep.add_argument("file", help="a results.jsonl written by rummy tournament")
+    rep.add_argument("--game", help="game key such as 0-1-3-0 (default: the first game)")
+    rep.add_argument("--step", action="store_true", help="wait for Enter after every move")
+    rep.set_defaults(func=_replay)
 
     rl = sub.add_parser("rules", help="print rule options as YAML")
     rl.add_argument("spec", nargs="?", default="classic", help="preset name or YAML path")

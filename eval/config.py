@@ -1,0 +1,114 @@
+"""Tournament settings: one dataclass, from the command line or a YAML file.
+
+The fields that decide which games are played (``IDENTITY``) are written at the top of
+``results.jsonl``; a rerun with other values is refused instead of mixing results.
+Workers and backend may change between runs: every game's outcome depends only on its
+own seeds, so results are the same whatever runs them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from rummy_env.rules import load_rules
+
+MODES = ("hands", "matches")
+FORMATS = ("round_robin", "gauntlet")
+BACKENDS = ("local", "ray")
+IDENTITY = ("agents", "candidates", "format", "rules", "mode", "deals", "seed", "record")
+
+
+@dataclass
+class TournamentConfig:
+    agents: list[str]
+    """Agent specs (``agents.make``), e.g. ``["simple", "heuristic", "mcts:simulations=200"]``."""
+    out: str = "runs/tournament"
+    """Folder for results.jsonl, summary.json, report.md, pairs.csv and the plots."""
+    rules: str = "classic"
+    """Rules preset name or YAML path."""
+    mode: str = "hands"
+    """'hands' (one hand per game) or 'matches' (a match to the target per game)."""
+    deals: int = 100
+    """Deals per pair; each is played twice with the seats swapped (duplicate)."""
+    format: str = "round_robin"
+    """'round_robin' (every pair) or 'gauntlet' (each candidate against every other agent)."""
+    candidates: list[str] = field(default_factory=list)
+    """Gauntlet only: the agents under test (each must also be in ``agents``)."""
+    seed: int = 0
+    """Deals and agent seeds derive from it: same seed, same games."""
+    workers: int = 1
+    """Local worker processes (backend 'local')."""
+    backend: str = "local"
+    """'local' (processes on this machine) or 'ray' (needs the ray extra)."""
+    address: Optional[str] = None
+    """Ray only: address of an existing cluster (default: start a local instance)."""
+    record: bool = True
+    """Keep every game's deck order and actions in results.jsonl (replayable)."""
+
+    def __post_init__(self) -> None:
+        if len(self.agents) < 2:
+            raise ValueError(f"a tournament needs at least 2 agents, got {self.agents}")
+        if len(set(self.agents)) != len(self.agents):
+            raise ValueError(f"agents are listed twice: {self.agents}")
+        import agents as registry
+
+        for spec in self.agents:
+            registry.make(spec)  # a bad spec fails now, naming what is allowed
+        load_rules(self.rules)
+        for name, value, allowed in (("mode", self.mode, MODES), ("format", self.format, FORMATS),
+                                     ("backend", self.backend, BACKENDS)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if self.mode == "matches" and not load_rules(self.rules).match:
+            raise ValueError(f"mode 'matches' needs rules with a target score; {self.rules!r} has none")
+        if self.deals < 1 or self.workers < 1:
+            raise ValueError(f"deals and workers must be >= 1, got deals={self.deals}, workers={self.workers}")
+        if self.format == "gauntlet":
+            missing = [c for c in self.candidates if c not in self.agents]
+            if not self.candidates or missing:
+                raise ValueError(f"a gauntlet needs candidates that are among the agents; not found: {missing or 'none given'}")
+        elif self.candidates:
+            raise ValueError("candidates are only for format 'gauntlet'")
+
+    def identity(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in IDENTITY}
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """Index pairs (i, j) of agents that meet."""
+        n = len(self.agents)
+        if self.format == "round_robin":
+            return [(i, j) for i in range(n) for j in range(i + 1, n)]
+        cand = [self.agents.index(c) for c in self.candidates]
+        out = []
+        for i in cand:
+            for j in range(n):
+                if j != i and not (j in cand and j < i):
+                    out.append((i, j))
+        return out
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.out)
+
+
+def load_config(path: Optional[str] = None, **overrides: Any) -> TournamentConfig:
+    """Settings from a YAML file (optional) with command-line values taking precedence."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"tournament config {path!r} must hold a mapping of settings")
+        data.update(loaded)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    names = {f.name for f in dataclasses.fields(TournamentConfig)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"unknown tournament setting(s) {unknown}; allowed: {', '.join(sorted(names))}")
+    if "agents" not in data:
+        raise ValueError("no agents given: use --agents A B ... or 'agents:' in the config file")
+    return TournamentConfig(**data)

@@ -1,0 +1,102 @@
+"""Reports of a tournament: summary.json, report.md (also printed), pairs.csv and plots."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    cfg = summary["config"]
+    lines = [
+        f"# Tournament: {', '.join(cfg['agents'])}",
+        "",
+        f"rules `{cfg['rules']}`, {cfg['mode']}, {cfg['deals']} duplicate deals per pair (seats swapped), seed {cfg['seed']}; "
+        f"{summary['games']} games played.",
+        "",
+        "## Ratings (Bradley-Terry, Elo scale, 95% bootstrap interval)",
+        "",
+        "| agent | rating | 95% interval |",
+        "|---|---|---|",
+    ]
+    for r in summary["ratings"]:
+        lines.append(f"| {r['agent']} | {r['rating']:+.0f} | {r['ci95_low']:+.0f} .. {r['ci95_high']:+.0f} |")
+    unit = "hand" if cfg["mode"] == "hands" else "match (grand total)"
+    lines += [
+        "",
+        f"## Pairs (A's results, 95% intervals over deals; points per {unit})",
+        "",
+        "| A | B | games | A wins | A points | knock | gin | big gin | undercut | draw | hand length |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in summary["pairs"]:
+        rates = p["rates"]
+        lines.append(
+            f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}% +- {100 * p['a_win_share_ci95']:.1f} "
+            f"| {p['a_points']:+.2f} +- {p['a_points_ci95']:.2f} | {100 * rates.get('knock', 0):.0f}% "
+            f"| {100 * rates.get('gin', 0):.0f}% | {100 * rates.get('big_gin', 0):.1f}% | {100 * rates.get('undercut', 0):.0f}% "
+            f"| {100 * rates.get('draw', 0):.0f}% | {p['mean_hand_length']:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(out: Path, summary: dict[str, Any]) -> str:
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    text = markdown(summary)
+    (out / "report.md").write_text(text)
+    with (out / "pairs.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        outcomes = ["knock", "gin", "big_gin", "undercut", "tie", "draw"]
+        writer.writerow(["a", "b", "games", "a_win_share", "a_win_share_ci95", "a_points", "a_points_ci95",
+                         *[f"rate_{o}" for o in outcomes], "mean_hand_length"])
+        for p in summary["pairs"]:
+            writer.writerow([p["a"], p["b"], p["games"], p["a_win_share"], p["a_win_share_ci95"], p["a_points"],
+                             p["a_points_ci95"], *[p["rates"].get(o, 0) for o in outcomes], p["mean_hand_length"]])
+    _plots(out, summary)
+    return text
+
+
+def _plots(out: Path, summary: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = summary["config"]["agents"]
+    n = len(names)
+    grid = np.full((n, n), np.nan)
+    for p in summary["pairs"]:
+        i, j = names.index(p["a"]), names.index(p["b"])
+        grid[i, j], grid[j, i] = p["a_win_share"], 1 - p["a_win_share"]
+    fig, ax = plt.subplots(figsize=(1.2 * n + 2.5, 1.0 * n + 2))
+    image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1)
+    ax.set_xticks(range(n), names, rotation=30, ha="right")
+    ax.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(grid[i, j]):
+                dark = abs(grid[i, j] - 0.5) > 0.3
+                ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", color="white" if dark else "black")
+    ax.set_title("share of games won by the row agent")
+    fig.colorbar(image, ax=ax)
+    fig.tight_layout()
+    fig.savefig(out / "crosstable.png", dpi=120)
+    plt.close(fig)
+
+    ratings = summary["ratings"]
+    fig, ax = plt.subplots(figsize=(6, 0.5 * len(ratings) + 1.5))
+    y = np.arange(len(ratings))[::-1]
+    values = np.array([r["rating"] for r in ratings])
+    low = values - np.array([r["ci95_low"] for r in ratings])
+    high = np.array([r["ci95_high"] for r in ratings]) - values
+    ax.errorbar(values, y, xerr=[low, high], fmt="o", capsize=4)
+    ax.set_yticks(y, [r["agent"] for r in ratings])
+    ax.set_xlabel("rating (Elo scale, 95% bootstrap interval)")
+    ax.axvline(0, color="grey", lw=0.5)
+    fig.tight_layout()
+    fig.savefig(out / "ratings.png", dpi=120)
+    plt.close(fig)

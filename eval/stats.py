@@ -1,0 +1,112 @@
+"""Statistics of a tournament: per pair results with 95% intervals, and ratings.
+
+The unit of sampling is the deal: both games of a duplicate deal (seats swapped) are
+averaged first, so the luck of the cards cancels out of the variance. Intervals are
+normal approximations over deals. Ratings are a Bradley-Terry model fitted by maximum
+likelihood (Hunter's MM algorithm) to the games won (a game without a winner counts half
+to each side), on the Elo scale (400 points = 10:1 odds) and centred at 0, with half a
+win added each way per pair so an agent that never loses still gets a finite rating.
+Their intervals come from a bootstrap over deals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+OUTCOMES = ("knock", "gin", "big_gin", "undercut", "tie", "draw")
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    if len(values) == 0:
+        return float("nan"), float("nan")
+    if len(values) == 1:
+        return float(values[0]), float("nan")
+    return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+
+
+def _share(record: dict[str, Any], agent_seat: int) -> float:
+    winner = record["winner"]
+    return 0.5 if winner is None else float(winner == agent_seat)
+
+
+def per_deal(records: list[dict[str, Any]]) -> dict[tuple[int, int], dict[int, list[tuple[float, float]]]]:
+    """{(i, j): {deal: [(share of i, points of i) per game]}}."""
+    out: dict[tuple[int, int], dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        seat_i = r["swap"]  # agent i sits in seat 0 unless swapped
+        margin = r["margin"] if seat_i == 0 else -r["margin"]
+        out[(r["i"], r["j"])][r["deal"]].append((_share(r, seat_i), margin))
+    return out
+
+
+def pair_stats(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    by_pair = per_deal(records)
+    games_by_pair: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        games_by_pair[(r["i"], r["j"])].append(r)
+    rows = []
+    for (i, j), deals in sorted(by_pair.items()):
+        shares = np.array([np.mean([s for s, _ in games]) for games in deals.values()])
+        points = np.array([np.mean([p for _, p in games]) for games in deals.values()])
+        share, share_ci = _interval(shares)
+        pts, pts_ci = _interval(points)
+        hands = [h for r in games_by_pair[(i, j)] for h in r["hands"]]
+        counts = {o: sum(h["result"]["outcome"] == o for h in hands) for o in OUTCOMES}
+        rows.append({
+            "a": names[i], "b": names[j], "games": len(games_by_pair[(i, j)]), "deals": len(deals),
+            "a_win_share": share, "a_win_share_ci95": share_ci,
+            "a_points": pts, "a_points_ci95": pts_ci,
+            "hands": len(hands),
+            "rates": {o: counts[o] / len(hands) for o in OUTCOMES} if hands else {},
+            "mean_hand_length": float(np.mean([h["length"] for h in hands])) if hands else float("nan"),
+        })
+    return rows
+
+
+def bradley_terry(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
+    """Elo-scale ratings (centred at 0) from a matrix wins[i, j] = games i won against j."""
+    n = wins.shape[0]
+    w = wins + 0.5 * ((wins + wins.T) > 0)  # half a win each way per pair that met
+    games = w + w.T
+    strength = np.ones(n)
+    for _ in range(iterations):
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = w.sum(axis=1) / np.where(denom > 0, denom, 1)
+        new = np.where(new > 0, new, 1e-9)
+        new /= math.exp(np.log(new).mean())
+        if np.allclose(new, strength, rtol=1e-10, atol=0):
+            strength = new
+            break
+        strength = new
+    elo = 400 * np.log10(strength)
+    return elo - elo.mean()
+
+
+def _wins(by_pair, n: int, pick=None) -> np.ndarray:
+    wins = np.zeros((n, n))
+    for (i, j), deals in by_pair.items():
+        keys = list(deals) if pick is None else pick[(i, j)]
+        for d in keys:
+            for share, _ in deals[d]:
+                wins[i, j] += share
+                wins[j, i] += 1 - share
+    return wins
+
+
+def ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0) -> list[dict[str, Any]]:
+    n = len(names)
+    by_pair = per_deal(records)
+    point = bradley_terry(_wins(by_pair, n))
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(bootstrap):
+        pick = {pair: rng.choice(list(deals), size=len(deals)) for pair, deals in by_pair.items()}
+        samples.append(bradley_terry(_wins(by_pair, n, pick)))
+    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
+    order = np.argsort(-point)
+    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
+            for k in order]

@@ -1,0 +1,155 @@
+"""The tournament evaluator: results, statistics, reports, resume after a crash, records."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from eval.config import TournamentConfig, load_config
+from eval.games import Game, replay_hand
+from eval.stats import bradley_terry
+from eval.store import ResultsFileError
+from eval.tournament import run
+
+
+def config(tmp_path, **kw):
+    base = dict(agents=["random", "simple"], deals=4, out=str(tmp_path / "t"), seed=3)
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def records(path):
+    lines = path.read_text().splitlines()
+    return {json.loads(line)["key"]: json.loads(line) for line in lines[1:]}
+
+
+def test_round_robin_results_reports_and_replayable_records(tmp_path):
+    cfg = config(tmp_path, agents=["random", "simple", "heuristic"])
+    summary = run(cfg, progress=False)
+    out = cfg.out_dir
+    assert summary["games"] == 3 * 4 * 2
+    for name in ("results.jsonl", "summary.json", "report.md", "pairs.csv", "crosstable.png", "ratings.png"):
+        assert (out / name).stat().st_size > 0
+    recs = records(out / "results.jsonl")
+    assert len(recs) == 24
+    for r in recs.values():
+        for hand in r["hands"]:
+            state = replay_hand(hand, cfg.rules)
+            assert state.result.to_dict() == hand["result"]
+    # duplicate deals: both games of a deal start from the same deck, seats swapped
+    a, b = recs["0-1-2-0"], recs["0-1-2-1"]
+    assert a["hands"][0]["deck"] == b["hands"][0]["deck"] and a["players"] == b["players"][::-1]
+    pairs = {(p["a"], p["b"]): p for p in summary["pairs"]}
+    assert pairs[("random", "simple")]["a_win_share"] < 0.2
+    assert [r["agent"] for r in summary["ratings"]][-1] == "random"
+    assert "| simple | heuristic |" in summary["report"]
+
+
+def test_same_results_whatever_the_worker_count(tmp_path):
+    one = run(config(tmp_path, out=str(tmp_path / "one")), progress=False)
+    two = run(config(tmp_path, out=str(tmp_path / "two"), workers=2), progress=False)
+    assert records(tmp_path / "one" / "results.jsonl") == records(tmp_path / "two" / "results.jsonl")
+    assert one["pairs"] == two["pairs"]
+
+
+def test_matches_mode_and_gauntlet(tmp_path):
+    cfg = config(tmp_path, agents=["random", "simple", "heuristic"], format="gauntlet", candidates=["heuristic"],
+                 mode="matches", rules="eaai", deals=1)
+    summary = run(cfg, progress=False)
+    assert {(p["a"], p["b"]) for p in summary["pairs"]} == {("heuristic", "random"), ("heuristic", "simple")}
+    rec = next(iter(records(cfg.out_dir / "results.jsonl").values()))
+    assert len(rec["hands"]) >= 1 and max(rec["match"]["hand_points"]) >= 100
+
+
+def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "rummy_env.cli", "tournament", "--agents", "simple", "heuristic", "--deals", "40",
+           "--out", str(out), "--seed", "5", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = out / "results.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not results.exists() or len(results.read_text().splitlines()) < 12):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(results.read_text().splitlines()) - 1
+    assert 0 < partial < 80
+    with results.open("a") as f:  # as if the crash cut a line in half
+        f.write('{"key": "0-1-39-1", "hands": [')
+    subprocess.run(cmd, check=True, timeout=300, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    resumed = records(results)
+    assert len(results.read_text().splitlines()) == 81  # header + 80 games, none twice
+    whole = run(load_config(agents=["simple", "heuristic"], deals=40, out=str(tmp_path / "whole"), seed=5), progress=False)
+    assert resumed == records(tmp_path / "whole" / "results.jsonl") and whole["games"] == 80
+
+
+def test_mismatched_or_damaged_results_files_are_refused_not_overwritten(tmp_path):
+    cfg = config(tmp_path)
+    run(cfg, progress=False)
+    path = cfg.out_dir / "results.jsonl"
+    before = path.read_text()
+    with pytest.raises(ResultsFileError, match="deals: file has 4, this run 5"):
+        run(config(tmp_path, deals=5), progress=False)
+    lines = before.splitlines()
+    lines[2] = "{not json"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ResultsFileError, match="line 3 is not valid JSON"):
+        run(cfg, progress=False)
+    assert path.read_text().splitlines()[2] == "{not json"
+    other = tmp_path / "other" / "results.jsonl"
+    other.parent.mkdir()
+    other.write_text('{"hello": 1}\n')
+    with pytest.raises(ResultsFileError, match="does not start with a tournament header"):
+        run(config(tmp_path, out=str(other.parent)), progress=False)
+    assert other.read_text() == '{"hello": 1}\n'
+
+
+def test_bad_settings_name_what_is_allowed(tmp_path):
+    with pytest.raises(ValueError, match="at least 2 agents"):
+        config(tmp_path, agents=["simple"])
+    with pytest.raises(ValueError, match="unknown agent 'champion'"):
+        config(tmp_path, agents=["simple", "champion"])
+    with pytest.raises(ValueError, match="mode must be one of"):
+        config(tmp_path, mode="sets")
+    with pytest.raises(ValueError, match="needs rules with a target score"):
+        config(tmp_path, mode="matches", rules="openspiel")
+    with pytest.raises(ValueError, match="unknown tournament setting.*'deal'"):
+        load_config(agents=["simple", "random"], deal=3)
+    yaml_path = tmp_path / "t.yaml"
+    yaml_path.write_text("agents: [simple, random]\ndeals: 7\n")
+    assert load_config(str(yaml_path), deals=2).deals == 2
+
+
+def test_bradley_terry_orders_and_centres_ratings():
+    wins = np.array([[0, 30, 40], [10, 0, 30], [0, 10, 0]], dtype=float)
+    elo = bradley_terry(wins)
+    assert elo[0] > elo[1] > elo[2] and abs(elo.sum()) < 1e-6
+    even = bradley_terry(np.array([[0, 20], [20, 0]], dtype=float))
+    assert np.allclose(even, 0)
+
+
+def test_replay_command_steps_through_a_recorded_game(tmp_path):
+    cfg = config(tmp_path, deals=1)
+    run(cfg, progress=False)
+    out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
+                          "--game", "0-1-0-1"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "game 0-1-0-1" in out.stdout and "hand over" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
+                          "--game", "9-9-9-9"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no game '9-9-9-9'" in bad.stderr
+    assert Game(0, 1, 2, 1).key == "0-1-2-1"
+
+
+def test_ray_backend_gives_the_same_results_as_local_workers(tmp_path):
+    import ray  # noqa: F401  (the ray extra is part of .[dev], which the test command installs)
+
+    args = ["--agents", "random", "simple", "--deals", "3", "--seed", "2", "--quiet"]
+    for backend, out in (("ray", "r"), ("local", "l")):
+        subprocess.run([sys.executable, "-m", "rummy_env.cli", "tournament", *args, "--backend", backend,
+                        "--out", str(tmp_path / out)], check=True, timeout=300, capture_output=True)
+    assert records(tmp_path / "r" / "results.jsonl") == records(tmp_path / "l" / "results.jsonl")
