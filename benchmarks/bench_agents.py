@@ -70,7 +70,7 @@ def main() -> None:
                     continue
                 start = time.perf_counter()
                 jobs = [(a, b, args.rules, args.seed + 10_000 * i) for i in range(count // 2)]
-                results = np.array(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * args.workers))))
+                results = np.array(pool.map(fn, jobs, chunksize=1))
                 share, share_ci = interval(results[:, 0])
                 pts, pts_ci = interval(results[:, 1])
                 unit = "hand" if kind == "hands" else "match (grand-total margin)"

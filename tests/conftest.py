@@ -26,6 +26,18 @@ def meld_rich_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     return out
 
 
+def random_position(seed: int, rng: np.random.Generator, low: int, high: int):
+    """A hand dealt with ``seed`` after ``low``..``high`` random legal moves (it may be over)."""
+    from rummy_env.game import GinRummyState
+
+    s = GinRummyState.new_hand(seed=seed)
+    for _ in range(int(rng.integers(low, high))):
+        if s.is_over:
+            break
+        s.step(int(rng.choice(s.legal_actions())))
+    return s
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)

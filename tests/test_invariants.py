@@ -1,6 +1,7 @@
 """Invariants over many random games (10,000 hands in all, across presets and options)."""
 
 import numpy as np
+from conftest import random_position
 import pytest
 
 from rummy_env.cards import FULL_DECK
@@ -105,11 +106,7 @@ def test_clone_is_independent():
 def test_every_legal_action_steps_from_sampled_states():
     rng = np.random.default_rng(0)
     for seed in range(200):
-        s = GinRummyState.new_hand(seed=seed)
-        for _ in range(int(rng.integers(0, 40))):
-            if s.is_over:
-                break
-            s.step(int(rng.choice(s.legal_actions())))
+        s = random_position(seed, rng, 0, 40)
         for a in s.legal_actions():
             c = s.clone()
             c.step(a)

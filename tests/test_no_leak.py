@@ -3,6 +3,7 @@ cards a player cannot know (the opponent's unknown cards, the stock order, the k
 face-down card) are dealt differently. Checked in every phase, for both seats."""
 
 import numpy as np
+from conftest import random_position
 import pytest
 
 from rummy_env import cards as encoding_cards
@@ -127,11 +128,7 @@ def test_sampled_worlds_keep_what_the_opponent_knows_of_our_hand():
     rng = np.random.default_rng(4)
     checked = 0
     for seed in range(200):
-        s = GinRummyState.new_hand(seed=seed)
-        for _ in range(int(rng.integers(5, 50))):
-            if s.is_over:
-                break
-            s.step(int(rng.choice(s.legal_actions())))
+        s = random_position(seed, rng, 5, 50)
         if s.is_over:
             continue
         for seat in (0, 1):
@@ -156,11 +153,7 @@ def test_hand_result_shows_nothing_after_a_draw():
 def test_sampled_worlds_are_consistent_with_the_information_set():
     rng = np.random.default_rng(2)
     for seed in range(150):
-        s = GinRummyState.new_hand(seed=seed)
-        for _ in range(int(rng.integers(0, 60))):
-            if s.is_over:
-                break
-            s.step(int(rng.choice(s.legal_actions())))
+        s = random_position(seed, rng, 0, 60)
         if s.is_over:
             with pytest.raises(ValueError, match="over"):
                 GinRummyState.sample_from_information_set(s.information_set(0), s.rules, rng)

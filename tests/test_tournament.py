@@ -153,3 +153,10 @@ def test_ray_backend_gives_the_same_results_as_local_workers(tmp_path):
         subprocess.run([sys.executable, "-m", "rummy_env.cli", "tournament", *args, "--backend", backend,
                         "--out", str(tmp_path / out)], check=True, timeout=300, capture_output=True)
     assert records(tmp_path / "r" / "results.jsonl") == records(tmp_path / "l" / "results.jsonl")
+
+
+def test_the_example_config_loads():
+    from pathlib import Path
+
+    cfg = load_config(str(Path(__file__).resolve().parent.parent / "configs" / "tournament.yaml"), deals=1)
+    assert cfg.deals == 1 and "heuristic" in cfg.agents and cfg.pairs()
