@@ -8,7 +8,10 @@ virtualenv. Also: our ``raw_env()`` under PettingZoo's three classic-env wrapper
 game (``GinRummyState``: legal actions + step, no observation), and OpenSpiel's
 ``gin_rummy`` driven from Python with its observation tensor. A step is one decision.
 
-    python benchmarks/bench_env.py [--seconds 10] [--peer-python PATH]
+    python benchmarks/bench_env.py [--seconds 5] [--repeats 3] [--peer-python PATH]
+
+Each figure is the best of ``--repeats`` interleaved rounds: on a shared machine the
+speed drifts, and the best round is the one least disturbed, for ours and the peers alike.
 """
 
 from __future__ import annotations
@@ -64,39 +67,42 @@ def game_rate(seconds: float, seed: int = 0) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seconds", type=float, default=10.0, help="seconds per measurement")
+    ap.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
+    ap.add_argument("--repeats", type=int, default=3, help="rounds; each figure is the best of its rounds")
     ap.add_argument("--peer-python", help="python of the peer venv (default .peers/venv/bin/python)")
     args = ap.parse_args()
     print(f"machine: {machine()}")
-    ours = aec_rate(gin_rummy_v0.env(), args.seconds)
-    print(f"ours   gin_rummy_v0.env()  (AEC loop)                    {ours:>10,.0f} steps/s")
-    stack = wrappers.OrderEnforcingWrapper(
-        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(), illegal_reward=-1))
-    )
-    print(f"ours   raw_env() in PettingZoo's 3 classic wrappers      {aec_rate(stack, args.seconds):>10,.0f} steps/s")
-    raw = aec_rate(gin_rummy_v0.raw_env(), args.seconds)
-    print(f"ours   gin_rummy_v0.raw_env() (AEC loop, no wrappers)    {raw:>10,.0f} steps/s")
-    print(f"ours   GinRummyState (pure game, no observation)         {game_rate(args.seconds):>10,.0f} steps/s")
     python = peer_python(args.peer_python)
+    secs = str(args.seconds)
+    measures = {
+        "env": lambda: aec_rate(gin_rummy_v0.env(), args.seconds),
+        "stack": lambda: aec_rate(wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(), illegal_reward=-1))), args.seconds),
+        "raw": lambda: aec_rate(gin_rummy_v0.raw_env(), args.seconds),
+        "game": lambda: game_rate(args.seconds),
+    }
+    if python is not None:
+        measures.update({
+            "pz": lambda: (run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs) or {}).get("steps_per_s", 0),
+            "pz_raw": lambda: (run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs, "--raw") or {}).get("steps_per_s", 0),
+            "openspiel": lambda: (run_peer(python, "opsp_env.py", "--seconds", secs) or {}).get("steps_per_s", 0),
+        })
+    best = dict.fromkeys(measures, 0.0)
+    for _ in range(args.repeats):  # interleaved rounds, so a slow spell hits every figure alike
+        for name, measure in measures.items():
+            best[name] = max(best[name], measure())
+    print(f"ours   gin_rummy_v0.env()  (AEC loop)                    {best['env']:>10,.0f} steps/s")
+    print(f"ours   raw_env() in PettingZoo's 3 classic wrappers      {best['stack']:>10,.0f} steps/s")
+    print(f"ours   gin_rummy_v0.raw_env() (AEC loop, no wrappers)    {best['raw']:>10,.0f} steps/s")
+    print(f"ours   GinRummyState (pure game, no observation)         {best['game']:>10,.0f} steps/s")
     if python is None:
         print("peers: not measured (run `bash benchmarks/setup_peers.sh` first)")
         return
-    secs = str(args.seconds)
-    pz = run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs)
-    if pz:
-        rate = pz["steps_per_s"]
-        print(f"peer   pettingzoo 1.24.3 gin_rummy_v4.env() (same loop)  {rate:>10,.0f} steps/s"
-              f"   -> ours/peer = {ours / rate:.1f}x")
-    pz_raw = run_peer(python, "pz_gin_rummy_v4.py", "--seconds", secs, "--raw")
-    if pz_raw:
-        rate = pz_raw["steps_per_s"]
-        print(f"peer   pettingzoo 1.24.3 gin_rummy_v4.raw_env()          {rate:>10,.0f} steps/s"
-              f"   -> ours/peer = {raw / rate:.1f}x")
-    osp = run_peer(python, "opsp_env.py", "--seconds", secs)
-    if osp:
-        rate = osp["steps_per_s"]
-        print(f"peer   OpenSpiel gin_rummy + observation_tensor         {rate:>10,.0f} steps/s"
-              f"   -> ours/peer = {ours / rate:.2f}x")
+    for key, label, ours in (("pz", "pettingzoo 1.24.3 gin_rummy_v4.env() (same loop) ", best["env"]),
+                             ("pz_raw", "pettingzoo 1.24.3 gin_rummy_v4.raw_env()         ", best["raw"]),
+                             ("openspiel", "OpenSpiel gin_rummy + observation_tensor        ", best["env"])):
+        if best[key]:
+            print(f"peer   {label} {best[key]:>10,.0f} steps/s   -> ours/peer = {ours / best[key]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
     "script, args, expect",
     [
         ("bench_solver.py", ["--hands", "2000"] + NO_PEERS, "min_deadwood, 10 cards, batch"),
-        ("bench_env.py", ["--seconds", "0.2"] + NO_PEERS, "gin_rummy_v0.env()"),
+        ("bench_env.py", ["--seconds", "0.2", "--repeats", "1"] + NO_PEERS, "gin_rummy_v0.env()"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "1,16"] + NO_PEERS, "batch    16"),
         ("bench_tournament.py", ["--deals", "3"], "heuristic vs heuristic, 2 worker(s)"),
         ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "2", "--workers", "1"],
