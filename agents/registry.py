@@ -44,7 +44,7 @@ def _value(text: str) -> Any:
         try:
             return kind(text)
         except ValueError:
-            pass
+            continue
     return text
 
 

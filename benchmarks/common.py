@@ -22,13 +22,10 @@ DEFAULT_PEER_PYTHON = ROOT / ".peers" / "venv" / "bin" / "python"
 
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    info = Path("/proc/cpuinfo")
+    if info.exists():  # Linux: the model name is more telling than the architecture
+        names = [line.split(":", 1)[1].strip() for line in info.read_text().splitlines() if line.startswith("model name")]
+        cpu = names[0] if names else cpu
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
 
 

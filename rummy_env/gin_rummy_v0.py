@@ -293,4 +293,4 @@ class raw_env(AECEnv):
         return text
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the env holds no files, windows or processes."""

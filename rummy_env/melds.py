@@ -367,15 +367,11 @@ def forms_meld(hand: int, card: int, *, aces_high: bool = False) -> bool:
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
     if (hand & _RANK_MASKS[rank] & ~(1 << card)).bit_count() >= 2:
         return True
-    field = _positions_int((hand >> (13 * suit)) & SUIT_BITS, aces_high)
+    field = _positions((hand >> (13 * suit)) & SUIT_BITS, aces_high)
     p = _run_order(rank, aces_high)
     def has(q: int) -> bool:
         return 0 <= q < NUM_RANKS and (field >> q) & 1 == 1
     return (has(p - 2) and has(p - 1)) or (has(p - 1) and has(p + 1)) or (has(p + 1) and has(p + 2))
-
-
-def _positions_int(field: int, aces_high: bool) -> int:
-    return ((field >> 1) | ((field & 1) << 12)) if aces_high else field
 
 
 # ---------------------------------------------------------------------------------------
