@@ -33,6 +33,7 @@ import numpy as np
 
 from agents.base import Agent, information, legal_actions
 from agents.heuristic import HeuristicAgent
+from agents.simple import least_deadwood_discards
 from rummy_env import melds
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase
 
@@ -49,10 +50,7 @@ def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
         return PASS if PASS in legal else DRAW_STOCK
     if BIG_GIN in legal:
         return BIG_GIN
-    after = melds.discard_deadwood(hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
-    options = [(v, c) for c, v in enumerate(after) if v >= 0 and c != state.taken_card]
-    best = min(v for v, _ in options)
-    cards = [c for v, c in options if v == best]
+    cards, _ = least_deadwood_discards(hand, state.taken_card, rules)
     card = cards[int(rng.integers(len(cards)))]
     return KNOCK + card if KNOCK + card in legal else DISCARD + card
 
