@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.game import InformationSet
+from rummy_env.game import NUM_ACTIONS, InformationSet
 from rummy_env.rules import Rules
 
 
@@ -48,10 +48,31 @@ def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def information(info: dict[str, Any]) -> tuple[InformationSet, Rules]:
-    """The information set and rules from an env info dict, with a clear error if missing."""
+    """The information set and rules from an env info dict, with a clear error if missing
+    or if they are not Gin Rummy's (Basic Rummy's ``rummy_v0`` has agents of its own)."""
     try:
-        return info["information_set"], info["rules"]
+        infoset, rules = info["information_set"], info["rules"]
     except KeyError as exc:
         raise KeyError(
             f"info has no {exc.args[0]!r}: pass the info that gin_rummy_v0's last() returns for the player to move"
         ) from None
+    if not isinstance(infoset, InformationSet) or not isinstance(rules, Rules):
+        got = infoset if not isinstance(infoset, InformationSet) else rules
+        raise TypeError(
+            f"this agent plays Gin Rummy (gin_rummy_v0), but info holds a {type(got).__name__}, not a Gin "
+            f"{'InformationSet' if got is infoset else 'Rules'}; for Basic Rummy (rummy_v0) use rummy-random "
+            "or rummy-heuristic"
+        )
+    return infoset, rules
+
+
+def check_gin_input(observation: dict[str, np.ndarray], info: dict[str, Any]) -> None:
+    """For agents that need no information set (``random``): refuse another game's input."""
+    mask = observation.get("action_mask") if isinstance(observation, dict) else None
+    if mask is not None and np.shape(mask) != (NUM_ACTIONS,):
+        raise TypeError(
+            f"this agent plays Gin Rummy (gin_rummy_v0): the action mask must have shape ({NUM_ACTIONS},), got "
+            f"{np.shape(mask)}; for Basic Rummy (rummy_v0) use rummy-random or rummy-heuristic"
+        )
+    if isinstance(info, dict) and "information_set" in info:
+        information(info)

@@ -6,11 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from agents.base import Agent, check_gin_input, legal_actions
 
 
 class RandomAgent(Agent):
     name = "random"
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        check_gin_input(observation, info)
         return int(self.rng.choice(legal_actions(observation)))

@@ -64,7 +64,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def make(spec: str, seed: Optional[int] = None) -> Agent:
     """The agent named by ``spec`` (a name, a level, with options), seeded with ``seed``."""
-    name, options = parse_spec(spec)
+    head, _, rest = spec.partition(":") if isinstance(spec, str) else (spec, "", "")
+    if head.strip() == "ppo" and rest.strip() and "=" not in rest:
+        name, options = "ppo", {"path": rest.strip()}  # ppo:PATH, the short form
+    else:
+        name, options = parse_spec(spec)
     if name in LEVELS:
         base, base_options = parse_spec(LEVELS[name])
         name, options = base, {**base_options, **options}

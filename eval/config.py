@@ -4,11 +4,16 @@ The fields that decide which games are played (``IDENTITY``) are written at the 
 ``results.jsonl``; a rerun with other values is refused instead of mixing results.
 Workers and backend may change between runs: every game's outcome depends only on its
 own seeds, so results are the same whatever runs them.
+
+``game: rummy`` plays Basic Rummy (``rummy_v0``) at tables of ``players_per_table``
+(2..4) agents instead of Gin Rummy pairs; the Gin settings and results files are
+unchanged (the two new settings join the header only for ``game: rummy``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -16,10 +21,12 @@ from typing import Any, Optional
 import yaml
 
 from rummy_env.rules import load_rules
+from rummy_env.rummy_rules import check_num_players, load_rummy_rules
 
 MODES = ("hands", "matches")
 FORMATS = ("round_robin", "gauntlet")
 BACKENDS = ("local", "ray")
+GAMES = ("gin", "rummy")
 IDENTITY = ("agents", "candidates", "format", "rules", "mode", "deals", "seed", "record")
 
 
@@ -30,7 +37,8 @@ class TournamentConfig:
     out: str = "runs/tournament"
     """Folder for results.jsonl, summary.json, report.md, pairs.csv and the plots."""
     rules: str = "classic"
-    """Rules preset name or YAML path."""
+    """Rules preset name or YAML path. With ``game: rummy`` the Gin default ``classic``
+    stands for Basic Rummy's default preset ``basic``."""
     mode: str = "hands"
     """'hands' (one hand per game) or 'matches' (a match to the target per game)."""
     deals: int = 100
@@ -49,6 +57,12 @@ class TournamentConfig:
     """Ray only: address of an existing cluster (default: start a local instance)."""
     record: bool = True
     """Keep every game's deck order and actions in results.jsonl (replayable)."""
+    game: str = "gin"
+    """'gin' (Gin Rummy pairs, the default) or 'rummy' (Basic Rummy tables, ``rummy_v0``)."""
+    players_per_table: int = 2
+    """Rummy only: agents at each table (2..4). Every group of that many agents meets
+    (a gauntlet: every group with a candidate); each deal is played once per seat
+    rotation. Must be 2 for Gin."""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -57,14 +71,28 @@ class TournamentConfig:
             raise ValueError(f"agents are listed twice: {self.agents}")
         import agents as registry
 
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")
         for spec in self.agents:
-            registry.make(spec)  # a bad spec fails now, naming what is allowed
-        load_rules(self.rules)
+            plays = getattr(registry.make(spec), "game", "gin")  # a bad spec fails now, naming what is allowed
+            if plays != self.game:
+                raise ValueError(f"agent {spec!r} plays {plays}, not {self.game}; "
+                                 f"{'rummy agents are rummy-random, rummy-heuristic' if self.game == 'rummy' else 'use a Gin agent'}")
+        if self.game == "rummy":
+            if self.rules == "classic":  # the Gin default: Basic Rummy's default is 'basic'
+                self.rules = "basic"
+            check_num_players(self.players_per_table)
+            if self.players_per_table > len(self.agents):
+                raise ValueError(f"players_per_table {self.players_per_table} is more than the {len(self.agents)} agents")
+        elif self.players_per_table != 2:
+            raise ValueError(f"Gin Rummy is for 2 players; players_per_table must be 2, got {self.players_per_table}")
+        load = load_rummy_rules if self.game == "rummy" else load_rules
+        load(self.rules)
         for name, value, allowed in (("mode", self.mode, MODES), ("format", self.format, FORMATS),
                                      ("backend", self.backend, BACKENDS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if self.mode == "matches" and not load_rules(self.rules).match:
+        if self.mode == "matches" and not load(self.rules).match:
             raise ValueError(f"mode 'matches' needs rules with a target score; {self.rules!r} has none")
         if self.deals < 1 or self.workers < 1:
             raise ValueError(f"deals and workers must be >= 1, got deals={self.deals}, workers={self.workers}")
@@ -76,7 +104,18 @@ class TournamentConfig:
             raise ValueError("candidates are only for format 'gauntlet'")
 
     def identity(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in IDENTITY}
+        out = {k: getattr(self, k) for k in IDENTITY}
+        if self.game != "gin":
+            out.update(game=self.game, players_per_table=self.players_per_table)
+        return out
+
+    def tables(self) -> list[tuple[int, ...]]:
+        """Rummy: the agent indices of each table (every group of ``players_per_table``)."""
+        groups = itertools.combinations(range(len(self.agents)), self.players_per_table)
+        if self.format == "round_robin":
+            return list(groups)
+        cand = {self.agents.index(c) for c in self.candidates}
+        return [g for g in groups if cand & set(g)]
 
     def pairs(self) -> list[tuple[int, int]]:
         """Index pairs (i, j) of agents that meet."""

@@ -1,4 +1,7 @@
-"""Reports of a tournament: summary.json, report.md (also printed), pairs.csv and plots."""
+"""Reports of a tournament: summary.json, report.md (also printed), pairs.csv and plots.
+
+Basic Rummy tournaments (``game: rummy``) get their own report.md and an agents.csv
+(per agent results) next to pairs.csv (pairwise placings); the plots are shared."""
 
 from __future__ import annotations
 
@@ -44,8 +47,66 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rummy_markdown(summary: dict[str, Any]) -> str:
+    cfg = summary["config"]
+    k = cfg["players_per_table"]
+    lines = [
+        f"# Basic Rummy tournament: {', '.join(cfg['agents'])}",
+        "",
+        f"rules `{cfg['rules']}`, {cfg['mode']}, tables of {k}, {cfg['deals']} deals per table, each played in all "
+        f"{k} seat rotations, seed {cfg['seed']}; {summary['games']} games played.",
+        "",
+        "## Ratings (Bradley-Terry over pairwise finishing order, Elo scale, 95% bootstrap interval)",
+        "",
+        "| agent | rating | 95% interval |",
+        "|---|---|---|",
+    ]
+    for r in summary["ratings"]:
+        lines.append(f"| {r['agent']} | {r['rating']:+.0f} | {r['ci95_low']:+.0f} .. {r['ci95_high']:+.0f} |")
+    unit = "hand" if cfg["mode"] == "hands" else "match (final total)"
+    lines += [
+        "",
+        f"## Agents (95% intervals over deals; points per {unit}, zero-sum per hand)",
+        "",
+        "| agent | games | wins | points | went out | rummy | stalemate | hand length |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for a in summary["agents"]:
+        rates = a["rates"]
+        lines.append(
+            f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}% +- {100 * a['win_share_ci95']:.1f} "
+            f"| {a['points']:+.2f} +- {a['points_ci95']:.2f} | {100 * rates.get('out', 0):.0f}% "
+            f"| {100 * rates.get('rummy', 0):.0f}% | {100 * rates.get('stalemate', 0):.0f}% | {a['mean_hand_length']:.1f} |"
+        )
+    lines += ["", "## Pairs (share of pairwise placings won by A)", "", "| A | B | placings | A's share |", "|---|---|---|---|"]
+    for p in summary["pairs"]:
+        lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+def _rummy_csv(out: Path, summary: dict[str, Any]) -> None:
+    with (out / "agents.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["agent", "games", "win_share", "win_share_ci95", "points", "points_ci95",
+                         "rate_out", "rate_rummy", "rate_stalemate", "mean_hand_length"])
+        for a in summary["agents"]:
+            writer.writerow([a["agent"], a["games"], a["win_share"], a["win_share_ci95"], a["points"], a["points_ci95"],
+                             *[a["rates"].get(o, 0) for o in ("out", "rummy", "stalemate")], a["mean_hand_length"]])
+    with (out / "pairs.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["a", "b", "placings", "a_win_share"])
+        for p in summary["pairs"]:
+            writer.writerow([p["a"], p["b"], p["placings"], p["a_win_share"]])
+
+
 def write_reports(out: Path, summary: dict[str, Any]) -> str:
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    if summary["config"].get("game") == "rummy":
+        text = rummy_markdown(summary)
+        (out / "report.md").write_text(text)
+        _rummy_csv(out, summary)
+        _plots(out, summary)
+        return text
     text = markdown(summary)
     (out / "report.md").write_text(text)
     with (out / "pairs.csv").open("w", newline="") as f:
@@ -81,7 +142,8 @@ def _plots(out: Path, summary: dict[str, Any]) -> None:
             if not np.isnan(grid[i, j]):
                 dark = abs(grid[i, j] - 0.5) > 0.3
                 ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", color="white" if dark else "black")
-    ax.set_title("share of games won by the row agent")
+    rummy = summary["config"].get("game") == "rummy"  # rummy pairs: pairwise finishing order at tables
+    ax.set_title(f"share of {'pairwise placings' if rummy else 'games'} won by the row agent")
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
     fig.savefig(out / "crosstable.png", dpi=120)

@@ -110,3 +110,87 @@ def ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 20
     order = np.argsort(-point)
     return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
             for k in order]
+
+
+# ---------------------------------------------------------------------------------------
+# Basic Rummy tables (game: rummy): per-agent results and ratings from finishing orders.
+#
+# A game at a table of k agents gives k (k - 1) / 2 pairwise results: the agent placed
+# higher (the winner first, then by the points each loser paid) beats the lower one, and
+# agents sharing a place (a stalemate, equal penalties) get half a win each. Bradley-Terry
+# is fitted to those pairwise wins, exactly as for pairs; intervals come from a bootstrap
+# over deals (every table's games of a resampled deal are kept together).
+
+RUMMY_OUTCOMES = ("out", "rummy", "stalemate")
+
+
+def _pairwise(record: dict[str, Any]) -> list[tuple[int, int, float]]:
+    """(agent a, agent b, a's share) for every pair of seats of one rummy game."""
+    place = {seat: p for p, group in enumerate(record["order"]) for seat in group}
+    seats = record["seats"]
+    out = []
+    for s in range(len(seats)):
+        for t in range(s + 1, len(seats)):
+            share = 0.5 if place[s] == place[t] else float(place[s] < place[t])
+            out.append((seats[s], seats[t], share))
+    return out
+
+
+def _table_wins(records: list[dict[str, Any]], n: int) -> np.ndarray:
+    wins = np.zeros((n, n))
+    for r in records:
+        for a, b, share in _pairwise(r):
+            wins[a, b] += share
+            wins[b, a] += 1 - share
+    return wins
+
+
+def table_stats(records: list[dict[str, Any]], names: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per agent (games, share of games won, points per game with 95% intervals over deals)
+    and per pair (share of pairwise placings won), for rummy records."""
+    n = len(names)
+    by_deal: dict[int, dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    hands: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        for seat, agent in enumerate(r["seats"]):
+            by_deal[agent][r["deal"]].append((float(r["winner"] == seat), float(r["points"][seat])))
+            hands[agent].extend(r["hands"])
+    agents_rows = []
+    for a in range(n):
+        deals = by_deal.get(a, {})
+        wins = np.array([np.mean([w for w, _ in g]) for g in deals.values()])
+        points = np.array([np.mean([p for _, p in g]) for g in deals.values()])
+        share, share_ci = _interval(wins)
+        pts, pts_ci = _interval(points)
+        hs = hands[a]
+        counts = {o: sum(h["result"]["outcome"] == o for h in hs) for o in RUMMY_OUTCOMES}
+        agents_rows.append({
+            "agent": names[a], "games": sum(len(g) for g in deals.values()), "deals": len(deals),
+            "win_share": share, "win_share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
+            "rates": {o: counts[o] / len(hs) for o in RUMMY_OUTCOMES} if hs else {},
+            "mean_hand_length": float(np.mean([h["length"] for h in hs])) if hs else float("nan"),
+        })
+    wins = _table_wins(records, n)
+    pairs = [{"a": names[i], "b": names[j], "placings": float(wins[i, j] + wins[j, i]),
+              "a_win_share": float(wins[i, j] / (wins[i, j] + wins[j, i]))}
+             for i in range(n) for j in range(i + 1, n) if wins[i, j] + wins[j, i] > 0]
+    return agents_rows, pairs
+
+
+def table_ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0) -> list[dict[str, Any]]:
+    """Bradley-Terry ratings (Elo scale) over pairwise finishing order, bootstrap over deals."""
+    n = len(names)
+    point = bradley_terry(_table_wins(records, n))
+    by_deal: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_deal[r["deal"]].append(r)
+    deals = sorted(by_deal)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(bootstrap):
+        pick = rng.choice(deals, size=len(deals))
+        samples.append(bradley_terry(_table_wins([r for d in pick for r in by_deal[d]], n)))
+    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
+    order = np.argsort(-point)
+    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
+            for k in order]

@@ -16,17 +16,17 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from tqdm import tqdm
 
 from eval.config import TournamentConfig
-from eval.games import Game, play_game, schedule
+from eval.games import Game, TableGame, play_game, schedule, table_schedule
 from eval.report import write_reports
-from eval.stats import pair_stats, ratings
+from eval.stats import pair_stats, ratings, table_ratings, table_stats
 from eval.store import ResultsStore
 
 
-def _play(args: tuple[dict[str, Any], Game]) -> dict[str, Any]:
+def _play(args: tuple[dict[str, Any], Game | TableGame]) -> dict[str, Any]:
     return play_game(*args)
 
 
-def _local(spec: dict[str, Any], games: list[Game], workers: int) -> Iterator[dict[str, Any]]:
+def _local(spec: dict[str, Any], games: list[Game] | list[TableGame], workers: int) -> Iterator[dict[str, Any]]:
     if workers == 1:
         for g in games:
             yield play_game(spec, g)
@@ -35,7 +35,7 @@ def _local(spec: dict[str, Any], games: list[Game], workers: int) -> Iterator[di
         yield from pool.imap_unordered(_play, [(spec, g) for g in games], chunksize=1)
 
 
-def _ray(spec: dict[str, Any], games: list[Game], address: Optional[str]) -> Iterator[dict[str, Any]]:
+def _ray(spec: dict[str, Any], games: list[Game] | list[TableGame], address: Optional[str]) -> Iterator[dict[str, Any]]:
     try:
         import ray
     except ImportError:
@@ -59,7 +59,8 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
     out = config.out_dir
     store = ResultsStore(out / "results.jsonl", config.identity())
     done = store.open()
-    games = schedule(config.pairs(), config.deals)
+    rummy = config.game == "rummy"
+    games = table_schedule(config.tables(), config.deals) if rummy else schedule(config.pairs(), config.deals)
     todo = [g for g in games if g.key not in done]
     spec = {"agents": config.agents, "rules": config.rules, "mode": config.mode, "seed": config.seed,
             "record": config.record}
@@ -81,8 +82,12 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
         "games": len(records),
         "seconds_this_run": time.perf_counter() - start,
         "played_this_run": len(todo),
-        "pairs": pair_stats(records, config.agents),
-        "ratings": ratings(records, config.agents, seed=config.seed),
     }
+    if rummy:
+        summary["agents"], summary["pairs"] = table_stats(records, config.agents)
+        summary["ratings"] = table_ratings(records, config.agents, seed=config.seed)
+    else:
+        summary["pairs"] = pair_stats(records, config.agents)
+        summary["ratings"] = ratings(records, config.agents, seed=config.seed)
     summary["report"] = write_reports(out, summary)
     return summary

@@ -7,6 +7,9 @@ source of truth for the rules), ``match`` (hands added up to a target), ``encodi
 ``vector`` (many hands stepped as arrays) and ``gym_env`` (Gymnasium single-agent and
 vector views; ``gymnasium.make("rummy_env/GinRummy-v0", opponent="random")`` is
 registered on import).
+Basic Rummy for 2-4 players: ``rummy_rules``, ``rummy_game`` (the pure game and
+matches), ``rummy_encoding`` and ``rummy_v0`` (the PettingZoo AEC env:
+``rummy_v0.env(num_players=N)``).
 Importing this package is light: it never imports torch.
 """
 

@@ -1,22 +1,26 @@
 """The ``rummy`` command: one entry point whose subcommands call into the library.
 
-- ``rummy demo``: two agents (default ``heuristic`` vs ``simple``) play a short batch of
-  hands through the PettingZoo env; prints outcomes, points, speed and the last
-  showdown. The README's main job until training exists.
+- ``rummy demo``: the README's main job: trains a PPO agent briefly (``configs/ppo_demo.yaml``),
+  then a small tournament of it against ``random``, ``simple``, ``heuristic`` and the
+  shipped ``ppo`` (``configs/tournament_demo.yaml``); writes TensorBoard logs, learning
+  curves, the tournament's report and plots under ``runs/demo-TIME/``.
 - ``rummy deadwood CARDS``: the exact solver on one hand (arrangement; for 11 cards the
   deadwood left by each discard).
 - ``rummy rules [PRESET|FILE]``: print rule options as YAML.
 - ``rummy play``: play a hand or a match in the terminal against any agent or level.
 - ``rummy tournament``: agents against each other over duplicate deals (``eval/``).
 - ``rummy replay FILE``: step through a recorded tournament game.
+- ``rummy train --config FILE``: masked PPO with self-play (``train/``; needs torch);
+  ``--resume RUN_DIR`` continues a run.
+- ``rummy curves RUN_DIR... -o curves.png``: learning curves from TensorBoard logs.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
 import sys
 import time
+from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
@@ -26,42 +30,48 @@ from rummy_env import melds
 from rummy_env.cards import card_str, format_hand, parse_hand
 from rummy_env.rules import PRESETS, load_rules
 
+_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
 
 def _demo(args: argparse.Namespace) -> int:
-    import agents
-    from agents.human import explain
-    from rummy_env import gin_rummy_v0
+    """Train a PPO agent briefly, then a small tournament with it; logs and plots on disk."""
+    import datetime as dt
+    from pathlib import Path
 
-    env = gin_rummy_v0.env(rules=args.rules, episode=args.episode)
-    players = [agents.make(spec, seed=args.seed + i) for i, spec in enumerate(args.agents)]
-    outcomes: collections.Counter[str] = collections.Counter()
-    returns = np.zeros(2)
-    steps = 0
-    last_result = None
-    start = time.perf_counter()
-    for episode in range(args.episodes):
-        env.reset(seed=args.seed + episode)
-        for name in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            seat = env.possible_agents.index(name)
-            if seat == 0:
-                for result in info.get("hand_results", []):
-                    outcomes[result["outcome"]] += 1
-                    last_result = result
-            returns[seat] += reward
-            action = None if term or trunc else players[seat].act(obs, info)
-            steps += action is not None
-            env.step(action)
-    seconds = time.perf_counter() - start
-    unit = "hand" if args.episode == "hand" else "match"
-    print(f"{args.episodes} {unit}es" if unit == "match" else f"{args.episodes} hands", end="")
-    print(f" of {args.agents[0]} (player_0) vs {args.agents[1]} (player_1), rules {args.rules!r}")
-    print("outcomes:", ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
-    print(f"mean return per {unit}: player_0 {returns[0] / args.episodes:+.2f}, player_1 {returns[1] / args.episodes:+.2f}")
-    print(f"{steps} decisions in {seconds:.2f} s ({steps / seconds:,.0f} steps/s)")
-    if last_result is not None:
-        print("the last showdown:")
-        print(explain(last_result, names=(f"player_0 ({args.agents[0]})", f"player_1 ({args.agents[1]})")))
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "rummy demo trains a network and needs torch: pip install torch==2.13.0 -e '.[train]'"
+        ) from None
+    from eval.config import load_config as load_tournament
+    from eval.tournament import run
+    from train.config import load_config as load_training
+    from train.curves import plot_curves
+    from train.ppo import Trainer
+
+    out = Path(args.out) / dt.datetime.now().strftime("demo-%Y%m%d-%H%M%S")
+    config = load_training(args.config, {"runs_dir": str(out), "seed": args.seed, "progress": not args.quiet})
+    print(f"1/3 training {config.name!r} for {config.total_updates} updates "
+          f"({config.total_updates * config.steps_per_update:,} env steps); TensorBoard: tensorboard --logdir {out}")
+    trainer = Trainer.start(config)
+    try:
+        trainer.train()
+    finally:
+        trainer.close()
+    rate = trainer.global_step / trainer.train_seconds
+    print(f"    {trainer.global_step:,} env steps in {trainer.train_seconds:.0f} s ({rate:,.0f} steps/s including updates)")
+    curves = plot_curves([trainer.run_dir], out / "curves.png")
+    policy = trainer.run_dir / "policy.pt"
+    specs = ["random", "simple", "heuristic", "ppo", f"ppo:{policy}"]
+    print(f"2/3 tournament over duplicate deals: {', '.join(specs[:-1])} and the agent just trained")
+    tournament = load_tournament(args.tournament, agents=specs, out=str(out / "tournament"), seed=args.seed)
+    summary = run(tournament, progress=not args.quiet)
+    print(summary["report"], end="")
+    print(f"3/3 written under {out}/:")
+    print(f"    {trainer.run_dir.name}/  TensorBoard events, config.yaml, checkpoint.pt, policy.pt")
+    print(f"    {curves.name}  learning curves;  tournament/  report.md, summary.json, pairs.csv, crosstable.png, ratings.png")
+    print(f"next: rummy play --opponent ppo:{policy}   |   rummy train --config configs/ppo.yaml")
     return 0
 
 
@@ -127,7 +137,9 @@ def _tournament(args: argparse.Namespace) -> int:
     )
     summary = run(config, progress=not args.quiet)
     print(summary["report"], end="")
-    print(f"written: {config.out_dir}/results.jsonl, summary.json, report.md, pairs.csv, crosstable.png, ratings.png")
+    names = ["results.jsonl", "summary.json", "report.md", "agents.csv", "pairs.csv", "crosstable.png", "ratings.png"]
+    written = [n for n in names if (config.out_dir / n).is_file()]  # agents.csv: rummy tournaments only
+    print(f"written: {config.out_dir}/{', '.join(written)}")
     return 0
 
 
@@ -137,10 +149,12 @@ def _replay(args: argparse.Namespace) -> int:
     from eval.games import replay_hand
     from rummy_env.game import GinRummyState, action_name
 
-    lines = open(args.file).read().splitlines()
+    with open(args.file) as f:
+        lines = f.read().splitlines()
     if not lines or "header" not in json.loads(lines[0]):
         raise ValueError(f"{args.file} is not a tournament results file (no header line)")
-    rules = json.loads(lines[0])["header"]["rules"]
+    header = json.loads(lines[0])["header"]
+    rules = header["rules"]
     records = [json.loads(line) for line in lines[1:]]
     if not records:
         raise ValueError(f"{args.file} holds no games yet")
@@ -151,6 +165,28 @@ def _replay(args: argparse.Namespace) -> int:
         if not found:
             raise ValueError(f"no game {args.game!r} in {args.file}; keys look like {records[0]['key']!r}")
         record = found[0]
+    if header.get("game") == "rummy":  # Basic Rummy, 2 to 4 seats
+        from eval.games import replay_rummy_hand
+        from rummy_env.rummy_game import BasicRummyState
+        from rummy_env.rummy_game import action_name as rummy_action_name
+        from rummy_env.rummy_rules import load_rummy_rules
+
+        k, aces_high = len(record["players"]), load_rummy_rules(rules).aces_high
+        seats = ", ".join(f"player_{s} = {name}" for s, name in enumerate(record["players"]))
+        print(f"Basic Rummy game {record['key']}: {seats}, rules {rules!r}")
+        for number, hand in enumerate(record["hands"], start=1):
+            replay_rummy_hand(hand, rules, k)  # checks the record before showing it
+            rstate = BasicRummyState.from_deck(hand["deck"], k, rules, hand["dealer"])
+            print(f"\nhand {number}")
+            print(rstate.render())
+            for action in hand["actions"]:
+                who = rstate.current_player
+                rstate.step(action)
+                print(f"\nplayer_{who}: {rummy_action_name(action, aces_high)}")
+                print(rstate.render())
+                if args.step:
+                    input("(enter for the next move) ")
+        return 0
     print(f"game {record['key']}: player_0 = {record['players'][0]}, player_1 = {record['players'][1]}, rules {rules!r}")
     for number, hand in enumerate(record["hands"], start=1):
         replay_hand(hand, rules)  # checks the record before showing it
@@ -167,21 +203,77 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from train.config import PPOConfig, load_config
+
+    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if getattr(args, f.name) is not None}
+    for item in args.set or []:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. opponents.heuristic=0.2")
+        overrides[key.strip()] = value
+    from train.ppo import Trainer
+
+    if args.resume:
+        if args.config:
+            raise ValueError("--resume takes the run's own config.yaml; do not pass --config")
+        trainer = Trainer.resume(args.resume, overrides)
+        print(f"resuming {trainer.run_dir} at update {trainer.update} of {trainer.config.total_updates}")
+    else:
+        trainer = Trainer.start(load_config(args.config, overrides))
+        print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
+    try:
+        last = trainer.train()
+    finally:
+        trainer.close()
+    c = trainer.config
+    rate = trainer.global_step / trainer.train_seconds if trainer.train_seconds else float("nan")
+    print(f"done: {trainer.update} updates, {trainer.global_step:,} env steps, {trainer.train_seconds:.0f} s of training "
+          f"({rate:,.0f} steps/s)")
+    for opp, res in last.items():
+        print(f"  vs {opp}: won {res['win_rate']:.1%} of {c.eval_hands} hands, "
+              f"{res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
+    print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent ppo:{trainer.run_dir / 'policy.pt'})")
+    return 0
+
+
+def _curves(args: argparse.Namespace) -> int:
+    from train.curves import plot_curves
+
+    out = plot_curves(args.runs, args.out, tags=args.tag)
+    print(f"written: {out}")
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     print(yaml.safe_dump(load_rules(args.spec).to_dict(), sort_keys=False), end="")
     return 0
+
+
+def _add_config_fields(parser: argparse.ArgumentParser) -> None:
+    """One ``--field-name VALUE`` option per training config field (values read as YAML)."""
+    import dataclasses
+
+    from train.config import PPOConfig
+
+    group = parser.add_argument_group("config fields (override the file)")
+    for f in dataclasses.fields(PPOConfig):
+        group.add_argument("--" + f.name.replace("_", "-"), dest=f.name, metavar="VALUE", default=None)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="rummy", description="Gin Rummy environments for RL research")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="two agents play through the env; prints a summary")
-    demo.add_argument("--agents", nargs=2, default=["heuristic", "simple"], metavar=("A", "B"), help="agent specs")
-    demo.add_argument("--episodes", type=int, default=200, help="episodes to play (default 200)")
-    demo.add_argument("--episode", choices=("hand", "match"), default="hand", help="episode length")
-    demo.add_argument("--rules", default="classic", help=f"preset ({', '.join(PRESETS)}) or YAML path")
+    demo = sub.add_parser("demo", help="train a PPO agent briefly, then a small tournament with it (the README's main job)")
+    demo.add_argument("--config", default=str(_CONFIGS / "ppo_demo.yaml"), help="training config (default configs/ppo_demo.yaml)")
+    demo.add_argument("--tournament", default=str(_CONFIGS / "tournament_demo.yaml"),
+                      help="tournament config (default configs/tournament_demo.yaml)")
+    demo.add_argument("--out", default="runs", help="parent folder of the demo's output (default runs)")
     demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
     dw = sub.add_parser("deadwood", help="arrange one hand exactly, e.g. rummy deadwood AC 2C 3C 7D 7H 7S KD")
@@ -220,16 +312,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rep.add_argument("--step", action="store_true", help="wait for Enter after every move")
     rep.set_defaults(func=_replay)
 
+    tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml")
+    tr.add_argument("--config", help="YAML training config (default: the built-in defaults)")
+    tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
+    _add_config_fields(tr)
+    tr.set_defaults(func=_train)
+
+    cu = sub.add_parser("curves", help="plot learning curves from run folders, e.g. rummy curves runs/ppo__* -o curves.png")
+    cu.add_argument("runs", nargs="+", help="run folders (NAME__SEED__TIME runs of one NAME are averaged over seeds)")
+    cu.add_argument("-o", "--out", default="curves.png", help="image to write (default curves.png)")
+    cu.add_argument("--tag", action="append", help="TensorBoard scalar tag to plot (repeatable; default: eval and main charts)")
+    cu.set_defaults(func=_curves)
+
     rl = sub.add_parser("rules", help="print rule options as YAML")
     rl.add_argument("spec", nargs="?", default="classic", help="preset name or YAML path")
     rl.set_defaults(func=_rules)
 
     args = parser.parse_args(argv)
-    if getattr(args, "episodes", 1) < 1:
-        parser.error("--episodes must be >= 1")
     try:
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError, ImportError) as exc:
         print(f"rummy {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -374,6 +374,34 @@ def forms_meld(hand: int, card: int, *, aces_high: bool = False) -> bool:
     return (has(p - 2) and has(p - 1)) or (has(p - 1) and has(p + 1)) or (has(p + 1) and has(p + 2))
 
 
+@functools.lru_cache(maxsize=2)
+def _partner_table(aces_high: bool) -> np.ndarray:
+    """(52, 6) uint64: for each card, the other two cards of each 3-card meld holding it.
+
+    Three sets (pairs of the other suits) and three runs (the windows around the card);
+    a window off the end of the suit is a mask no hand can hold (bit 63).
+    """
+    table = np.full((NUM_CARDS, 6), np.uint64(1) << np.uint64(63), dtype=np.uint64)
+    for card in range(NUM_CARDS):
+        rank, suit = card % NUM_RANKS, card // NUM_RANKS
+        others = [s * NUM_RANKS + rank for s in range(4) if s != suit]
+        pairs = [(others[0], others[1]), (others[0], others[2]), (others[1], others[2])]
+        p = _run_order(rank, aces_high)
+        for d in ((-2, -1), (-1, 1), (1, 2)):
+            if all(0 <= p + x < NUM_RANKS for x in d):
+                pairs.append(tuple(suit * NUM_RANKS + _order_rank(p + x, aces_high) for x in d))
+        for k, (a, b) in enumerate(pairs):
+            table[card, k] = np.uint64((1 << a) | (1 << b))
+    return table
+
+
+def forms_meld_batch(hands: np.ndarray, cards: np.ndarray, *, aces_high: bool = False) -> np.ndarray:
+    """``forms_meld`` over arrays: (N,) uint64 hands and (N,) cards -> (N,) bool."""
+    partners = _partner_table(aces_high)[np.asarray(cards, dtype=np.intp)]
+    hands = np.asarray(hands, dtype=np.uint64)[:, None]
+    return ((hands & partners) == partners).any(axis=1)
+
+
 # ---------------------------------------------------------------------------------------
 # Single-hand arrangements and lay-offs, for the showdown (not a hot path).
 

@@ -165,6 +165,13 @@ class VectorGinRummy:
             self._mask, self._after = self._legal()
         return self._mask
 
+    def discard_deadwood(self) -> np.ndarray:
+        """int16 (N, 52): in games in the discard phase, the deadwood the player to move keeps
+        after discarding each card (-1 for cards not held); -1 everywhere in other games."""
+        self.action_mask()
+        assert self._after is not None
+        return self._after
+
     def _legal(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_envs
         mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)

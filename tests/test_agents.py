@@ -16,7 +16,7 @@ from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCA
 from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
-FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3}
+FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "ppo": 30, "ppo:greedy=false": 10}
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -36,7 +36,7 @@ def test_a_match_between_agents_ends_with_a_winner():
     assert max(result.hand_points) >= 100 and result.winner in (0, 1)
 
 
-@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=16"])
+@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=16", "ppo", "ppo:greedy=false"])
 def test_no_agent_peeks_at_hidden_cards(spec):
     """Same seed, same information set, different hidden cards: the same action."""
     rng = np.random.default_rng(0)

@@ -1,0 +1,68 @@
+"""``ppo``: a policy network trained by ``rummy train`` (masked PPO with self-play).
+
+``make("ppo")`` loads the checkpoint shipped with the package (``agents/data/ppo_gin.pt``,
+its config, curves and measured results in the README); ``make("ppo:path=runs/X/policy.pt")``
+(or ``ppo:runs/X/policy.pt``) loads another policy file or training checkpoint.
+
+The network reads the ``flat`` encoding of the player's information set, re-encoded
+here from ``info`` (so it works whatever encoding the env was built with) and without
+match scores: training plays single hands. It plays the most probable legal action
+(``greedy=true``, the default) or samples from its distribution (``greedy=false``,
+seeded). torch is imported only when a ``ppo`` agent is made: the env never needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from agents.base import Agent, information, legal_actions
+from rummy_env.encoding import encode
+
+SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
+    """Load a policy once per process (a tournament makes an agent per game)."""
+    from train.model import load_policy
+
+    return load_policy(path)
+
+
+class PPOAgent(Agent):
+    name = "ppo"
+
+    def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
+        super().__init__(seed)
+        try:
+            import torch
+        except ImportError:
+            raise ImportError(
+                "the ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
+            ) from None
+        self._torch = torch
+        self.path = Path(path) if path is not None else SHIPPED
+        self.net, meta = _load(str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
+        self.trained_rules = meta.get("rules")
+        if not isinstance(greedy, bool):
+            raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
+        self.greedy = greedy
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        legal = legal_actions(observation)
+        infoset, rules = information(info)
+        torch = self._torch
+        obs = torch.from_numpy(encode(infoset, rules, "flat"))[None]
+        mask = torch.zeros((1, self.net.num_actions), dtype=torch.bool)
+        mask[0, torch.from_numpy(legal)] = True
+        with torch.no_grad():
+            logp, _ = self.net(obs, mask)
+        probs = logp[0].exp().numpy().astype(np.float64)
+        if self.greedy:
+            return int(legal[np.argmax(probs[legal])])
+        p = probs[legal] / probs[legal].sum()
+        return int(self.rng.choice(legal, p=p))

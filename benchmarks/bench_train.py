@@ -1,0 +1,86 @@
+"""End-to-end training throughput: env steps/s of masked PPO on the vector engine,
+including the network's moves, the opponents' moves and the PPO updates.
+
+An env step is one move of either seat in one game (what the vector engine counts).
+Evaluations and checkpoints are switched off; their cost is not a training cost of
+each step. The first update (warm-up) is not timed. Several opponent mixes are
+measured, because the per-game scripted ``heuristic`` opponent costs far more than the
+vectorised ``simple`` and the network opponents.
+
+    python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME=SPEC ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, machine  # noqa: E402
+
+import torch  # noqa: E402
+
+from train.config import load_config  # noqa: E402
+from train.ppo import Trainer  # noqa: E402
+
+MIXES = {
+    "config": None,  # the config file's own opponent weights
+    "simple+pool": {"simple": 0.8, "pool": 0.2},
+    "self-play": {"self": 1.0},
+}
+
+
+def measure(config_path: str, updates: int, opponents) -> dict[str, float]:
+    overrides = {"total_updates": updates + 1, "eval_every": 0, "checkpoint_every": 10**6, "progress": False,
+                 "snapshot_every": 1}
+    if opponents is not None:
+        overrides["opponents"] = opponents
+    with tempfile.TemporaryDirectory() as tmp:
+        overrides["runs_dir"] = tmp
+        config = load_config(config_path, overrides)
+        trainer = Trainer(config, Path(tmp) / "bench")
+        trainer._open_writer(None)
+        phases = {"rollout": 0.0, "update": 0.0}
+        rollout, learn = trainer._rollout, trainer._learn
+
+        def timed_rollout():
+            t = time.perf_counter()
+            out = rollout()
+            phases["rollout"] += time.perf_counter() - t
+            return out
+
+        def timed_learn(batch):
+            t = time.perf_counter()
+            out = learn(batch)
+            phases["update"] += time.perf_counter() - t
+            return out
+
+        trainer._rollout, trainer._learn = timed_rollout, timed_learn
+        marks = []
+        trainer.train(on_update=lambda tr: marks.append((time.perf_counter(), dict(phases))))
+        trainer.close()
+    (t0, p0), (t1, p1) = marks[0], marks[-1]
+    steps = config.steps_per_update * (len(marks) - 1)
+    return {"steps_per_s": steps / (t1 - t0), "rollout_s": p1["rollout"] - p0["rollout"],
+            "update_s": p1["update"] - p0["update"], "seconds": t1 - t0, "steps": steps}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "ppo.yaml"))
+    parser.add_argument("--updates", type=int, default=20, help="timed updates per mix (default 20)")
+    parser.add_argument("--mix", action="append", choices=sorted(MIXES), help="opponent mixes to measure (default all)")
+    args = parser.parse_args()
+    print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    print(f"config: {args.config}; {args.updates} timed updates per mix (evaluations and checkpoints off)")
+    for name in args.mix or list(MIXES):
+        r = measure(args.config, args.updates, MIXES[name])
+        print(f"  opponents {name:12s} {r['steps_per_s']:>9,.0f} env steps/s   "
+              f"({r['steps']:,} steps in {r['seconds']:.1f} s: rollouts {r['rollout_s']:.1f} s, updates {r['update_s']:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Basic Rummy observation encoders: a player's information set -> arrays, from named slices.
+
+Built from ``RummyInformationSet`` alone, so they cannot show a card the player does not
+know. The layout is the same for 2, 3 and 4 players (one network can play every table
+size): seats are *relative* (``rel0`` = the observing player, ``rel1`` = the next player
+to the left, who moves after them, ...) and slices of seats absent at the table are 0.
+Card slices are 52 wide in card-id order (``suit * 13 + rank``).
+
+| card slice            | meaning (1.0 where true)                                        |
+|-----------------------|-----------------------------------------------------------------|
+| hand                  | cards in the player's hand                                      |
+| discard_top           | the top card of the discard pile                                |
+| discard_pile          | every card in the discard pile (top included)                   |
+| public_stock          | cards of a turned-over stock (its order is public; 0 before)    |
+| layoff_targets        | cards that could be laid off onto some table meld now           |
+| taken                 | the card the player to move took from the pile this turn        |
+| unseen                | cards the player cannot place: stock or others' hands, unknown  |
+| played_rel0..rel3     | cards each seat has put on the table (melds and lay-offs)       |
+| known_rel1..rel3      | cards known to be in each other seat's hand (taken from the     |
+|                       | pile or drawn from a public stock; all cards once shown)        |
+| discarded_rel1..rel3  | cards each other seat discarded this hand                       |
+
+Scalars (26): phase one-hot (draw, play, over: 3); stock size / 52; turnovers /
+max(1, stock_turnovers); turn / max_turns; 1 if the player to move may still go
+rummy; hand size / 11 per relative seat (4); 1 per relative seat that has melded (4);
+match points / target score per relative seat (4; 0 outside a match); dealer one-hot
+by relative seat (4); number of players one-hot (2, 3, 4: 3).
+
+- ``flat``: float32 vector of the 17 card slices then the 26 scalars: shape (910,).
+- ``planes``: float32 (43, 4, 13): the card slices as 4 x 13 planes (suit rows, rank
+  columns), then each scalar as a constant plane.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from rummy_env.cards import NUM_CARDS
+from rummy_env.encoding import masks_to_bits
+from rummy_env.rummy_game import BasicRummyState, RummyInformationSet
+from rummy_env.rummy_rules import MAX_PLAYERS, BasicRummyRules
+
+CARD_SLICES = (
+    "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",
+    "played_rel0", "played_rel1", "played_rel2", "played_rel3",
+    "known_rel1", "known_rel2", "known_rel3",
+    "discarded_rel1", "discarded_rel2", "discarded_rel3",
+)
+SCALARS = (
+    "phase_draw", "phase_play", "phase_over", "stock_size", "turnovers", "turn", "rummy_possible",
+    "hand_size_rel0", "hand_size_rel1", "hand_size_rel2", "hand_size_rel3",
+    "melded_rel0", "melded_rel1", "melded_rel2", "melded_rel3",
+    "score_rel0", "score_rel1", "score_rel2", "score_rel3",
+    "dealer_rel0", "dealer_rel1", "dealer_rel2", "dealer_rel3",
+    "players_2", "players_3", "players_4",
+)
+NUM_CARD_SLICES = len(CARD_SLICES)
+FLAT_SIZE = NUM_CARD_SLICES * NUM_CARDS + len(SCALARS)
+PLANES_SHAPE = (NUM_CARD_SLICES + len(SCALARS), 4, 13)
+ENCODINGS = ("flat", "planes")
+HAND_SIZE_SCALE = 11.0
+MAX_HAND_POINTS = 100  # at most 10 cards are left in a losing hand: 100 points
+STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
+
+
+def flat_slices() -> dict[str, slice]:
+    """Where each named part lies in the flat vector."""
+    out, pos = {}, 0
+    for name in CARD_SLICES:
+        out[name] = slice(pos, pos + NUM_CARDS)
+        pos += NUM_CARDS
+    for name in SCALARS:
+        out[name] = slice(pos, pos + 1)
+        pos += 1
+    return out
+
+
+def observation_shape(encoding: str) -> tuple[int, ...]:
+    if encoding == "flat":
+        return (FLAT_SIZE,)
+    if encoding == "planes":
+        return PLANES_SHAPE
+    raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+
+
+def encode(
+    info: RummyInformationSet, rules: BasicRummyRules, encoding: str = "flat", scores: Optional[Sequence[int]] = None
+) -> np.ndarray:
+    """The observation array of ``info`` in the named encoding (``ENCODINGS``)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+    n, p = info.num_players, info.player
+    rel = [(p + k) % n for k in range(n)]
+    public_stock = 0
+    for c in info.public_stock:
+        public_stock |= 1 << c
+    masks = [0] * NUM_CARD_SLICES
+    masks[0] = info.hand
+    masks[1] = 1 << info.discard_pile[-1] if info.discard_pile else 0
+    masks[2] = info.discard_mask
+    masks[3] = public_stock
+    masks[4] = info.layoff_targets
+    masks[5] = 1 << info.taken_card if info.taken_card is not None else 0
+    masks[6] = info.unseen
+    for k, seat in enumerate(rel):
+        masks[7 + k] = info.played[seat]
+        if k:
+            masks[10 + k] = info.known[seat]
+            masks[13 + k] = info.discarded[seat]
+    out = np.zeros(FLAT_SIZE, dtype=np.float32)
+    out[: NUM_CARD_SLICES * NUM_CARDS] = masks_to_bits(np.array(masks, dtype=np.uint64)).ravel()
+    sc = out[NUM_CARD_SLICES * NUM_CARDS :]
+    sc[int(info.phase)] = 1.0
+    sc[3] = info.stock_size / NUM_CARDS
+    sc[4] = info.turnovers / max(1, rules.stock_turnovers)
+    sc[5] = info.turn / rules.max_turns
+    sc[6] = float(info.rummy_possible)
+    for k, seat in enumerate(rel):
+        sc[7 + k] = info.hand_sizes[seat] / HAND_SIZE_SCALE
+        sc[11 + k] = float(info.has_melded[seat])
+        if scores is not None and rules.match:
+            sc[15 + k] = scores[seat] / rules.target_score
+    sc[19 + (info.dealer - p) % n] = 1.0
+    sc[23 + n - 2] = 1.0
+    if encoding == "flat":
+        return out
+    planes = np.empty(PLANES_SHAPE, dtype=np.float32)
+    planes[:NUM_CARD_SLICES] = out[: NUM_CARD_SLICES * NUM_CARDS].reshape(-1, 4, 13)
+    planes[NUM_CARD_SLICES:] = sc[:, None, None]
+    return planes
+
+
+def observation_high(rules: BasicRummyRules, encoding: str = "flat") -> np.ndarray:
+    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0).
+
+    Match points stay below the target plus the largest hand score: three losing hands
+    of at most 10 cards (100 points each) times the rummy multiplier.
+    """
+    high = np.ones(FLAT_SIZE, dtype=np.float32)
+    if rules.match:
+        best_hand = (MAX_PLAYERS - 1) * MAX_HAND_POINTS * rules.rummy_multiplier
+        at = flat_slices()
+        for k in range(MAX_PLAYERS):
+            high[at[f"score_rel{k}"]] = (rules.target_score + best_hand) / rules.target_score
+    if encoding == "flat":
+        return high
+    planes = np.empty(observation_shape(encoding), dtype=np.float32)
+    planes[:NUM_CARD_SLICES] = high[: NUM_CARD_SLICES * NUM_CARDS].reshape(-1, 4, 13)
+    planes[NUM_CARD_SLICES:] = high[NUM_CARD_SLICES * NUM_CARDS :, None, None]
+    return planes
+
+
+def state_vector(state: BasicRummyState) -> np.ndarray:
+    """Full state for centralised critics (absolute seats).
+
+    Layout: hands of seats 0..3 (4 x 52; 0 for absent seats), stock cards (52),
+    discard pile (52), discard top (52), table cards (52), phase one-hot (3), seat to
+    move one-hot (4): (423,).
+    """
+    hands = list(state.hands) + [0] * (MAX_PLAYERS - state.num_players)
+    stock = pile = 0
+    for c in state.stock:
+        stock |= 1 << c
+    for c in state.discard_pile:
+        pile |= 1 << c
+    top = 1 << state.discard_pile[-1] if state.discard_pile else 0
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    masks = np.array(hands + [stock, pile, top, state.table_mask], dtype=np.uint64)
+    out[: 8 * NUM_CARDS] = masks_to_bits(masks).ravel()
+    out[8 * NUM_CARDS + int(state.phase)] = 1.0
+    out[8 * NUM_CARDS + 3 + state.current_player] = 1.0
+    return out

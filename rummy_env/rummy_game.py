@@ -1,0 +1,780 @@
+"""The pure Basic Rummy hand for 2 to 4 players: state, legal actions, step, scoring, match.
+
+One source of truth for the Basic Rummy rules of ../shared/RULES.md; the env
+(``rummy_v0``), the agents and the tournament call it. Cards are ids 0..51 and hands
+52-bit ints (``rummy_env.cards``); options come from ``rummy_env.rummy_rules``.
+
+Action layout (fixed; ``NUM_ACTIONS`` = 1267, the same for 2, 3 and 4 players):
+
+| id                   | action                                                       | phase |
+|----------------------|--------------------------------------------------------------|-------|
+| 0                    | draw the top card of the stock                               | draw  |
+| 1                    | take the top card of the discard pile                        | draw  |
+| 2 + c                | discard card c face up: ends the turn (going out if it was   | play  |
+|                      | the last card)                                               |       |
+| 54 + m               | meld ``meld_table(aces_high).masks[m]`` from hand (m < 329)  | play  |
+| 383 + 52 * s + c     | lay off card c onto the table meld in slot s (s < 17)        | play  |
+
+The meld table (``MeldTable``, built by code at import and checked by tests) holds all
+65 sets then all 264 runs: id ``5 * rank + s`` is the three-card set of ``rank``
+without suit s, ``5 * rank + 4`` the four-card set; id ``65 + 66 * suit + k`` is the
+k-th run of ``suit`` in the order (start position 0..10, then length 3..13 - start),
+positions being ranks in run order (A = 0 with aces low, 2 = 0 and A = 12 with aces
+high). Table slots are numbered in the order the melds were laid down (17 melds of
+three cards use 51 cards, so 17 slots always suffice). Ending the turn *is* the
+discard; a turn ends without one only when the player goes out by melding or laying off
+their last card.
+
+Choices made where ../shared/RULES.md is silent (documented in the README too):
+- Deal from an explicit deck order: the first ``k`` cards to the player left of the
+  dealer (seat ``dealer + 1``), the next ``k`` to the next seat, ..., the dealer last;
+  then the upcard; then the stock from top to bottom. The player left of the dealer
+  plays first; in a match the deal passes to the left (seat + 1) every hand.
+- The card taken from the discard pile may be melded or laid off that turn, only not
+  discarded. A meld or lay-off that would leave that card as the only card in hand is
+  illegal unless the card can then be laid off (so the player goes out); otherwise
+  the player would be left with no legal move.
+- "A meld of your own on the table": once the player has laid down a meld this hand
+  (earlier or this turn) they may lay off onto any meld, theirs or another player's.
+  A set takes a fourth card; a run takes one card at either end per lay-off (repeat
+  to extend further).
+- "Rummy": the player goes out in a turn that began with nothing of theirs on the
+  table (no earlier meld, hence no earlier lay-off). Lay-offs after their first meld
+  in that same turn still count as rummy. Going out with or without a final discard
+  both score the double.
+- Scoring: every card left in a losing hand counts at its deadwood value (ace 1, 2-9
+  face value, T J Q K 10), whether or not those cards would form melds. Hand rewards
+  are zero-sum: the winner +points, each other player minus the value of their own
+  cards (times the rummy multiplier), so the losers together pay what the winner gets.
+- The stock running out is checked when a turn ends with a discard: if the stock is
+  empty the discard pile except its top card is turned over, without shuffling (the
+  first card discarded becomes the top of the new stock); everybody saw those cards,
+  so the new stock's order is public and a card drawn from it is known to all. The
+  next time the stock is empty at the end of a turn, the hand is a stalemate (no
+  points, hands not shown). ``max_turns`` (default 300 turns) also ends a hand as a
+  stalemate: cards can circulate through the discard pile forever.
+- A match: hands are played until a player's total reaches ``target_score``; that
+  player wins (only one player scores per hand, so there is never a tie). No bonuses.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Optional, Sequence
+
+import numpy as np
+
+from rummy_env.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.rummy_rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
+
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+DISCARD = 2  # + card
+MELD = 54  # + meld id
+NUM_SETS = 65
+NUM_RUNS = 264
+NUM_MELDS = NUM_SETS + NUM_RUNS
+LAYOFF = MELD + NUM_MELDS  # 383, + 52 * slot + card
+MAX_TABLE_MELDS = 17
+NUM_ACTIONS = LAYOFF + NUM_CARDS * MAX_TABLE_MELDS  # 1267
+
+SUIT_BITS = (1 << NUM_RANKS) - 1
+RANK_MASKS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS))
+# (start, length) of the k-th run of a suit, in run-order positions
+RUN_SHAPES = tuple((start, length) for start in range(NUM_RANKS - 2) for length in range(3, NUM_RANKS - start + 1))
+_RUN_OFFSET = {shape: k for k, shape in enumerate(RUN_SHAPES)}
+_VALUES = tuple(card_value(c) for c in range(NUM_CARDS))
+
+
+class Phase(IntEnum):
+    DRAW = 0  # draw from the stock or take the top discard
+    PLAY = 1  # meld, lay off, then discard (or go out)
+    OVER = 2  # the hand has ended
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state."""
+
+
+# ----------------------------------------------------------------------------- meld table
+
+
+def _positions(field_: int, aces_high: bool) -> int:
+    """A 13-bit suit field (bit = rank) in run order (bit = position)."""
+    return ((field_ >> 1) | ((field_ & 1) << 12)) if aces_high else field_
+
+
+def _ranks(positions: int, aces_high: bool) -> int:
+    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions
+
+
+@functools.lru_cache(maxsize=1 << 13)
+def _runs_in_field(positions: int) -> tuple[int, ...]:
+    """Offsets (into ``RUN_SHAPES``) of every run contained in a run-order suit field."""
+    out = []
+    for k, (start, length) in enumerate(RUN_SHAPES):
+        block = ((1 << length) - 1) << start
+        if positions & block == block:
+            out.append(k)
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class MeldTable:
+    """Every set and run as a 52-bit mask, indexed by meld id (see the module docstring)."""
+
+    aces_high: bool
+    masks: tuple[int, ...]
+    index: dict[int, int]
+
+    def is_run(self, meld_id: int) -> bool:
+        return meld_id >= NUM_SETS
+
+
+@functools.lru_cache(maxsize=None)
+def meld_table(aces_high: bool = False) -> MeldTable:
+    """The meld table for one ``aces`` option (built once)."""
+    masks = []
+    for r in range(NUM_RANKS):
+        for s in range(4):
+            masks.append(RANK_MASKS[r] & ~(1 << (s * NUM_RANKS + r)))
+        masks.append(RANK_MASKS[r])
+    for suit in range(4):
+        for start, length in RUN_SHAPES:
+            masks.append(_ranks(((1 << length) - 1) << start, aces_high) << (suit * NUM_RANKS))
+    return MeldTable(aces_high, tuple(masks), {m: i for i, m in enumerate(masks)})
+
+
+meld_table(False)
+
+
+def melds_in_hand(hand: int, aces_high: bool = False) -> list[int]:
+    """Ids of every meld (set or run) made of cards of ``hand``, in increasing order."""
+    f0, f1, f2, f3 = hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39
+    ab, cd = f0 & f1, f2 & f3
+    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+    out = []
+    if three:
+        four = ab & cd
+        for r in range(NUM_RANKS):
+            if (three >> r) & 1:
+                if (four >> r) & 1:
+                    out.extend(range(5 * r, 5 * r + 5))
+                else:
+                    held = hand & RANK_MASKS[r]
+                    missing = next(s for s in range(4) if not (held >> (s * NUM_RANKS + r)) & 1)
+                    out.append(5 * r + missing)
+    for suit, f in enumerate((f0, f1, f2, f3)):
+        if f.bit_count() >= 3:
+            base = NUM_SETS + len(RUN_SHAPES) * suit
+            out.extend(base + k for k in _runs_in_field(_positions(f, aces_high)))
+    return out
+
+
+def extension(cards: int, is_run: bool, aces_high: bool = False) -> int:
+    """Cards that can be laid off onto a table meld of ``cards`` (a set or a run)."""
+    low = (cards & -cards).bit_length() - 1
+    if not is_run:
+        return RANK_MASKS[low % NUM_RANKS] & ~cards
+    suit = low // NUM_RANKS
+    pos = _positions((cards >> (suit * NUM_RANKS)) & SUIT_BITS, aces_high)
+    first, last = (pos & -pos).bit_length() - 1, pos.bit_length() - 1
+    ext = (1 << (first - 1) if first > 0 else 0) | (1 << (last + 1) if last < NUM_RANKS - 1 else 0)
+    return _ranks(ext, aces_high) << (suit * NUM_RANKS)
+
+
+def hand_value(hand: int) -> int:
+    """Sum of the deadwood values of the cards in ``hand`` (every card counts)."""
+    total = 0
+    while hand:
+        low = hand & -hand
+        total += _VALUES[low.bit_length() - 1]
+        hand ^= low
+    return total
+
+
+def action_name(action: int, aces_high: bool = False) -> str:
+    """Readable name of an action id, e.g. ``'discard 7D'`` or ``'lay off 4H on slot 2'``."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    if action == DRAW_STOCK:
+        return "draw stock"
+    if action == TAKE_DISCARD:
+        return "take discard"
+    if action < MELD:
+        return f"discard {format_cards([action - DISCARD])}"
+    if action < LAYOFF:
+        return f"meld {format_hand(meld_table(aces_high).masks[action - MELD])}"
+    slot, card = divmod(action - LAYOFF, NUM_CARDS)
+    return f"lay off {format_cards([card])} on slot {slot}"
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class RummyHandResult:
+    """How a hand ended. ``winner`` went out and scores ``points``; ``penalties[i]`` is
+    what seat i pays (0 for the winner); ``rewards`` are zero-sum per seat.
+
+    ``outcome``: 'out' (went out), 'rummy' (went out in one turn with nothing melded
+    before: points doubled) or 'stalemate' (``reason`` 'stock': the stock ran out once
+    more than it may be turned over; 'max_turns'). After going out every hand is shown
+    (``hands_left``); after a stalemate nothing is shown.
+    """
+
+    outcome: str
+    winner: Optional[int]
+    points: int
+    penalties: tuple[int, ...]
+    hands_left: tuple[int, ...]
+    with_discard: bool = False
+    reason: str = ""
+
+    @property
+    def rewards(self) -> tuple[int, ...]:
+        return tuple(self.points if seat == self.winner else -pen for seat, pen in enumerate(self.penalties))
+
+    @property
+    def finishing_order(self) -> list[list[int]]:
+        """Seats from best to worst: the winner, then by points paid (ties share a place)."""
+        groups: dict[int, list[int]] = {}
+        for seat, pen in enumerate(self.penalties):
+            groups.setdefault(-1 if seat == self.winner else pen, []).append(seat)
+        return [groups[k] for k in sorted(groups)]
+
+    def to_dict(self) -> dict:
+        """Plain data (card lists as text) for info dicts, records and reports."""
+        return {
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "points": self.points,
+            "rewards": list(self.rewards),
+            "penalties": list(self.penalties),
+            "hands_left": [format_hand(h) for h in self.hands_left],
+            "with_discard": self.with_discard,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class TableMeld:
+    """A meld on the table: who laid it down, its cards now (lay-offs included), set or run."""
+
+    owner: int
+    cards: int
+    is_run: bool
+
+
+@dataclass(slots=True)
+class RummyInformationSet:
+    """What one player knows: the only input agents and observations are built from.
+
+    Masks are 52-bit ints; tuples indexed by seat. Public facts: the table, the discard
+    pile in order, every action (``public_history``: (seat, action) pairs; a stock draw
+    does not show the card), hand sizes, and the cards known to be in each hand (taken
+    from the discard pile, or drawn from a turned-over stock, and not played since).
+    After a player goes out all hands are shown.
+    """
+
+    player: int
+    num_players: int
+    hand: int
+    discard_pile: tuple[int, ...]  # bottom to top
+    discard_mask: int
+    stock_size: int
+    public_stock: tuple[int, ...]  # the stock top first when its order is public (after a turnover), else ()
+    phase: Phase
+    current_player: int
+    dealer: int
+    turn: int
+    turnovers: int
+    taken_card: Optional[int]
+    rummy_possible: bool  # the player to move had nothing on the table when the turn began
+    table: tuple[TableMeld, ...]
+    layoff_targets: int  # cards that could be laid off onto the table now (any hand)
+    has_melded: tuple[bool, ...]
+    played: tuple[int, ...]  # cards each seat put on the table (melds and lay-offs)
+    known: tuple[int, ...]  # cards known to be in each seat's hand
+    hand_sizes: tuple[int, ...]
+    discarded: tuple[int, ...]
+    public_history: tuple[tuple[int, int], ...]
+    result: Optional[RummyHandResult]
+
+    @property
+    def table_mask(self) -> int:
+        out = 0
+        for m in self.table:
+            out |= m.cards
+        return out
+
+    @property
+    def unseen(self) -> int:
+        """Cards this player cannot place: in the stock or in other players' hands, unknown."""
+        seen = self.hand | self.discard_mask | self.table_mask
+        for seat, k in enumerate(self.known):
+            if seat != self.player:
+                seen |= k
+        for c in self.public_stock:
+            seen |= 1 << c
+        return FULL_DECK & ~seen
+
+
+# ----------------------------------------------------------------------------- the hand
+
+
+@dataclass
+class BasicRummyState:
+    """One hand of Basic Rummy. Build with ``new_hand``, ``from_deck`` or ``from_hands``."""
+
+    rules: BasicRummyRules
+    num_players: int
+    hands: list[int]
+    stock: list[int]  # top is the last element
+    discard_pile: list[int]  # top is the last element
+    dealer: int
+    current_player: int
+    phase: Phase = Phase.DRAW
+    deck: Optional[tuple[int, ...]] = None
+    turn: int = 0
+    turnovers: int = 0
+    stock_public: bool = False
+    taken_card: Optional[int] = None
+    rummy_possible: bool = True
+    table: list[TableMeld] = field(default_factory=list)
+    table_ext: list[int] = field(default_factory=list)  # per slot: cards that can be laid off onto it
+    has_melded: list[bool] = field(default_factory=list)
+    played: list[int] = field(default_factory=list)
+    known: list[int] = field(default_factory=list)
+    discarded: list[int] = field(default_factory=list)
+    history: list[tuple[int, int]] = field(default_factory=list)  # (seat, action): every action is public
+    result: Optional[RummyHandResult] = None
+    _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
+    _infos: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n = self.num_players
+        for name in ("has_melded", "played", "known", "discarded"):
+            if not getattr(self, name):
+                setattr(self, name, [False] * n if name == "has_melded" else [0] * n)
+        self._table = meld_table(self.rules.aces_high)
+
+    # ----------------------------------------------------------------- construction
+
+    @classmethod
+    def new_hand(
+        cls, num_players: int = 2, rules: RummyRulesSpec = None, seed=None, dealer: Optional[int] = None
+    ) -> "BasicRummyState":
+        """A hand dealt from a shuffled deck (``seed``: int, numpy Generator or None)."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return cls.from_deck(rng.permutation(NUM_CARDS).tolist(), num_players, rules, dealer)
+
+    @classmethod
+    def from_deck(
+        cls, deck: Sequence[int], num_players: int = 2, rules: RummyRulesSpec = None, dealer: Optional[int] = None
+    ) -> "BasicRummyState":
+        """A hand dealt from an explicit deck order (see the module docstring).
+
+        ``dealer`` defaults to the last seat, so seat 0 plays first.
+        """
+        n = check_num_players(num_players)
+        deck = tuple(int(c) for c in deck)
+        if sorted(deck) != list(range(NUM_CARDS)):
+            raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+        dealer = n - 1 if dealer is None else dealer
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        dealer = int(dealer)
+        rules = load_rummy_rules(rules)
+        k = rules.cards_per_hand(n)
+        hands = [0] * n
+        for i in range(n):
+            seat = (dealer + 1 + i) % n
+            for c in deck[i * k : (i + 1) * k]:
+                hands[seat] |= 1 << c
+        return cls(
+            rules=rules,
+            num_players=n,
+            hands=hands,
+            stock=list(reversed(deck[n * k + 1 :])),
+            discard_pile=[deck[n * k]],
+            dealer=dealer,
+            current_player=(dealer + 1) % n,
+            deck=deck,
+        )
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[str | Sequence[int]],
+        upcard: str | int,
+        stock: str | Sequence[int] = (),
+        rules: RummyRulesSpec = None,
+        dealer: Optional[int] = None,
+    ) -> "BasicRummyState":
+        """A hand from explicit cards per seat (text like ``'AC 2C 3C'`` or ids), for tests.
+
+        ``stock`` is listed top first; cards not named go to the bottom of the stock in
+        id order. ``dealer`` defaults to the last seat (seat 0 plays first).
+        """
+        from rummy_env.cards import parse_card, parse_cards
+
+        def cards(x) -> list[int]:
+            return parse_cards(x) if isinstance(x, str) else [int(c) for c in x]
+
+        n = check_num_players(len(hands))
+        rules = load_rummy_rules(rules)
+        k = rules.cards_per_hand(n)
+        per_seat = [cards(h) for h in hands]
+        if any(len(h) != k for h in per_seat):
+            raise ValueError(f"each of {n} hands must have {k} cards, got {[len(h) for h in per_seat]}")
+        dealer = n - 1 if dealer is None else dealer
+        if not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        order = [c for i in range(n) for c in per_seat[(dealer + 1 + i) % n]]
+        up = parse_card(upcard) if isinstance(upcard, str) else int(upcard)
+        named = order + [up] + cards(stock)
+        if len(set(named)) != len(named):
+            raise ValueError("a card is named twice across the hands, upcard and stock")
+        rest = [c for c in range(NUM_CARDS) if c not in set(named)]
+        return cls.from_deck(named + rest, n, rules, dealer)
+
+    def clone(self) -> "BasicRummyState":
+        """An independent copy (for search)."""
+        new = copy.copy(self)
+        for name in ("hands", "stock", "discard_pile", "table", "table_ext", "has_melded", "played", "known",
+                     "discarded", "history"):
+            setattr(new, name, list(getattr(self, name)))
+        new._infos = {}
+        return new
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def table_mask(self) -> int:
+        out = 0
+        for m in self.table:
+            out |= m.cards
+        return out
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the player to move, in increasing order ([] when over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 mask over the ``NUM_ACTIONS`` actions for the player to move."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self._legal] = 1
+        return mask
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase == Phase.DRAW:
+            return ([DRAW_STOCK] if self.stock else []) + ([TAKE_DISCARD] if self.discard_pile else [])
+        if self.phase == Phase.OVER:
+            return []
+        hand, taken = self.hands[self.current_player], self.taken_card
+        out = [DISCARD + c for c in mask_to_cards(hand) if c != taken]
+        masks = self._table.masks
+        for m in melds_in_hand(hand, self.rules.aces_high):
+            if self._leaves_a_move(hand & ~masks[m], m, None):
+                out.append(MELD + m)
+        if self.has_melded[self.current_player] or not self.rules.layoff_needs_own_meld:
+            for slot, ext in enumerate(self.table_ext):
+                fits = ext & hand
+                while fits:
+                    low = fits & -fits
+                    fits ^= low
+                    if self._leaves_a_move(hand & ~low, None, slot):
+                        out.append(LAYOFF + NUM_CARDS * slot + low.bit_length() - 1)
+        return out
+
+    def _leaves_a_move(self, after: int, meld: Optional[int], slot: Optional[int]) -> bool:
+        """Whether a meld (``meld``) or lay-off (onto ``slot``) leaving ``after`` in hand
+        leaves the player a way to finish the turn (see the module docstring)."""
+        if after == 0:
+            return self.rules.go_out_without_discard
+        taken = self.taken_card
+        if taken is None or after != 1 << taken:
+            return True
+        if not self.rules.go_out_without_discard:
+            return False
+        aces_high = self.rules.aces_high
+        exts = list(self.table_ext)
+        if meld is not None:
+            exts.append(extension(self._table.masks[meld], self._table.is_run(meld), aces_high))
+        else:
+            assert slot is not None
+            m = self.table[slot]
+            exts[slot] = extension(m.cards | (self.hands[self.current_player] & ~after), m.is_run, aces_high)
+        return any(e & after for e in exts)
+
+    # ----------------------------------------------------------------- stepping
+
+    def step(self, action: int) -> None:
+        """Apply an action of the player to move; raises ``IllegalActionError`` if not legal."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
+        if action not in self._legal:
+            self._refuse(action)
+        action = int(action)
+        p = self.current_player
+        self.history.append((p, action))
+        self._legal = None
+        self._infos = {}
+        if action == DRAW_STOCK:
+            card = self.stock.pop()
+            self.hands[p] |= 1 << card
+            if self.stock_public:
+                self.known[p] |= 1 << card
+            self.taken_card = None
+            self.phase = Phase.PLAY
+        elif action == TAKE_DISCARD:
+            card = self.discard_pile.pop()
+            self.hands[p] |= 1 << card
+            self.known[p] |= 1 << card
+            self.taken_card = card
+            self.phase = Phase.PLAY
+        elif action < MELD:
+            self._discard(p, action - DISCARD)
+        elif action < LAYOFF:
+            m = action - MELD
+            cards = self._table.masks[m]
+            self.table.append(TableMeld(p, cards, self._table.is_run(m)))
+            self.table_ext.append(extension(cards, self._table.is_run(m), self.rules.aces_high))
+            self.has_melded[p] = True
+            self._play_cards(p, cards)
+        else:
+            slot, card = divmod(action - LAYOFF, NUM_CARDS)
+            old = self.table[slot]
+            new = TableMeld(old.owner, old.cards | 1 << card, old.is_run)
+            self.table[slot] = new
+            self.table_ext[slot] = extension(new.cards, new.is_run, self.rules.aces_high)
+            self._play_cards(p, 1 << card)
+
+    def _refuse(self, action: int) -> None:
+        if self.is_over:
+            raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
+        aces_high = self.rules.aces_high
+        names = ", ".join(f"{a} ({action_name(a, aces_high)})" for a in self._legal or [])
+        try:
+            what = f"{action} ({action_name(action, aces_high)})"
+        except ValueError:
+            raise IllegalActionError(
+                f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}; legal: {names}"
+            ) from None
+        raise IllegalActionError(
+            f"illegal action {what} for player {self.current_player} in phase {self.phase.name}; legal: {names}"
+        )
+
+    def _play_cards(self, p: int, cards: int) -> None:
+        self.hands[p] &= ~cards
+        self.known[p] &= ~cards
+        self.played[p] |= cards
+        if self.hands[p] == 0:
+            self._go_out(p, with_discard=False)
+
+    def _discard(self, p: int, card: int) -> None:
+        self.hands[p] &= ~(1 << card)
+        self.known[p] &= ~(1 << card)
+        self.discarded[p] |= 1 << card
+        self.discard_pile.append(card)
+        self.taken_card = None
+        self.turn += 1
+        if self.hands[p] == 0:
+            self._go_out(p, with_discard=True)
+            return
+        if not self.stock:
+            if self.turnovers >= self.rules.stock_turnovers:
+                self._stalemate("stock")
+                return
+            self.stock = self.discard_pile[-2::-1]  # turned over: the bottom card becomes the top
+            self.discard_pile = self.discard_pile[-1:]
+            self.turnovers += 1
+            self.stock_public = True
+        if self.turn >= self.rules.max_turns:
+            self._stalemate("max_turns")
+            return
+        self.current_player = (p + 1) % self.num_players
+        self.rummy_possible = self.played[self.current_player] == 0
+        self.phase = Phase.DRAW
+
+    def _go_out(self, p: int, with_discard: bool) -> None:
+        multiplier = self.rules.rummy_multiplier if self.rummy_possible else 1
+        penalties = tuple(0 if seat == p else hand_value(h) * multiplier for seat, h in enumerate(self.hands))
+        self.result = RummyHandResult(
+            outcome="rummy" if self.rummy_possible else "out",
+            winner=p,
+            points=sum(penalties),
+            penalties=penalties,
+            hands_left=tuple(self.hands),
+            with_discard=with_discard,
+        )
+        self.phase = Phase.OVER
+
+    def _stalemate(self, reason: str) -> None:
+        n = self.num_players
+        self.result = RummyHandResult("stalemate", None, 0, (0,) * n, (0,) * n, reason=reason)
+        self.phase = Phase.OVER
+
+    # ----------------------------------------------------------------- information sets
+
+    def information_set(self, player: int) -> RummyInformationSet:
+        """Everything ``player`` knows now, and nothing else (cached until the next step)."""
+        cached = self._infos.get(player)
+        if cached is not None:
+            return cached
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.num_players:
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
+        known = tuple(self.hands) if self.result is not None and self.result.winner is not None else tuple(self.known)
+        pile = 0
+        for c in self.discard_pile:
+            pile |= 1 << c
+        targets = 0
+        for e in self.table_ext:
+            targets |= e
+        info = self._infos[player] = RummyInformationSet(
+            player=player,
+            num_players=self.num_players,
+            hand=self.hands[player],
+            discard_pile=tuple(self.discard_pile),
+            discard_mask=pile,
+            stock_size=len(self.stock),
+            public_stock=tuple(reversed(self.stock)) if self.stock_public else (),
+            phase=self.phase,
+            current_player=self.current_player,
+            dealer=self.dealer,
+            turn=self.turn,
+            turnovers=self.turnovers,
+            taken_card=self.taken_card,
+            rummy_possible=self.rummy_possible,
+            table=tuple(self.table),
+            layoff_targets=targets,
+            has_melded=tuple(self.has_melded),
+            played=tuple(self.played),
+            known=known,
+            hand_sizes=tuple(h.bit_count() for h in self.hands),
+            discarded=tuple(self.discarded),
+            public_history=tuple(self.history),
+            result=self.result,
+        )
+        return info
+
+    # ----------------------------------------------------------------- text
+
+    def render(self, perspective: Optional[int] = None) -> str:
+        """Readable text; with ``perspective`` only what that seat may see."""
+        shown_all = self.result is not None and self.result.winner is not None
+        lines = []
+        for seat in range(self.num_players):
+            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}"
+            if perspective is None or perspective == seat or shown_all:
+                cards = format_hand(self.hands[seat], symbols=True) or "-"
+            else:
+                cards = f"[{self.hands[seat].bit_count()} cards]"
+            lines.append(f"{who}: {cards}")
+        for slot, m in enumerate(self.table):
+            lines.append(f"  table {slot} (player_{m.owner}): {format_hand(m.cards, symbols=True)}")
+        top = format_cards(self.discard_pile[-1:], symbols=True) or "-"
+        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards"
+                     f"{' (turned over)' if self.turnovers else ''}")
+        if self.is_over:
+            r = self.result
+            assert r is not None
+            if r.winner is None:
+                lines.append(f"hand over: stalemate ({r.reason}), no points")
+            else:
+                lines.append(f"hand over: player_{r.winner} went out ({r.outcome}), scores {r.points}")
+        elif perspective is None or perspective == self.current_player:
+            legal = self.legal_actions()
+            names = ", ".join(action_name(a, self.rules.aces_high) for a in legal[:6])
+            lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}: "
+                         f"{names}{' ...' if len(legal) > 6 else ''}")
+        else:
+            lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- match
+
+
+@dataclass(frozen=True)
+class RummyMatchResult:
+    """Final totals of a match: ``winner`` reached the target (only one can: one scorer a hand)."""
+
+    winner: int
+    totals: tuple[int, ...]
+    hands_won: tuple[int, ...]
+    hands_played: int
+    stalemates: int
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class BasicRummyMatch:
+    """Running totals of a match to ``rules.target_score``; feed it each finished hand."""
+
+    rules: BasicRummyRules
+    num_players: int
+    first_dealer: int
+    totals: list[int] = field(default_factory=list)
+    hands_won: list[int] = field(default_factory=list)
+    results: list[RummyHandResult] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, num_players: int, rules: RummyRulesSpec = None, first_dealer: Optional[int] = None) -> "BasicRummyMatch":
+        n = check_num_players(num_players)
+        rules = load_rummy_rules(rules)
+        if not rules.match:
+            raise ValueError("a match needs Basic Rummy rules with target_score > 0")
+        first_dealer = n - 1 if first_dealer is None else first_dealer
+        if not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
+            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+        return cls(rules, n, first_dealer, [0] * n, [0] * n)
+
+    @property
+    def dealer(self) -> int:
+        """Dealer of the next hand: the deal passes to the left every hand."""
+        return (self.first_dealer + len(self.results)) % self.num_players
+
+    def new_hand(self, rng: np.random.Generator) -> BasicRummyState:
+        if self.is_over:
+            raise ValueError("the match is over")
+        return BasicRummyState.new_hand(self.num_players, self.rules, rng, self.dealer)
+
+    def record(self, result: RummyHandResult) -> None:
+        if self.is_over:
+            raise ValueError("the match is over; no more hands can be recorded")
+        self.results.append(result)
+        if result.winner is not None:
+            self.totals[result.winner] += result.points
+            self.hands_won[result.winner] += 1
+
+    @property
+    def is_over(self) -> bool:
+        return max(self.totals) >= self.rules.target_score
+
+    def result(self) -> RummyMatchResult:
+        if not self.is_over:
+            raise ValueError("the match is not over yet")
+        return RummyMatchResult(
+            winner=int(np.argmax(self.totals)),
+            totals=tuple(self.totals),
+            hands_won=tuple(self.hands_won),
+            hands_played=len(self.results),
+            stalemates=sum(r.winner is None for r in self.results),
+        )

@@ -1,0 +1,156 @@
+"""Rule options of Basic Rummy for 2 to 4 players (../shared/RULES.md) as a frozen dataclass.
+
+A separate class from Gin Rummy's ``rummy_env.rules.Rules`` because the two games share
+almost no options; the validation and YAML loading follow the same pattern. Presets:
+``basic`` (match to 100), ``basic_300`` and ``basic_500`` (the other targets the spec
+names). The YAML files in ``configs/rules/basic_rummy/`` hold the same presets (a test
+keeps them equal); a file may say ``preset: NAME`` and override some options.
+
+The YAML files live in a folder of their own because ``configs/rules/*.yaml`` are Gin
+Rummy presets and a Gin test checks each of them holds every Gin option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+@dataclass(frozen=True)
+class BasicRummyRules:
+    """All Basic Rummy options; construct with keywords, or use ``load_rummy_rules``."""
+
+    target_score: int = 100
+    """A match ends when a player's total reaches this (the spec names 100, 300 and 500);
+    0 means no match: hands stand alone."""
+    rummy_multiplier: int = 2
+    """Going out in one turn with nothing melded before that turn ("rummy") multiplies
+    the hand's points by this; 1 turns the double off."""
+    layoff_needs_own_meld: bool = True
+    """Lay-offs are allowed only once the player has a meld of their own on the table
+    (the spec); false lets anyone lay off at any time (a common house rule)."""
+    go_out_without_discard: bool = True
+    """A player may go out by melding or laying off every card, with no final discard
+    (the spec); false means the last card must be discarded."""
+    stock_turnovers: int = 1
+    """How often the discard pile (all but its top card) is turned over as a new stock;
+    the next time the stock runs out the hand is a stalemate (the spec: once)."""
+    aces: str = "low"
+    """'low': A-2-3 is a run; 'high': Q-K-A is a run and A-2-3 is not. Never wraps."""
+    hand_size: int = 0
+    """Cards dealt to each player; 0 means the spec's 10 for 2 players and 7 for 3 or 4."""
+    max_turns: int = 300
+    """A hand is a stalemate after this many turns (cards can circulate through the
+    discard pile forever, as in Gin Rummy). Our addition: the spec is silent."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            expected = bool if f.type in ("bool", bool) else int if f.type in ("int", int) else str
+            if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"rule option {f.name} must be an integer, got {value!r}")
+            if expected is not int and not isinstance(value, expected):
+                raise TypeError(f"rule option {f.name} must be {expected.__name__}, got {value!r}")
+            if expected is int and value < 0:
+                raise ValueError(f"rule option {f.name} must be >= 0, got {value}")
+        if self.aces not in ("low", "high"):
+            raise ValueError(f"rule option aces must be 'low' or 'high', got {self.aces!r}")
+        if self.rummy_multiplier < 1:
+            raise ValueError(f"rule option rummy_multiplier must be >= 1, got {self.rummy_multiplier}")
+        if self.max_turns < 1:
+            raise ValueError(f"rule option max_turns must be >= 1, got {self.max_turns}")
+        if self.hand_size and not 3 <= self.hand_size <= 10:
+            raise ValueError(f"rule option hand_size must be 0 (by player count) or 3..10, got {self.hand_size}")
+
+    @property
+    def aces_high(self) -> bool:
+        return self.aces == "high"
+
+    @property
+    def match(self) -> bool:
+        """Whether hands add up to a match (``target_score`` > 0)."""
+        return self.target_score > 0
+
+    def cards_per_hand(self, num_players: int) -> int:
+        """Cards dealt to each of ``num_players`` players under these rules."""
+        check_num_players(num_players)
+        if self.hand_size:
+            return self.hand_size
+        return 10 if num_players == 2 else 7
+
+    def replace(self, **changes: Any) -> "BasicRummyRules":
+        """A copy with some options changed (validated like the constructor)."""
+        return dataclasses.replace(self, **_checked_keys(changes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def check_num_players(num_players: int) -> int:
+    """``num_players`` if it is an integer 2..4, else a ValueError saying what is allowed."""
+    if isinstance(num_players, bool) or not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    return num_players
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(BasicRummyRules))
+
+PRESETS: dict[str, BasicRummyRules] = {
+    "basic": BasicRummyRules(),
+    "basic_300": BasicRummyRules(target_score=300),
+    "basic_500": BasicRummyRules(target_score=500),
+}
+
+RummyRulesSpec = Union[str, os.PathLike, Mapping[str, Any], BasicRummyRules, None]
+
+
+def _checked_keys(options: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"unknown Basic Rummy rule option(s) {unknown}; allowed: {', '.join(OPTION_NAMES)}")
+    return dict(options)
+
+
+def rules_from_mapping(options: Mapping[str, Any]) -> BasicRummyRules:
+    """Rules from a mapping of option names, optionally ``preset: NAME`` as the base."""
+    options = dict(options)
+    base = load_rummy_rules(options.pop("preset", "basic"))
+    return base.replace(**options)
+
+
+def load_rummy_rules(spec: RummyRulesSpec = None) -> BasicRummyRules:
+    """Rules from a preset name, a YAML file path, a mapping of options or a ``BasicRummyRules``.
+
+    ``None`` gives ``basic``.
+    """
+    if spec is None:
+        return PRESETS["basic"]
+    if isinstance(spec, BasicRummyRules):
+        return spec
+    if isinstance(spec, Mapping):
+        return rules_from_mapping(spec)
+    if isinstance(spec, str) and spec in PRESETS:
+        return PRESETS[spec]
+    if isinstance(spec, (str, os.PathLike)):
+        path = Path(spec)
+        if path.suffix in (".yaml", ".yml") or path.exists():
+            if not path.is_file():
+                raise FileNotFoundError(f"rules file {str(path)!r} not found")
+            data = yaml.safe_load(path.read_text()) or {}
+            if not isinstance(data, Mapping):
+                raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names, got {type(data).__name__}")
+            return rules_from_mapping(data)
+        raise ValueError(
+            f"unknown Basic Rummy rules {spec!r}: use a preset ({', '.join(PRESETS)}) or a YAML file path"
+        )
+    raise TypeError(
+        f"Basic Rummy rules must be a preset name, a YAML path, a mapping or a BasicRummyRules, got {type(spec).__name__}"
+    )

@@ -1,0 +1,97 @@
+"""Basic Rummy agents: legal play at every table size, strength, the registry names, and a
+clear error when an agent gets the other game's input."""
+
+import numpy as np
+import pytest
+
+import agents
+from agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
+from rummy_env import gin_rummy_v0, rummy_v0
+
+
+def play_hand(specs, seed, rules="basic"):
+    env = rummy_v0.raw_env(num_players=len(specs), rules=rules)
+    env.reset(seed=seed)
+    players = [agents.make(spec, seed=seed + i) for i, spec in enumerate(specs)]
+    for name in env.agent_iter():  # the raw env raises on any illegal move
+        obs, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else players[env.possible_agents.index(name)].act(obs, info))
+    return env.game.result
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_agents_play_whole_hands_without_illegal_moves_and_heuristic_wins(n):
+    wins = 0
+    for seed in range(12):
+        seat = seed % n
+        specs = ["rummy-heuristic" if i == seat else "rummy-random" for i in range(n)]
+        wins += play_hand(specs, seed).winner == seat
+    assert wins >= 9  # a random player almost never goes out: melds come by chance only
+
+
+def test_heuristic_plays_under_other_rule_options():
+    for rules in ({"aces": "high"}, {"go_out_without_discard": False, "layoff_needs_own_meld": False}, {"hand_size": 4}):
+        results = [play_hand(["rummy-heuristic"] * 3, seed, rules) for seed in range(4)]
+        assert any(r.winner is not None for r in results)
+
+
+def test_registry_names_and_game_tags():
+    assert {"rummy-random", "rummy-heuristic"} <= set(agents.available())
+    assert isinstance(agents.make("rummy-random"), RummyRandomAgent)
+    h = agents.make("rummy-heuristic:danger_weight=0", seed=1)
+    assert isinstance(h, RummyHeuristicAgent) and h.danger_weight == 0 and h.game == "rummy"
+    assert getattr(agents.make("heuristic"), "game", "gin") == "gin"
+    with pytest.raises(ValueError, match="has no option.*knock"):
+        agents.make("rummy-heuristic:knock=1")
+
+
+@pytest.mark.parametrize("spec", ["rummy-random", "rummy-heuristic"])
+def test_rummy_agents_refuse_gin_input(spec):
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=0)
+    obs, _, _, _, info = env.last()
+    with pytest.raises(TypeError, match=f"agent '{spec}' plays Basic Rummy.*got InformationSet"):
+        agents.make(spec).act(obs, info)
+    renv = rummy_v0.raw_env(num_players=3)
+    renv.reset(seed=0)
+    robs, _, _, _, rinfo = renv.last()
+    with pytest.raises(TypeError, match=r"action mask must have shape \(1267,\), got \(108,\)"):
+        agents.make(spec).act({"action_mask": np.ones(108, dtype=np.int8)}, rinfo)
+    with pytest.raises(TypeError, match="got no information_set"):
+        agents.make(spec).act(robs, {})
+
+
+def test_heuristic_takes_a_discard_that_melds_and_lays_down_its_melds():
+    from rummy_env.cards import parse_hand
+    from rummy_env.rummy_game import DRAW_STOCK, MELD, TAKE_DISCARD, BasicRummyState, meld_table
+
+    s = BasicRummyState.from_hands(["AC 2C 7D 7H 9S TS JS KD 4H 5S", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "3C", "QC")
+    agent = agents.make("rummy-heuristic", seed=0)
+
+    def act():
+        info = {"information_set": s.information_set(s.current_player), "rules": s.rules}
+        return agent.act({"action_mask": s.legal_mask()}, info)
+
+    assert act() == TAKE_DISCARD  # 3C makes AC 2C 3C
+    s.step(TAKE_DISCARD)
+    index = meld_table(False).index
+    assert act() in (MELD + index[parse_hand("AC 2C 3C")], MELD + index[parse_hand("9S TS JS")])
+    s = BasicRummyState.from_hands(["AC 5C 7D 7H 9S TS JS KD 4H 5S", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "KC", "QC")
+    assert act() == DRAW_STOCK  # KC melds with nothing
+
+
+@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=8"])
+def test_gin_agents_refuse_rummy_input(spec):
+    env = rummy_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    for _ in range(2):  # the draw, then the play phase
+        obs, _, _, _, info = env.last()
+        with pytest.raises(TypeError, match="plays Gin Rummy.*for Basic Rummy .rummy_v0. use rummy-random"):
+            agents.make(spec).act(obs, info)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    gin = gin_rummy_v0.raw_env()
+    gin.reset(seed=0)
+    obs, _, _, _, info = gin.last()
+    agents.make(spec, seed=0).act(obs, info)  # Gin input still works
+    with pytest.raises(TypeError, match=r"holds a BasicRummyRules, not a Gin Rules"):
+        agents.make("simple").act(obs, dict(info, rules=env.rules))

@@ -1,0 +1,125 @@
+"""Basic Rummy tournaments: tables of 3 and 4, seat rotation over the same deals, records
+that replay, ratings from pairwise finishing order, and settings that are refused."""
+
+import json
+
+import pytest
+
+from eval.config import TournamentConfig, load_config
+from eval.games import replay_rummy_hand
+from eval.stats import _pairwise
+from eval.tournament import run
+
+
+def config(tmp_path, **kw):
+    base = dict(agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"], deals=3,
+                out=str(tmp_path / "t"), seed=1, game="rummy", players_per_table=3)
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def records(path):
+    lines = path.read_text().splitlines()
+    return json.loads(lines[0])["header"], [json.loads(line) for line in lines[1:]]
+
+
+def test_three_player_tables_rotate_seats_over_the_same_deals(tmp_path):
+    cfg = config(tmp_path)
+    assert cfg.rules == "basic"
+    summary = run(cfg, progress=False)
+    assert summary["games"] == 3 * 3  # one table, 3 deals, 3 rotations
+    header, recs = records(cfg.out_dir / "results.jsonl")
+    assert header["game"] == "rummy" and header["players_per_table"] == 3
+    for deal in range(3):
+        games = [r for r in recs if r["deal"] == deal]
+        assert len({tuple(r["hands"][0]["deck"]) for r in games}) == 1  # the same deck in every rotation
+        assert sorted(tuple(r["seats"]) for r in games) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    for r in recs:
+        assert sum(r["points"]) == 0 and r["players"] == [cfg.agents[i] for i in r["seats"]]
+        replay_rummy_hand(r["hands"][0], cfg.rules, 3)
+    assert [row["agent"] for row in summary["ratings"]][-1] == "rummy-random"
+    for name in ("report.md", "agents.csv", "pairs.csv", "crosstable.png", "ratings.png", "summary.json"):
+        assert (cfg.out_dir / name).stat().st_size > 0
+    assert "tables of 3" in summary["report"] and "| rummy-random |" in summary["report"]
+
+
+def test_four_agents_at_tables_of_three_and_a_gauntlet(tmp_path):
+    agents4 = ["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0", "rummy-heuristic:partial_weight=0"]
+    cfg = config(tmp_path, agents=agents4, deals=1)
+    assert cfg.tables() == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    assert run(cfg, progress=False)["games"] == 4 * 3
+    g = config(tmp_path, agents=agents4, format="gauntlet", candidates=["rummy-random"], out=str(tmp_path / "g"))
+    assert g.tables() == [(0, 1, 2), (0, 1, 3), (0, 2, 3)]
+    four = config(tmp_path, agents=agents4, players_per_table=4, deals=1, mode="matches", out=str(tmp_path / "m"))
+    summary = run(four, progress=False)
+    _, recs = records(four.out_dir / "results.jsonl")
+    assert summary["games"] == 4 and all(max(r["match"]["totals"]) >= 100 for r in recs)
+
+
+def test_pairwise_placings_from_a_finishing_order():
+    # seats 0..2 hold agents 5, 7, 9; seat 1 went out, seats 0 and 2 paid the same.
+    rec = {"seats": [5, 7, 9], "order": [[1], [0, 2]]}
+    assert sorted(_pairwise(rec)) == [(5, 7, 0.0), (5, 9, 0.5), (7, 9, 1.0)]
+
+
+def test_bad_rummy_settings_name_what_is_allowed(tmp_path):
+    with pytest.raises(ValueError, match="game must be one of"):
+        config(tmp_path, game="poker")
+    with pytest.raises(ValueError, match="agent 'heuristic' plays gin, not rummy"):
+        config(tmp_path, agents=["heuristic", "rummy-random"])
+    with pytest.raises(ValueError, match="agent 'rummy-random' plays rummy, not gin"):
+        TournamentConfig(agents=["random", "rummy-random"])
+    with pytest.raises(ValueError, match="num_players must be an integer 2..4"):
+        config(tmp_path, players_per_table=5)
+    with pytest.raises(ValueError, match="players_per_table 3 is more than the 2 agents"):
+        config(tmp_path, agents=["rummy-random", "rummy-heuristic"])
+    with pytest.raises(ValueError, match="players_per_table must be 2"):
+        TournamentConfig(agents=["random", "simple"], players_per_table=3)
+    with pytest.raises(ValueError, match="unknown Basic Rummy rules 'eaai'"):
+        config(tmp_path, rules="eaai")
+
+
+def test_gin_identity_is_unchanged_and_the_example_config_loads():
+    from pathlib import Path
+
+    assert "game" not in TournamentConfig(agents=["random", "simple"]).identity()
+    cfg = load_config(str(Path(__file__).resolve().parent.parent / "configs" / "tournament_rummy.yaml"), deals=1)
+    assert cfg.game == "rummy" and cfg.players_per_table == 3 and len(cfg.tables()) == 1
+
+
+def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tmp_path, capsys):
+    import yaml
+
+    from rummy_env.cli import main
+    from rummy_env.rummy_game import action_name
+
+    settings = dict(game="rummy", players_per_table=3, deals=1, seed=1, workers=1,
+                    agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"])
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(settings))
+    out_dir = tmp_path / "t"
+    assert main(["tournament", "--config", str(path), "--out", str(out_dir), "--quiet"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == (f"written: {out_dir}/results.jsonl, summary.json, report.md, agents.csv, pairs.csv, "
+                    "crosstable.png, ratings.png")
+
+    _, recs = records(out_dir / "results.jsonl")
+    rec = next(r for r in recs if r["rotation"] == 1)  # seats rotated: player_0 is the table's second agent
+    hand = rec["hands"][0]
+    assert main(["replay", str(out_dir / "results.jsonl"), "--game", rec["key"]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (f"Basic Rummy game {rec['key']}: player_0 = rummy-heuristic, "
+                        "player_1 = rummy-heuristic:danger_weight=0, player_2 = rummy-random, rules 'basic'")
+    moves = [line for line in lines if line.startswith("player_") and ": " in line and "(dealer)" not in line
+             and any(line.endswith(action_name(a)) for a in hand["actions"])]
+    assert len(moves) >= len(hand["actions"])  # one line per move, named as action_name names it
+    r = hand["result"]
+    end = (f"hand over: player_{r['winner']} went out ({r['outcome']}), scores {r['points']}" if r["winner"] is not None
+           else f"hand over: stalemate ({r['reason']}), no points")
+    assert lines[-1] == end
+
+    no_moves = tmp_path / "n"
+    assert main(["tournament", "--config", str(path), "--out", str(no_moves), "--quiet", "--no-record"]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(no_moves / "results.jsonl")]) == 2
+    assert "stored without its moves" in capsys.readouterr().err

@@ -1,0 +1,283 @@
+"""PPO training: config errors, advantages worked by hand, masked entropy, the real
+command on a tiny budget, exact resume after a kill, damaged checkpoints, curves, and a
+short run that must clearly beat random."""
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import agents  # noqa: E402
+from agents.arena import play_hand  # noqa: E402
+from rummy_env.cli import main  # noqa: E402
+from train.config import PPOConfig, load_config  # noqa: E402
+from train.curves import plot_curves, read_scalars  # noqa: E402
+from train.model import PolicyNet, masked_entropy, save_policy  # noqa: E402
+from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
+
+TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
+        "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1,
+        "opponents": {"self": 0.4, "pool": 0.3, "random": 0.1, "simple": 0.1, "heuristic": 0.1}}
+
+
+def tiny(tmp_path, **extra):
+    return load_config(None, {**TINY, "runs_dir": str(tmp_path), **extra})
+
+
+# ---------------------------------------------------------------- config
+
+
+def test_config_refuses_unknown_fields_and_bad_values(tmp_path):
+    with pytest.raises(ValueError, match="unknown training config field.*'lr_rate'"):
+        load_config(None, {"lr_rate": 0.1})
+    with pytest.raises(ValueError, match="'num_envs' = 0: must be a positive integer"):
+        load_config(None, {"num_envs": "0"})
+    with pytest.raises(ValueError, match="'gamma' = 1.5: must lie in"):
+        load_config(None, {"gamma": "1.5"})
+    with pytest.raises(ValueError, match="unknown kind.*'expert'"):
+        load_config(None, {"opponents.expert": "1"})
+    with pytest.raises(ValueError, match="eval_hands.*even"):
+        load_config(None, {"eval_hands": 9})
+    with pytest.raises(FileNotFoundError, match="nope.yaml"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_config_file_then_overrides(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("lr: 0.001\nhidden: [64, 64]\nopponents: {self: 1.0}\n")
+    c = load_config(f, {"opponents.heuristic": "0.5", "num_envs": "16", "anneal_lr": "false"})
+    assert (c.lr, c.hidden, c.num_envs, c.anneal_lr) == (0.001, (64, 64), 16, False)
+    assert dict(c.opponents) == {"self": 1.0, "heuristic": 0.5}
+    assert load_config(None, c.to_dict()) == c  # the saved config.yaml reloads to the same config
+
+
+# ---------------------------------------------------------------- advantages
+
+
+def gae(values, players, rewards, terminated, recorded, last_value, last_player, gamma=1.0, lam=1.0):
+    trainer = Trainer.__new__(Trainer)
+    trainer.config = PPOConfig(gamma=gamma, gae_lambda=lam)
+    return trainer._gae(np.array(values, np.float32)[:, None], np.array(players)[:, None],
+                        np.array(rewards, np.float32)[:, None], np.array(terminated)[:, None],
+                        np.array(recorded)[:, None], np.array([last_value], np.float32), np.array([last_player]))
+
+
+def test_advantages_follow_each_seat_to_the_end_of_its_hand():
+    # One game: seats move 0,1,0,1; seat 1 knocks at t=3 and wins 0.3 (seat 0 loses 0.3).
+    # With gamma = lambda = 1 each move's advantage is the seat's hand result minus its value.
+    # Then a new hand starts at t=4 (seat 0 to move, unfinished): its move bootstraps from
+    # the last value 0.5 and must not see the previous hand's reward.
+    values = [0.1, 0.2, -0.1, 0.4, 0.05]
+    adv, ret = gae(values, [0, 1, 0, 1, 0], [[0, 0]] * 3 + [[-0.3, 0.3], [0, 0]],
+                   [False, False, False, True, False], [True] * 5, last_value=0.5, last_player=0)
+    np.testing.assert_allclose(adv[:, 0], [-0.3 - 0.1, 0.3 - 0.2, -0.3 + 0.1, 0.3 - 0.4, 0.5 - 0.05], atol=1e-6)
+    np.testing.assert_allclose(ret[:, 0], [-0.3, 0.3, -0.3, 0.3, 0.5], atol=1e-6)
+
+
+def test_advantages_with_lambda_and_unrecorded_opponent_moves():
+    # Learner is seat 0 only (seat 1's moves are an opponent's: not recorded). Seat 0 moves at
+    # t=0 and t=2; the hand ends at t=3 by seat 1 with seat 0 winning 0.2. lambda = 0.5:
+    # t=2: delta = 0.2 - 0.3 = -0.1, adv = -0.1; t=0: delta = 0 + 0.3 - 0.1 = 0.2,
+    # adv = 0.2 + 0.5 * (-0.1) = 0.15.
+    adv, _ = gae([0.1, 9.0, 0.3, 9.0], [0, 1, 0, 1], [[0, 0]] * 3 + [[0.2, -0.2]],
+                 [False, False, False, True], [True, False, True, False], last_value=0.0, last_player=0, lam=0.5)
+    np.testing.assert_allclose(adv[:, 0], [0.15, 0.0, -0.1, 0.0], atol=1e-6)
+
+
+def test_a_seat_whose_outcome_is_unknown_gets_no_advantage_for_its_last_move():
+    # Seat 1 moved last at t=1; the rollout ends with seat 0 to move: seat 1's continuation
+    # is unknown, so its last move has advantage 0 and its return equals its value.
+    adv, ret = gae([0.1, 0.2], [0, 1], [[0, 0], [0, 0]], [False, False], [True, True], last_value=0.7, last_player=0)
+    np.testing.assert_allclose(adv[:, 0], [0.6, 0.0], atol=1e-6)
+    np.testing.assert_allclose(ret[:, 0], [0.7, 0.2], atol=1e-6)
+
+
+def test_masked_policy_gives_zero_probability_and_legal_entropy():
+    net = PolicyNet((16,), 8)
+    obs = torch.randn(3, net.obs_size)
+    mask = torch.zeros(3, net.num_actions, dtype=torch.bool)
+    mask[0, [0, 1]] = True
+    mask[1, 5] = True
+    mask[2, 3:55] = True
+    logp, value = net(obs, mask)
+    assert value.shape == (3,)
+    assert torch.all(logp.exp()[~mask] == 0)
+    torch.testing.assert_close(logp.exp().sum(-1), torch.ones(3))
+    legal = torch.log_softmax(net.global_logits(net.trunk(obs))[0, [0, 1]], -1)
+    torch.testing.assert_close(masked_entropy(logp, mask)[0], -(legal.exp() * legal).sum())
+    assert masked_entropy(logp, mask)[1] == 0  # one legal action: no entropy
+
+
+# ---------------------------------------------------------------- the command, resume, errors
+
+
+def test_train_command_writes_a_run_and_its_policy_plays(tmp_path, capsys):
+    code = main(["train", "--runs-dir", str(tmp_path), "--name", "smoke", "--num-envs", "32", "--rollout-steps", "8",
+                 "--total-updates", "3", "--minibatch-size", "128", "--hidden", "[32]", "--eval-every", "3",
+                 "--eval-hands", "4", "--checkpoint-every", "2", "--progress", "false", "--set", "opponents.simple=0.2"])
+    assert code == 0
+    (run,) = tmp_path.glob("smoke__0__*")
+    for name in ("config.yaml", "checkpoint.pt", "policy.pt"):
+        assert (run / name).is_file()
+    scalars = read_scalars(run)
+    assert list(scalars["losses/approx_kl"][0]) == [256, 512, 768]
+    assert "eval/heuristic/points_per_hand" in scalars and "charts/steps_per_second" in scalars
+    assert load_checkpoint(run / "checkpoint.pt")["counters"]["update"] == 3
+    assert "vs heuristic" in capsys.readouterr().out
+    agent = agents.make(f"ppo:{run / 'policy.pt'}")
+    result = play_hand([agent, agents.make("random", seed=1)], seed=3)
+    assert result.outcome in ("knock", "gin", "big_gin", "undercut", "tie", "draw")
+
+
+class Killed(Exception):
+    pass
+
+
+def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(tmp_path):
+    straight = Trainer.start(tiny(tmp_path, total_updates=5), tmp_path / "a")
+    straight.train()
+    straight.close()
+
+    def kill_after_3(trainer):
+        if trainer.update == 3:
+            raise Killed  # the checkpoint is from update 2: update 3 is lost and redone
+
+    broken = Trainer.start(tiny(tmp_path, total_updates=5), tmp_path / "b")
+    with pytest.raises(Killed):
+        broken.train(on_update=kill_after_3)
+    broken.close()
+    resumed = Trainer.resume(tmp_path / "b")
+    assert resumed.update == 2
+    resumed.train()
+    resumed.close()
+    a, b = straight.net.state_dict(), resumed.net.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    sa, sb = read_scalars(tmp_path / "a"), read_scalars(tmp_path / "b")
+    for tag in ("losses/policy_loss", "losses/value_loss", "charts/episodes"):
+        steps, values = sb[tag]
+        assert list(steps) == [256 * u for u in range(1, 6)]  # update 3 logged once, not twice
+        np.testing.assert_allclose(values, sa[tag][1])
+
+
+def test_resume_refuses_changes_that_alter_learning_and_damaged_checkpoints(tmp_path):
+    t = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "r")
+    t.train()
+    t.close()
+    with pytest.raises(ValueError, match=r"cannot change \['lr'\] when resuming"):
+        Trainer.resume(tmp_path / "r", {"lr": "0.1"})
+    with pytest.raises(FileExistsError, match="already holds a run"):
+        Trainer.start(tiny(tmp_path), tmp_path / "r")
+    more = Trainer.resume(tmp_path / "r", {"total_updates": "3"})
+    more.train()
+    more.close()
+    assert load_checkpoint(tmp_path / "r" / "checkpoint.pt")["counters"]["update"] == 3
+    data = (tmp_path / "r" / "checkpoint.pt").read_bytes()
+    (tmp_path / "r" / "checkpoint.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="checkpoint.pt' is damaged"):
+        Trainer.resume(tmp_path / "r")
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        load_checkpoint(tmp_path / "missing.pt")
+    with pytest.raises(FileNotFoundError, match="not a training run folder"):
+        Trainer.resume(tmp_path / "nothing")
+
+
+def test_policy_files_are_checked(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a policy")
+    with pytest.raises(ValueError, match="bad.pt' is not a readable policy file"):
+        agents.make(f"ppo:{bad}")
+    with pytest.raises(FileNotFoundError, match="nowhere.pt"):
+        agents.make(f"ppo:path={tmp_path / 'nowhere.pt'}")
+    torch.save({"format": "something else"}, bad)
+    with pytest.raises(ValueError, match="not a rummy-env-policy-v1 policy file"):
+        agents.make(f"ppo:{bad}")
+    good = tmp_path / "good.pt"
+    save_policy(PolicyNet((8,)), good, "classic")
+    with pytest.raises(ValueError, match="greedy must be true or false"):
+        agents.make(f"ppo:path={good},greedy=3")
+
+
+def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
+    for seed in (0, 1):
+        t = Trainer.start(tiny(tmp_path, total_updates=2, seed=seed, checkpoint_every=5), tmp_path / f"exp__{seed}__x")
+        t.train()
+        t.close()
+    out = plot_curves([tmp_path / "exp__0__x", tmp_path / "exp__1__x"], tmp_path / "c.png", tags=["losses/entropy"])
+    assert out.stat().st_size > 1000
+    with pytest.raises(ValueError, match="'eval/nope'.*tags found:.*losses/entropy"):
+        plot_curves([tmp_path / "exp__0__x"], tmp_path / "d.png", tags=["eval/nope"])
+    with pytest.raises(FileNotFoundError, match="no TensorBoard event files"):
+        read_scalars(tmp_path)
+    assert main(["curves", str(tmp_path / "exp__0__x"), "-o", str(tmp_path / "e.png")]) == 0
+
+
+# ---------------------------------------------------------------- imitation warm start
+
+
+def test_simple_actions_follow_the_simple_agent():
+    """The vectorised simple opponent makes one of the moves the simple agent may make."""
+    from rummy_env.vector import VectorGinRummy
+    from train.opponents import information_set_of, simple_actions
+    from agents.simple import least_deadwood_discards
+    from rummy_env.game import DISCARD, KNOCK, Phase
+
+    env = VectorGinRummy(64, seed=3)
+    res = env.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(60):
+        rows = np.arange(64)
+        ours = simple_actions(env, rows, rng)
+        for g in rows:
+            info = information_set_of(env, int(g))
+            obs = {"observation": res.observation[g], "action_mask": res.action_mask[g]}
+            if info.phase == Phase.DISCARD and res.action_mask[g, 107] == 0:
+                cards, _ = least_deadwood_discards(info.hand, info.taken_card, env.rules)
+                card = ours[g] - (KNOCK if ours[g] >= KNOCK else DISCARD)
+                assert card in cards
+                assert (ours[g] >= KNOCK) == bool(res.action_mask[g, KNOCK + card])
+            else:
+                assert ours[g] == agents.make("simple", seed=0).act(obs, {"information_set": info, "rules": env.rules})
+            checked += 1
+        res = env.step(ours)
+    assert checked == 60 * 64
+
+
+def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
+    from train.imitation import collect, pretrain
+
+    data = collect("simple", "classic", "scaled", 3000, num_envs=32, seed=1)
+    assert len(data["act"]) >= 3000
+    assert data["mask"][np.arange(len(data["act"])), data["act"]].all()
+    assert set(np.unique(data["ret"])) != {0.0}
+    net = PolicyNet((64,), 16)
+    before = pretrain(net, data, 1, 0.0, 512, torch.Generator().manual_seed(0))  # lr 0: measure only
+    after = pretrain(net, data, 4, 3e-3, 256, torch.Generator().manual_seed(0))
+    assert after["agreement"] > before["agreement"] + 0.1 and after["agreement"] > 0.7, (before, after)
+    with pytest.raises(ValueError, match="imitation teacher must be one of"):
+        collect("mcts", "classic", "scaled", 10)
+    t = Trainer.start(tiny(tmp_path, total_updates=1, imitation_teacher="simple", imitation_samples=500,
+                           imitation_epochs=1), tmp_path / "warm")
+    t.train()
+    t.close()
+    assert read_scalars(tmp_path / "warm")["imitation/samples"][1][0] >= 500
+
+
+# ---------------------------------------------------------------- learning
+
+
+def test_a_short_run_clearly_beats_random(tmp_path):
+    config = load_config(None, {"num_envs": 128, "rollout_steps": 32, "total_updates": 20, "minibatch_size": 512,
+                                "hidden": [128], "eval_every": 0, "progress": False, "runs_dir": str(tmp_path),
+                                "checkpoint_every": 100, "opponents": {"simple": 1.0}, "torch_threads": 1})
+    trainer = Trainer.start(config, tmp_path / "learn")
+    trainer.train()
+    trainer.close()
+    untrained = evaluate(PolicyNet((128,)), "random", "classic", hands=200, seed=5)
+    result = evaluate(trainer.net, "random", "classic", hands=200, seed=5)
+    assert result["win_rate"] > 0.7, result
+    assert result["points_per_hand"] - result["points_ci95"] > 3.0, result
+    assert result["points_per_hand"] > untrained["points_per_hand"] + 3.0
+    assert math.isfinite(result["points_ci95"])

@@ -1,0 +1,199 @@
+"""Training-run settings: one frozen dataclass, loaded from YAML, overridable field by field.
+
+``rummy train --config configs/ppo.yaml --lr 1e-4 --opponents.heuristic 0.2`` reads the
+file, then applies each command-line override (any field; nested opponent weights by
+``opponents.NAME``). Unknown fields and bad values get an error naming the field and
+what is allowed, before anything runs: a typo must not silently train with a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+import yaml
+
+from rummy_env.rules import load_rules
+
+# Opponent kinds a learner game can be assigned at each deal (weights in ``opponents``):
+#   self      - the current policy plays both seats; both seats' moves are training data
+#               (from scratch, pure self-play drifts to passive play: both take every
+#               discard and hands run to max_turns; the defaults learn mostly from simple)
+#   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
+#   random / simple / heuristic - the scripted agents of ``agents/``
+OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Every setting of a training run (``configs/ppo.yaml`` documents each)."""
+
+    name: str = "ppo"
+    seed: int = 0
+    rules: str = "classic"
+    reward: str = "scaled"  # vector engine reward: points / 100
+    # rollout
+    num_envs: int = 512
+    rollout_steps: int = 32  # vector steps per update (each moves every game once)
+    total_updates: int = 1000
+    # optimisation
+    lr: float = 5e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0  # a hand is short and its score is what matters: no discount by default
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    update_epochs: int = 3
+    minibatch_size: int = 1024
+    target_kl: Optional[float] = None  # stop an update's epochs early past this KL
+    hidden: tuple[int, ...] = (256, 256)  # trunk layer widths
+    card_hidden: int = 64  # width of the per-card head (train.model.PolicyNet)
+    # self-play
+    opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
+    # warm start: imitate a scripted teacher before PPO (train/imitation.py); null: none
+    imitation_teacher: Optional[str] = None
+    imitation_samples: int = 150_000
+    imitation_epochs: int = 10
+    imitation_lr: float = 1e-3
+    snapshot_every: int = 20  # updates between adding the current policy to the pool
+    pool_size: int = 10  # most recent snapshots kept
+    # evaluation, logging, checkpoints
+    eval_every: int = 50  # updates between evaluations (0: never)
+    eval_hands: int = 200  # duplicate deals: eval_hands / 2 deals, seats swapped
+    eval_opponents: tuple[str, ...] = ("random", "simple", "heuristic")
+    checkpoint_every: int = 25
+    torch_threads: int = 2
+    runs_dir: str = "runs"
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["hidden"] = list(self.hidden)
+        out["eval_opponents"] = list(self.eval_opponents)
+        out["opponents"] = dict(self.opponents)
+        return out
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.num_envs * self.rollout_steps
+
+
+def _fail(name: str, value: Any, allowed: str) -> None:
+    raise ValueError(f"training config field {name!r} = {value!r}: {allowed}")
+
+
+def _validate(c: PPOConfig) -> None:
+    positive = ("num_envs", "rollout_steps", "total_updates", "update_epochs", "minibatch_size", "pool_size",
+                "snapshot_every", "checkpoint_every", "torch_threads", "eval_hands", "card_hidden",
+                "imitation_samples", "imitation_epochs")
+    for name in positive:
+        value = getattr(c, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            _fail(name, value, "must be a positive integer")
+    if isinstance(c.eval_every, bool) or not isinstance(c.eval_every, int) or c.eval_every < 0:
+        _fail("eval_every", c.eval_every, "must be an integer >= 0 (0: no evaluation)")
+    if c.eval_hands % 2:
+        _fail("eval_hands", c.eval_hands, "must be even (each deal is played twice, seats swapped)")
+    if c.imitation_teacher not in (None, "simple", "heuristic"):
+        _fail("imitation_teacher", c.imitation_teacher, "choose simple, heuristic or null (no warm start)")
+    for name in ("lr", "clip_coef", "max_grad_norm", "imitation_lr"):
+        if not float(getattr(c, name)) > 0:
+            _fail(name, getattr(c, name), "must be > 0")
+    for name in ("gamma", "gae_lambda"):
+        if not 0.0 <= float(getattr(c, name)) <= 1.0:
+            _fail(name, getattr(c, name), "must lie in [0, 1]")
+    for name in ("ent_coef", "vf_coef"):
+        if float(getattr(c, name)) < 0:
+            _fail(name, getattr(c, name), "must be >= 0")
+    if c.target_kl is not None and not c.target_kl > 0:
+        _fail("target_kl", c.target_kl, "must be > 0 or null")
+    if c.reward not in ("points", "scaled", "win_loss"):
+        _fail("reward", c.reward, "choose points, scaled or win_loss")
+    if not c.hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in c.hidden):
+        _fail("hidden", c.hidden, "must be a non-empty list of positive layer widths")
+    load_rules(c.rules)  # raises a clear error for an unknown preset or file
+    unknown = sorted(set(c.opponents) - set(OPPONENT_KINDS))
+    if unknown:
+        _fail("opponents", dict(c.opponents), f"unknown kind(s) {unknown}; kinds: {', '.join(OPPONENT_KINDS)}")
+    weights = [float(w) for w in c.opponents.values()]
+    if any(w < 0 for w in weights) or sum(weights) <= 0:
+        _fail("opponents", dict(c.opponents), "weights must be >= 0 with a positive sum")
+    if not c.eval_opponents or any(o not in ("random", "simple", "heuristic") for o in c.eval_opponents):
+        _fail("eval_opponents", c.eval_opponents, "choose among random, simple, heuristic")
+    if not c.name or any(ch in c.name for ch in "/\\") or "__" in c.name:
+        _fail("name", c.name, "must be non-empty, without slashes or '__' (run folders are NAME__SEED__TIME)")
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """A YAML or command-line value converted to the field's type."""
+    default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
+    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher"):
+        value = yaml.safe_load(value)
+    if name in ("hidden", "eval_opponents"):
+        if isinstance(value, (int, str)):
+            value = [value]
+        if not isinstance(value, (list, tuple)):
+            _fail(name, value, "must be a list")
+        return tuple(value)
+    if name == "opponents":
+        if not isinstance(value, Mapping):
+            _fail(name, value, f"must be a mapping of kind -> weight; kinds: {', '.join(OPPONENT_KINDS)}")
+        return dict(value)
+    if value is None and name in ("target_kl", "imitation_teacher"):
+        return None
+    if name == "imitation_teacher" and value in ("null", "none", ""):
+        return None
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            _fail(name, value, "must be true or false")
+    elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    elif isinstance(default, (int, float)) and not isinstance(value, type(default)):
+        _fail(name, value, f"must be a {type(default).__name__}")
+    return value
+
+
+def make_config(values: Mapping[str, Any]) -> PPOConfig:
+    """A config from a mapping (YAML's), refusing unknown fields."""
+    unknown = sorted(set(values) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown training config field(s) {unknown}; fields: {', '.join(_FIELDS)}")
+    return PPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+
+
+def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Mapping[str, Any]] = None) -> PPOConfig:
+    """The config in YAML file ``path`` (defaults if None) with ``overrides`` applied.
+
+    Override keys are field names; ``opponents.KIND`` sets one opponent weight.
+    """
+    values: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"training config {str(p)!r} not found")
+        loaded = yaml.safe_load(p.read_text())
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"training config {str(p)!r} must be a YAML mapping of field: value")
+        values.update(loaded)
+    for key, value in (overrides or {}).items():
+        if key.startswith("opponents."):
+            kind = key.split(".", 1)[1]
+            weights = dict(values.get("opponents", PPOConfig().opponents))
+            weights[kind] = yaml.safe_load(value) if isinstance(value, str) else value
+            values["opponents"] = weights
+        else:
+            values[key] = value
+    return make_config(values)

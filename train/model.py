@@ -1,0 +1,134 @@
+"""The policy-value network and its file format, shared by training and the ``ppo`` agent.
+
+A network over the ``flat`` observation (``rummy_env.encoding``: 479 values built from
+the player's information set only) with a policy over the 108 actions and a value. Illegal actions are masked by setting their logits to a large negative number, so
+their probability is exactly 0 and the entropy is that of the legal actions only.
+
+A *policy file* (``save_policy``/``load_policy``) holds the weights plus what is needed
+to rebuild and check the network: format version, layer widths, observation size,
+action count and the rules it was trained under.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Union
+
+import torch
+from torch import nn
+
+from rummy_env.cards import NUM_CARDS
+from rummy_env.encoding import CARD_SLICES, FLAT_SIZE
+from rummy_env.game import NUM_ACTIONS
+
+POLICY_FORMAT = "rummy-env-policy-v1"
+_NEG = -1e9
+_CARD_FEATURES = len(CARD_SLICES)
+
+
+class PolicyNet(nn.Module):
+    """Global MLP trunk, plus a per-card head for the 104 discard and knock actions.
+
+    The trunk reads the whole observation and gives the value, the logits of the four
+    card-free actions (draw, take, pass, Big Gin) and a summary ``g``. The card head scores
+    each card c from its own 9 card-slice entries (in hand, on the pile, seen with the
+    opponent, deadwood left if discarded, ...) and ``g``, with weights shared by all 52
+    cards: "discard the card that leaves the least deadwood" is then one small function
+    to learn instead of 52, which makes learning from scratch much faster.
+    """
+
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), card_hidden: int = 64, obs_size: int = FLAT_SIZE,
+                 num_actions: int = NUM_ACTIONS):
+        super().__init__()
+        if obs_size != FLAT_SIZE or num_actions != NUM_ACTIONS:
+            raise ValueError(f"PolicyNet is built for the flat encoding ({FLAT_SIZE}) and {NUM_ACTIONS} actions")
+        self.hidden = tuple(int(h) for h in hidden)
+        self.card_hidden = int(card_hidden)
+        self.obs_size = obs_size
+        self.num_actions = num_actions
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in self.hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.value = nn.Linear(width, 1)
+        self.global_logits = nn.Linear(width, 4)  # draw stock, take discard, pass, Big Gin
+        self.card_context = nn.Linear(width, self.card_hidden)
+        self.card_in = nn.Linear(_CARD_FEATURES, self.card_hidden)
+        self.card_out = nn.Linear(self.card_hidden, 2)  # discard c, knock with c
+        for layer in [*self.trunk, self.card_context, self.card_in]:
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, gain=2**0.5)
+                nn.init.zeros_(layer.bias)
+        for head, gain in ((self.global_logits, 0.01), (self.card_out, 0.01), (self.value, 1.0)):
+            nn.init.orthogonal_(head.weight, gain=gain)
+            nn.init.zeros_(head.bias)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked log-probabilities (N, A) and values (N,); ``mask`` is bool (N, A)."""
+        z = self.trunk(obs)
+        cards = obs[:, : _CARD_FEATURES * NUM_CARDS].view(-1, _CARD_FEATURES, NUM_CARDS).transpose(1, 2)
+        h = torch.relu(self.card_in(cards) + self.card_context(z)[:, None, :])
+        per_card = self.card_out(h)  # (N, 52, 2)
+        g = self.global_logits(z)
+        logits = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1)
+        logits = logits.masked_fill(~mask, _NEG)
+        return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
+
+
+def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only (masked entries contribute exactly 0)."""
+    p = logp.exp()
+    return -(torch.where(mask, p * logp, torch.zeros_like(logp))).sum(-1)
+
+
+def save_policy(net: PolicyNet, path: Union[str, Path], rules: str, extra: dict[str, Any] | None = None) -> None:
+    """Write a policy file (atomically: a crash never leaves a half-written file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = policy_payload(net, rules, extra)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+
+
+def load_policy(path: Union[str, Path]) -> tuple[PolicyNet, dict[str, Any]]:
+    """The network in a policy file (or a training checkpoint) and its metadata.
+
+    Raises ``ValueError`` naming the file when it is not a readable policy file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"policy file {str(path)!r} not found")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as exc:  # truncated, not a torch file, ...
+        raise ValueError(f"{str(path)!r} is not a readable policy file ({type(exc).__name__}: {exc})") from None
+    if isinstance(payload, dict) and "policy" in payload and isinstance(payload["policy"], dict):
+        payload = payload["policy"]  # a training checkpoint holds a policy payload
+    if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:
+        raise ValueError(f"{str(path)!r} is not a {POLICY_FORMAT} policy file or training checkpoint")
+    if payload["obs_size"] != FLAT_SIZE or payload["num_actions"] != NUM_ACTIONS:
+        raise ValueError(
+            f"{str(path)!r} was built for {payload['obs_size']} inputs and {payload['num_actions']} actions; "
+            f"this version has {FLAT_SIZE} and {NUM_ACTIONS}"
+        )
+    net = PolicyNet(tuple(payload["hidden"]), payload["card_hidden"])
+    net.load_state_dict(payload["state_dict"])
+    net.eval()
+    return net, payload
+
+
+def policy_payload(net: PolicyNet, rules: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What ``save_policy`` writes, as a dict (checkpoints embed it)."""
+    return {
+        "format": POLICY_FORMAT,
+        "hidden": list(net.hidden),
+        "card_hidden": net.card_hidden,
+        "obs_size": net.obs_size,
+        "num_actions": net.num_actions,
+        "rules": rules,
+        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "extra": extra or {},
+    }
