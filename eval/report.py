@@ -121,6 +121,11 @@ def write_reports(out: Path, summary: dict[str, Any]) -> str:
     return text
 
 
+def _label(name: str, width: int = 28) -> str:
+    """An agent name short enough for a plot axis (long ``ppo:PATH`` specs keep their end)."""
+    return name if len(name) <= width else "..." + name[-(width - 3):]
+
+
 def _plots(out: Path, summary: dict[str, Any]) -> None:
     import matplotlib
 
@@ -135,8 +140,8 @@ def _plots(out: Path, summary: dict[str, Any]) -> None:
         grid[i, j], grid[j, i] = p["a_win_share"], 1 - p["a_win_share"]
     fig, ax = plt.subplots(figsize=(1.2 * n + 2.5, 1.0 * n + 2))
     image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1)
-    ax.set_xticks(range(n), names, rotation=30, ha="right")
-    ax.set_yticks(range(n), names)
+    ax.set_xticks(range(n), [_label(x) for x in names], rotation=30, ha="right")
+    ax.set_yticks(range(n), [_label(x) for x in names])
     for i in range(n):
         for j in range(n):
             if not np.isnan(grid[i, j]):
@@ -156,7 +161,7 @@ def _plots(out: Path, summary: dict[str, Any]) -> None:
     low = values - np.array([r["ci95_low"] for r in ratings])
     high = np.array([r["ci95_high"] for r in ratings]) - values
     ax.errorbar(values, y, xerr=[low, high], fmt="o", capsize=4)
-    ax.set_yticks(y, [r["agent"] for r in ratings])
+    ax.set_yticks(y, [_label(r["agent"]) for r in ratings])
     ax.set_xlabel("rating (Elo scale, 95% bootstrap interval)")
     ax.axvline(0, color="grey", lw=0.5)
     fig.tight_layout()

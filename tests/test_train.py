@@ -281,3 +281,20 @@ def test_a_short_run_clearly_beats_random(tmp_path):
     assert result["points_per_hand"] - result["points_ci95"] > 3.0, result
     assert result["points_per_hand"] > untrained["points_per_hand"] + 3.0
     assert math.isfinite(result["points_ci95"])
+
+
+def test_the_demo_trains_then_plays_a_tournament_with_the_new_agent(tmp_path, capsys):
+    """The README's main command, on a tiny budget."""
+    train_cfg = tmp_path / "train.yaml"
+    train_cfg.write_text("name: demo\nnum_envs: 16\nrollout_steps: 8\ntotal_updates: 2\nminibatch_size: 64\n"
+                         "hidden: [16]\neval_every: 2\neval_hands: 2\neval_opponents: [random]\ntorch_threads: 1\n")
+    tour_cfg = tmp_path / "tour.yaml"
+    tour_cfg.write_text("deals: 1\nworkers: 1\n")
+    assert main(["demo", "--config", str(train_cfg), "--tournament", str(tour_cfg), "--out", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    (demo,) = tmp_path.glob("demo-*")
+    (run,) = demo.glob("demo__0__*")
+    assert (demo / "curves.png").is_file() and (run / "policy.pt").is_file()
+    results = (demo / "tournament" / "results.jsonl").read_text().splitlines()
+    assert len(results) == 1 + 10 * 2  # header + 10 pairs x 1 deal x 2 seatings
+    assert f"ppo:{run / 'policy.pt'}" in out and "Bradley-Terry" in out
