@@ -18,7 +18,7 @@ import json
 import math
 import os
 import time
-from multiprocessing import Pool
+from multiprocessing import get_context
 
 import numpy as np
 
@@ -63,7 +63,7 @@ def main() -> None:
     args = ap.parse_args()
     for a, b in args.pair:
         agents.make(a), agents.make(b)  # a bad spec fails here, before any work
-    with Pool(args.workers) as pool:
+    with get_context("spawn").Pool(args.workers) as pool:  # spawn: forking after torch is loaded can hang
         for a, b in args.pair:
             for kind, count, fn in (("hands", args.hands, deal_pair), ("matches", args.matches, match_pair)):
                 if count <= 0:
