@@ -52,6 +52,16 @@ class PPOAgent(Agent):
             raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
         self.greedy = greedy
 
+    @classmethod
+    def from_net(cls, net: Any, greedy: bool = True) -> "PPOAgent":
+        """An agent around a network in memory (training's evaluations), not a file."""
+        import torch
+
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, None)
+        agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
+        return agent
+
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
         infoset, rules = information(info)

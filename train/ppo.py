@@ -42,10 +42,9 @@ import torch
 import yaml
 
 from agents.arena import play_hand
-from agents.base import Agent
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
-from rummy_env.vector import VectorGinRummy
+from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config
 from train.model import PolicyNet, masked_entropy, policy_payload, save_policy
 from train.opponents import ScriptedPlayers, random_actions, simple_actions
@@ -60,23 +59,6 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used (missing, damaged, or from another run format)."""
 
 
-class _NetAgent(Agent):
-    """A policy network as an agent, for evaluations during training (greedy)."""
-
-    def __init__(self, net: PolicyNet) -> None:
-        super().__init__(0)
-        self.net = net
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        from rummy_env.encoding import encode
-
-        obs = torch.from_numpy(encode(info["information_set"], info["rules"], "flat"))[None]
-        mask = torch.from_numpy(observation["action_mask"].astype(bool))[None]
-        with torch.no_grad():
-            logp, _ = self.net(obs, mask)
-        return int(torch.argmax(logp[0]))
-
-
 def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -> dict[str, float]:
     """The policy (greedy) against ``opponent`` over ``hands // 2`` deals, seats swapped.
 
@@ -84,9 +66,10 @@ def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -
     the policy's side) and its 95% half-width over deals.
     """
     import agents
+    from agents.ppo import PPOAgent
 
     net.eval()
-    learner = _NetAgent(net)
+    learner = PPOAgent.from_net(net)
     deals = np.random.default_rng(seed)
     per_deal = []
     wins = 0.0
@@ -444,8 +427,6 @@ class Trainer:
                         w.add_scalar(f"charts/episodic_return_vs_{kind}", float(np.mean(values)), step)
                 total = batch["outcomes"].sum()
                 if total:
-                    from rummy_env.vector import OUTCOMES
-
                     for name, count in zip(OUTCOMES, batch["outcomes"]):
                         w.add_scalar(f"outcomes/{name}", count / total, step)
                 if c.eval_every and (self.update % c.eval_every == 0 or self.update == c.total_updates):
