@@ -120,14 +120,21 @@ def load_rules(spec: RulesSpec = None) -> Rules:
 
     ``None`` gives ``classic``.
     """
+    return load_spec(spec, Rules, PRESETS, "classic", rules_from_mapping, "rules")
+
+
+def load_spec(spec: Any, kind: type, presets: Mapping[str, Any], default: str,
+              from_mapping: Any, what: str) -> Any:
+    """The loader behind ``load_rules`` and Basic Rummy's ``load_rummy_rules``: an instance of
+    ``kind`` from None (``default``), itself, a mapping, a preset name or a YAML path."""
     if spec is None:
-        return PRESETS["classic"]
-    if isinstance(spec, Rules):
+        return presets[default]
+    if isinstance(spec, kind):
         return spec
     if isinstance(spec, Mapping):
-        return rules_from_mapping(spec)
-    if isinstance(spec, str) and spec in PRESETS:
-        return PRESETS[spec]
+        return from_mapping(spec)
+    if isinstance(spec, str) and spec in presets:
+        return presets[spec]
     if isinstance(spec, (str, os.PathLike)):
         path = Path(spec)
         if path.suffix in (".yaml", ".yml") or path.exists():
@@ -136,6 +143,6 @@ def load_rules(spec: RulesSpec = None) -> Rules:
             data = yaml.safe_load(path.read_text()) or {}
             if not isinstance(data, Mapping):
                 raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names, got {type(data).__name__}")
-            return rules_from_mapping(data)
-        raise ValueError(f"unknown rules {spec!r}: use a preset ({', '.join(PRESETS)}) or a YAML file path")
-    raise TypeError(f"rules must be a preset name, a YAML path, a mapping or a Rules, got {type(spec).__name__}")
+            return from_mapping(data)
+        raise ValueError(f"unknown {what} {spec!r}: use a preset ({', '.join(presets)}) or a YAML file path")
+    raise TypeError(f"{what} must be a preset name, a YAML path, a mapping or a {kind.__name__}, got {type(spec).__name__}")

@@ -16,10 +16,9 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Union
 
-import yaml
+from rummy_env.rules import load_spec
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -131,26 +130,4 @@ def load_rummy_rules(spec: RummyRulesSpec = None) -> BasicRummyRules:
 
     ``None`` gives ``basic``.
     """
-    if spec is None:
-        return PRESETS["basic"]
-    if isinstance(spec, BasicRummyRules):
-        return spec
-    if isinstance(spec, Mapping):
-        return rules_from_mapping(spec)
-    if isinstance(spec, str) and spec in PRESETS:
-        return PRESETS[spec]
-    if isinstance(spec, (str, os.PathLike)):
-        path = Path(spec)
-        if path.suffix in (".yaml", ".yml") or path.exists():
-            if not path.is_file():
-                raise FileNotFoundError(f"rules file {str(path)!r} not found")
-            data = yaml.safe_load(path.read_text()) or {}
-            if not isinstance(data, Mapping):
-                raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names, got {type(data).__name__}")
-            return rules_from_mapping(data)
-        raise ValueError(
-            f"unknown Basic Rummy rules {spec!r}: use a preset ({', '.join(PRESETS)}) or a YAML file path"
-        )
-    raise TypeError(
-        f"Basic Rummy rules must be a preset name, a YAML path, a mapping or a BasicRummyRules, got {type(spec).__name__}"
-    )
+    return load_spec(spec, BasicRummyRules, PRESETS, "basic", rules_from_mapping, "Basic Rummy rules")

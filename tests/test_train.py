@@ -132,7 +132,7 @@ def test_train_command_writes_a_run_and_its_policy_plays(tmp_path, capsys):
 
 
 class Killed(Exception):
-    pass
+    """Stands for a crash in the middle of a run."""
 
 
 def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(tmp_path):
