@@ -72,11 +72,16 @@ STOCK_AT_DEAL = 31
 
 def flat_slices() -> dict[str, slice]:
     """Where each named part lies in the flat vector."""
+    return slices_of(CARD_SLICES, SCALARS)
+
+
+def slices_of(card_slices: tuple[str, ...], scalars: tuple[str, ...]) -> dict[str, slice]:
+    """Positions of 52-wide card slices then single scalars in a flat vector (any game's)."""
     out, pos = {}, 0
-    for name in CARD_SLICES:
+    for name in card_slices:
         out[name] = slice(pos, pos + NUM_CARDS)
         pos += NUM_CARDS
-    for name in SCALARS:
+    for name in scalars:
         out[name] = slice(pos, pos + 1)
         pos += 1
     return out

@@ -38,7 +38,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from rummy_env.cards import NUM_CARDS
-from rummy_env.encoding import masks_to_bits
+from rummy_env.encoding import masks_to_bits, slices_of
 from rummy_env.rummy_game import BasicRummyState, RummyInformationSet
 from rummy_env.rummy_rules import MAX_PLAYERS, BasicRummyRules
 
@@ -67,14 +67,7 @@ STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
 
 def flat_slices() -> dict[str, slice]:
     """Where each named part lies in the flat vector."""
-    out, pos = {}, 0
-    for name in CARD_SLICES:
-        out[name] = slice(pos, pos + NUM_CARDS)
-        pos += NUM_CARDS
-    for name in SCALARS:
-        out[name] = slice(pos, pos + 1)
-        pos += 1
-    return out
+    return slices_of(CARD_SLICES, SCALARS)
 
 
 def observation_shape(encoding: str) -> tuple[int, ...]:
