@@ -3,25 +3,34 @@
 Plain Monte Carlo search on the true state would peek at the opponent's cards. Here each
 simulation samples a world consistent with the player's information set
 (``GinRummyState.sample_from_information_set``: the opponent's unknown cards and the
-stock order dealt at random from the unseen cards), plays each candidate move in that
-world and then plays the hand out with a fast greedy policy for both sides (take a
-face-up card that melds, discard the card leaving the least deadwood, knock as soon as
-legal). The move with the most points summed over the worlds is played.
+stock order dealt from the cards this player has not seen), plays each candidate move
+in that world and then plays the hand out, both seats choosing from their own
+information set in that world. The move with the most points over the worlds is played.
 
 Choices that make it strong for its cost:
+- rollouts by the ``heuristic`` agent (``rollout=heuristic``, the default): the search
+  is then a one-step policy improvement over a strong player; ``rollout=greedy`` is about
+  seven times cheaper and weaker (take a face-up card that melds, discard the card leaving
+  the least deadwood, knock as soon as legal);
 - common random numbers: every candidate is tried in the same worlds with the same
   rollout randomness, so the comparison between moves is far less noisy than the
   points themselves;
-- candidates: when discarding, the ``heuristic`` agent's ``candidates`` best discards,
-  plus the knock with the least deadwood and Big Gin; drawing, both draws (or take/pass);
+- candidates: drawing, both draws (or take/pass); discarding, the ``heuristic`` agent's
+  ``candidates`` best discards, its own choice, and the knock with the least deadwood;
+- a confidence rule: the search plays the heuristic's own move unless another candidate
+  beats it by more than ``confidence`` standard errors of the paired difference over
+  the worlds, so too few worlds make it fall back to the heuristic rather than to noise;
+- worlds weighted by the opponent's play (``weighted=true``): a sampled opponent hand
+  that would have melded a card the opponent passed on or discarded is kept only with
+  probability ``1/4`` per such card (rejection sampling), since real opponents rarely
+  throw away or pass on cards that meld;
 - a knock is scored exactly in each world (the showdown needs no rollout).
 
 Budget: ``simulations`` rollouts per move (reproducible with a seed), or ``time``
 seconds per move when given (then the result depends on the machine's speed). This is
 perfect-information Monte Carlo (PIMC): it averages over worlds instead of building one
-tree over information sets (IS-MCTS); we tried single-observer IS-MCTS with the same
-rollouts first, and at equal cost it lost to the ``heuristic`` agent while this wins
-(README, agent strength).
+tree over information sets (IS-MCTS); we tried single-observer IS-MCTS with greedy
+rollouts first, and at equal cost it did worse than PIMC (README, agent strength).
 """
 
 from __future__ import annotations
@@ -35,11 +44,20 @@ from agents.base import Agent, information, legal_actions
 from agents.heuristic import HeuristicAgent
 from agents.simple import least_deadwood_discards
 from rummy_env import melds
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase
+from rummy_env.cards import mask_to_cards
+from rummy_env.game import (
+    BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, InformationSet, Phase,
+)
+from rummy_env.rules import Rules
+
+ROLLOUTS = ("heuristic", "greedy")
+ELIMINATE_EVERY = 12  # worlds between checks that drop clearly worse candidates
+ELIMINATE_SE = 2.0
+REJECT_KEEP = 0.25  # chance of keeping a world per card the sampled opponent "should" have melded
 
 
 def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
-    """The rollout policy, on a full (sampled) state: cheap and sensible."""
+    """The cheap rollout policy, on a full (sampled) state, reading only the mover's hand."""
     legal = state.legal_actions()
     hand = state.hands[state.current_player]
     rules = state.rules
@@ -55,15 +73,28 @@ def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
     return KNOCK + card if KNOCK + card in legal else DISCARD + card
 
 
+def implausible_cards(world: GinRummyState, info: InformationSet) -> int:
+    """How many cards the opponent passed on or discarded would meld with the hand this
+    world gives them (public facts only: passes and discards are seen by both players)."""
+    opp = info.opponent
+    hand = world.hands[opp]
+    thrown = (info.passed[opp] | info.discarded[opp]) & ~hand
+    aces_high = world.rules.aces_high
+    return sum(melds.forms_meld(hand, c, aces_high=aces_high) for c in mask_to_cards(thrown))
+
+
 class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(
         self,
         seed: Optional[int] = None,
-        simulations: int = 1200,
+        simulations: int = 200,
         time: Optional[float] = None,
-        candidates: int = 4,
+        candidates: int = 3,
+        rollout: str = "heuristic",
+        confidence: float = 1.0,
+        weighted: bool = True,
     ) -> None:
         super().__init__(seed)
         if simulations < 1:
@@ -72,50 +103,121 @@ class MCTSAgent(Agent):
             raise ValueError(f"time must be > 0 seconds, got {time}")
         if candidates < 1:
             raise ValueError(f"candidates must be >= 1, got {candidates}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if confidence < 0:
+            raise ValueError(f"confidence must be >= 0 standard errors, got {confidence}")
         self.simulations = simulations
         self.time = time
         self.candidates = candidates
+        self.rollout = rollout
+        self.confidence = confidence
+        self.weighted = weighted
         self.guide = HeuristicAgent(seed)
+        self.decisions = self.deviations = 0  # searched decisions, and those not the heuristic's move
+        self._players = (HeuristicAgent(), HeuristicAgent())
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
         self.guide.reset(seed)
 
-    def _moves(self, legal: set[int], infoset, rules) -> list[int]:
+    def _moves(self, legal: set[int], infoset: InformationSet, rules: Rules, default: int) -> list[int]:
+        """Candidate moves, the heuristic's own choice first."""
         if infoset.phase != Phase.DISCARD:
-            return sorted(legal)
+            return [default] + sorted(legal - {default})
         if BIG_GIN in legal:
             return [BIG_GIN]
-        moves = self.guide.ranked_discards(infoset, rules, legal)[: self.candidates]
+        moves = [default] + self.guide.ranked_discards(infoset, rules, legal)[: self.candidates]
         knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
         if knocks:
             after = melds.discard_deadwood(infoset.hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
             moves.append(min(knocks, key=lambda a: (after[a - KNOCK], a)))
-        return moves
+        return list(dict.fromkeys(moves))
+
+    def _play_out(self, world: GinRummyState, seed: int) -> None:
+        if self.rollout == "greedy":
+            rng = np.random.default_rng(seed)
+            while not world.is_over:
+                world.step(greedy_action(world, rng))
+            return
+        players = self._players
+        for p in players:
+            p.rng = np.random.default_rng(seed)
+        rules = world.rules
+        while not world.is_over:
+            legal = world.legal_actions()
+            p = world.current_player
+            world.step(legal[0] if len(legal) == 1 else players[p].choose(world.information_set(p), rules, set(legal)))
+
+    def _value(self, world: GinRummyState, move: int, seed: int, me: int) -> float:
+        """Points to ``me`` when ``move`` is played in ``world`` and the hand played out."""
+        w = world.clone()
+        w.step(move)
+        self._play_out(w, seed)
+        assert w.result is not None
+        return float(w.result.rewards[me])
+
+    def _sample(self, infoset: InformationSet, rules: Rules) -> GinRummyState:
+        for _ in range(50):
+            world = GinRummyState.sample_from_information_set(infoset, rules, self.rng)
+            k = implausible_cards(world, infoset) if self.weighted else 0
+            if k == 0 or self.rng.random() < REJECT_KEEP**k:
+                return world
+        return world
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
         if legal.size == 1:
             return int(legal[0])
         infoset, rules = information(info)
-        moves = self._moves(set(legal.tolist()), infoset, rules)
+        legal_set = set(legal.tolist())
+        default = self.guide.choose(infoset, rules, legal_set)
+        moves = self._moves(legal_set, infoset, rules, default)
         if len(moves) == 1:
             return moves[0]
+        return self._search(infoset, rules, moves)
+
+    def _search(self, infoset: InformationSet, rules: Rules, moves: list[int]) -> int:
+        """Play ``moves`` (the heuristic's first) in sampled worlds; the best if clearly better.
+
+        Every ``ELIMINATE_EVERY`` worlds, candidates clearly worse than the heuristic's move
+        (by ``ELIMINATE_SE`` standard errors) stop being played, so the budget goes to the
+        contenders; the search ends early when none is left.
+        """
         me = infoset.player
-        totals = np.zeros(len(moves))
         deadline = None if self.time is None else _time.perf_counter() + self.time
-        budget = max(1, self.simulations // len(moves))
-        worlds = 0
-        while (worlds < budget) if deadline is None else (_time.perf_counter() < deadline or worlds == 0):
-            world = GinRummyState.sample_from_information_set(infoset, rules, self.rng)
+        values = np.zeros((0, len(moves)))
+        active = list(range(len(moves)))
+        spent = 0
+        while len(active) > 1:
+            if deadline is None and spent >= self.simulations and len(values) >= 2:
+                break
+            if deadline is not None and _time.perf_counter() >= deadline and len(values) >= 2:
+                break
+            world = self._sample(infoset, rules)
             seed = int(self.rng.integers(1 << 62))
-            for i, move in enumerate(moves):
-                w = world.clone()
-                w.step(move)
-                rng = np.random.default_rng(seed)  # the same rollout randomness for every move
-                while not w.is_over:
-                    w.step(greedy_action(w, rng))
-                assert w.result is not None
-                totals[i] += w.result.rewards[me]
-            worlds += 1
-        return int(moves[int(np.argmax(totals))])
+            row = np.full(len(moves), np.nan)
+            for i in active:
+                row[i] = self._value(world, moves[i], seed, me)
+            spent += len(active)
+            values = np.vstack([values, row])
+            if len(values) % ELIMINATE_EVERY == 0:
+                mean, se = _paired(values)
+                active = [0] + [i for i in active[1:] if mean[i] + ELIMINATE_SE * se[i] > 0]
+        self.decisions += 1
+        if len(values) < 2 or len(active) < 2:
+            return moves[0]
+        mean, se = _paired(values)
+        best = max(active[1:], key=lambda i: mean[i])
+        if mean[best] > 0 and mean[best] > self.confidence * se[best]:
+            self.deviations += 1
+            return moves[best]
+        return moves[0]
+
+
+def _paired(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error of each column minus column 0, over the rows (worlds) where
+    the candidate was played (NaN after it was dropped). Needs at least two rows."""
+    diff = values - values[:, :1]
+    n = (~np.isnan(diff)).sum(axis=0)
+    return np.nanmean(diff, axis=0), np.nanstd(diff, axis=0, ddof=1) / np.sqrt(n)

@@ -30,13 +30,30 @@ def _share(a: int, b: int, winner) -> float:
     return 1.0 if winner == a else 0.0 if winner == b else 0.5
 
 
-def deal_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
-    """(A's share of the 2 hands won, A's mean points) over one deal played both ways."""
+class Timed:
+    """Wraps an agent to time its choices (moves with more than one legal action)."""
+
+    def __init__(self, agent: agents.Agent) -> None:
+        self.agent, self.seconds, self.moves = agent, 0.0, 0
+
+    def act(self, observation, info) -> int:
+        start = time.perf_counter()
+        action = self.agent.act(observation, info)
+        if int(np.count_nonzero(observation["action_mask"])) > 1:
+            self.seconds += time.perf_counter() - start
+            self.moves += 1
+        return action
+
+
+def deal_pair(job: tuple[str, str, str, int]) -> tuple[float, float, float, int]:
+    """(A's share of the 2 hands won, A's mean points, A's seconds thinking, A's moves)
+    over one deal played both ways."""
     a, b, rules, seed = job
-    first = play_hand([agents.make(a, seed=seed), agents.make(b, seed=seed + 1)], rules, seed=seed)
-    second = play_hand([agents.make(b, seed=seed + 1), agents.make(a, seed=seed)], rules, seed=seed)
+    timed = [Timed(agents.make(a, seed=seed)), Timed(agents.make(a, seed=seed))]
+    first = play_hand([timed[0], agents.make(b, seed=seed + 1)], rules, seed=seed)
+    second = play_hand([agents.make(b, seed=seed + 1), timed[1]], rules, seed=seed)
     share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
-    return share, (first.rewards[0] + second.rewards[1]) / 2
+    return share, (first.rewards[0] + second.rewards[1]) / 2, sum(t.seconds for t in timed), sum(t.moves for t in timed)
 
 
 def match_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
@@ -60,6 +77,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="append one JSON line per finished pair")
+    ap.add_argument("--progress", type=int, default=0, metavar="DEALS", help="print running figures every DEALS deals")
     args = ap.parse_args()
     for a, b in args.pair:
         agents.make(a), agents.make(b)  # a bad spec fails here, before any work
@@ -70,12 +88,22 @@ def main() -> None:
                     continue
                 start = time.perf_counter()
                 jobs = [(a, b, args.rules, args.seed + 10_000 * i) for i in range(count // 2)]
-                results = np.array(pool.map(fn, jobs, chunksize=1))
+                rows = []
+                for row in pool.imap(fn, jobs, chunksize=1):
+                    rows.append(row)
+                    if args.progress and len(rows) % args.progress == 0 and len(rows) < len(jobs):
+                        part = np.array(rows)
+                        print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, points {interval(part[:, 1])[0]:+.2f} "
+                              f"+- {interval(part[:, 1])[1]:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
+                results = np.array(rows)
                 share, share_ci = interval(results[:, 0])
                 pts, pts_ci = interval(results[:, 1])
                 unit = "hand" if kind == "hands" else "match (grand-total margin)"
+                think = ""
+                if kind == "hands" and results[:, 3].sum():
+                    think = f", {a} thinks {results[:, 2].sum() / results[:, 3].sum():.3f} s a move"
                 line = (f"{a} vs {b}, {args.rules}, {len(jobs) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
-                        f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}  [{time.perf_counter() - start:.0f} s]")
+                        f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}{think}  [{time.perf_counter() - start:.0f} s]")
                 print(line, flush=True)
                 if args.out:
                     with open(args.out, "a") as f:

@@ -134,6 +134,7 @@ def _tournament(args: argparse.Namespace) -> int:
         args.config, agents=args.agents, candidates=args.candidates, out=args.out, rules=args.rules,
         mode=args.mode, deals=args.deals, format=args.format, seed=args.seed, workers=args.workers,
         backend=args.backend, address=args.address, record=None if args.no_record is None else not args.no_record,
+        game=args.game, players_per_table=args.players_per_table,
     )
     summary = run(config, progress=not args.quiet)
     print(summary["report"], end="")
@@ -292,6 +293,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tour = sub.add_parser("tournament", help="agents play each other over duplicate deals; reports and ratings")
     tour.add_argument("--agents", nargs="+", help="agent specs, e.g. random simple heuristic mcts:simulations=200")
     tour.add_argument("--config", help="YAML file with any of these settings (command-line values win)")
+    tour.add_argument("--game", choices=("gin", "rummy"), help="gin (default) or rummy: Basic Rummy, rummy-* agents")
+    tour.add_argument("--players-per-table", type=int, help="rummy: 2 to 4 players at each table (default 2)")
     tour.add_argument("--deals", type=int, help="deals per pair, each played twice with seats swapped (default 100)")
     tour.add_argument("--rules", help="preset or YAML path (default classic)")
     tour.add_argument("--mode", choices=("hands", "matches"), help="a game is one hand (default) or a match")

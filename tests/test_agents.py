@@ -164,3 +164,71 @@ def test_rummy_play_in_the_terminal():
         input="0\n" * 400, capture_output=True, text=True, timeout=120,
     )
     assert out.returncode == 0 and ("draw" in out.stdout or "score" in out.stdout)
+
+
+def test_mcts_plays_the_heuristic_move_unless_the_search_is_confident():
+    # An unreachable confidence never overrides the heuristic: the very same hands.
+    for seed in range(3):
+        ref = play_hand([agents.make("heuristic", seed=seed), agents.make("simple", seed=seed + 1)], seed=seed)
+        got = play_hand([agents.make("mcts:simulations=8,confidence=1e9", seed=seed), agents.make("simple", seed=seed + 1)], seed=seed)
+        assert got == ref
+
+
+class _Scripted(agents.MCTSAgent):
+    """Search with made-up move values (mean per move plus noise) to test the decision rule."""
+
+    def __init__(self, means, noise, seed=0, **kw):
+        super().__init__(seed=seed, **kw)
+        self.means, self.noise, self.played = means, noise, {}
+
+    def _value(self, world, move, seed, me):
+        self.played[move] = self.played.get(move, 0) + 1
+        return self.means[move] + self.noise * float(np.random.default_rng(seed + move).standard_normal())
+
+
+def _search(means, noise, **kw):
+    s = state_after(P0, P1, "5C", "", [PASS, PASS, DRAW_STOCK])
+    agent = _Scripted(means, noise, **kw)
+    moves = list(means)
+    return agent._search(s.information_set(s.current_player), s.rules, moves), agent
+
+
+def test_mcts_search_deviates_only_when_clearly_better_and_drops_clear_losers():
+    a, b, c = DISCARD + parse_card("KD"), DISCARD + parse_card("QH"), DISCARD + parse_card("JS")
+    # b is better by 3 points, far beyond the noise: played instead of the heuristic's a
+    move, agent = _search({a: 0.0, b: 3.0, c: -20.0}, noise=1.0, simulations=300)
+    assert move == b and agent.deviations == 1
+    # c is 20 points worse: dropped after the first check, so it is played far less than a
+    assert agent.played[c] == 12 < agent.played[a]
+    # noise alone: the confidence rule keeps the heuristic's move nearly always, a bare
+    # argmax would not
+    def deviations(confidence: float) -> int:
+        return sum(_search({a: 0.0, b: 0.0, c: 0.0}, noise=10.0, simulations=60, confidence=confidence, seed=k)[0] != a
+                   for k in range(40))
+    assert deviations(2.0) <= 8 and deviations(0.0) >= 20
+    # every alternative clearly worse: the search stops early
+    move, agent = _search({a: 5.0, b: -5.0, c: -5.0}, noise=1.0, simulations=3000)
+    assert move == a and agent.played[a] == 12
+
+
+def test_mcts_weights_worlds_by_what_the_opponent_passed_on():
+    from agents.mcts import implausible_cards
+
+    # player_0 holds 7H 7S and passed on the upcard 7C: from player_1's side, the true
+    # deal is a world where the opponent passed on a card that melded.
+    s = state_after("7H 7S 2C 4C 9C KD QH 4S JS 2H", P1, "7C", "", [PASS])
+    info = s.information_set(1)
+    assert implausible_cards(s, info) == 1
+    rng = np.random.default_rng(0)
+    counts = [implausible_cards(GinRummyState.sample_from_information_set(info, s.rules, rng), info) for _ in range(300)]
+    assert 0 < sum(counts) < 300  # uniform worlds sometimes give player_0 a 7 pair
+    s.hands[0] = parse_hand("8H 7S 2C 4C 9C KD QH 4S JS 2H")
+    assert implausible_cards(s, info) == 0
+
+
+def test_mcts_options_are_checked():
+    for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy"),
+                          ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0")]:
+        with pytest.raises(ValueError, match=message):
+            agents.make(spec)
+    assert agents.make("mcts:rollout=greedy,weighted=false").rollout == "greedy"

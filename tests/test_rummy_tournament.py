@@ -123,3 +123,18 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     capsys.readouterr()
     assert main(["replay", str(no_moves / "results.jsonl")]) == 2
     assert "stored without its moves" in capsys.readouterr().err
+
+
+def test_cli_flags_choose_the_game_and_the_table_size(tmp_path, capsys):
+    from rummy_env.cli import main
+
+    out_dir = tmp_path / "flags"
+    args = ["tournament", "--game", "rummy", "--players-per-table", "3", "--agents", "rummy-random", "rummy-heuristic",
+            "rummy-heuristic:danger_weight=0", "--deals", "1", "--seed", "2", "--out", str(out_dir), "--quiet"]
+    assert main(args) == 0
+    header, recs = records(out_dir / "results.jsonl")
+    assert header["game"] == "rummy" and header["players_per_table"] == 3
+    assert {len(r["players"]) for r in recs} == {3}
+    capsys.readouterr()
+    assert main(["tournament", "--agents", "rummy-random", "heuristic", "--game", "rummy", "--out", str(tmp_path / "x")]) == 2
+    assert "plays gin, not rummy" in capsys.readouterr().err
