@@ -72,20 +72,15 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env import rummy_encoding as enc
+from rummy_env.aec_base import CardGameEnv
 from rummy_env.rummy_game import NUM_ACTIONS, BasicRummyMatch, BasicRummyState, IllegalActionError
 from rummy_env.rummy_rules import RummyRulesSpec, check_num_players, load_rummy_rules
 
 GAME = "basic_rummy"
-EPISODES = ("hand", "match")
-REWARDS = ("points", "scaled", "win_loss")
-ILLEGAL_ACTIONS = ("raise", "terminate")
-POINTS_SCALE = 100.0
 
 __all__ = ["env", "raw_env", "IllegalActionError"]
 
@@ -96,8 +91,9 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    info_extras = {"game": GAME}
 
     def __init__(
         self,
@@ -112,50 +108,13 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.num_players = check_num_players(num_players)
-        if illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        self.rules = load_rummy_rules(rules)
-        if episode == "match" and not self.rules.match:
-            raise ValueError("episode='match' needs rules with target_score > 0")
-        obs_shape = enc.observation_shape(encoding)
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.render_mode = render_mode
-        self.encoding = encoding
-        self.episode = episode
-        self.reward_mode = reward
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self.agents = []
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        high = enc.observation_high(self.rules, encoding)
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, high, obs_shape, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.state_space = spaces.Box(0.0, 1.0, (enc.STATE_SIZE,), dtype=np.float32)
-        self._rng = np.random.default_rng()
-        self._no_moves = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._setup(
+            num_players=self.num_players, rules=load_rummy_rules(rules), codec=enc, num_actions=NUM_ACTIONS,
+            illegal_error=IllegalActionError, render_mode=render_mode, encoding=encoding, episode=episode,
+            reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
+        )
         self.game: Optional[BasicRummyState] = None
         self.match: Optional[BasicRummyMatch] = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # ------------------------------------------------------------------ API
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         if seed is not None:
@@ -171,77 +130,18 @@ class raw_env(AECEnv):
             self.game = BasicRummyState.from_deck(options["deck"], n, self.rules, dealer)
         else:
             self.game = BasicRummyState.new_hand(n, self.rules, self._rng, dealer)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[self.game.current_player]
-        self._add_information_sets()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        assert self.game is not None, "call reset() first"
-        seat = self.possible_agents.index(agent)
-        scores = self.match.totals if self.match is not None else None
-        obs = enc.encode(self.game.information_set(seat), self.rules, self.encoding, scores)
-        if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
-            mask = self.game.legal_mask()
-        else:
-            mask = self._no_moves.copy()
-        return {"observation": obs, "action_mask": mask}
+        self._begin()
 
     def state(self) -> np.ndarray:
         assert self.game is not None, "call reset() first"
         return enc.state_vector(self.game)
 
-    def step(self, action: Optional[int]) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        assert self.game is not None
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        if action not in self.game.legal_actions():
-            if self.illegal_action == "terminate":
-                self._terminate_illegal(agent)
-                return
-            self.game.step(action)  # raises IllegalActionError naming the legal actions; nothing changed
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.infos[agent] = {}  # the others keep theirs (hand results) until they act
-        self.game.step(action)
-        if self.game.is_over:
-            self._end_hand()
-        self.agent_selection = self.agents[self.game.current_player]
-        self._add_information_sets()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    def _scores(self) -> Optional[tuple[int, ...]]:
+        return self.match.totals if self.match is not None else None
 
-    def _add_information_sets(self) -> None:
-        """The info of the agent to move (of every agent once the episode ends) carries its
-        information set and the rules: what agents read."""
-        assert self.game is not None
-        over = all(self.terminations.values())
-        for seat, agent in enumerate(self.agents):
-            if over or agent == self.agent_selection:
-                info = self.infos[agent]
-                info["information_set"] = self.game.information_set(seat)
-                info["rules"] = self.rules
-                info["game"] = GAME
-
-    def _terminate_illegal(self, agent: str) -> None:
-        """PettingZoo's illegal-move convention, as ``TerminateIllegalWrapper`` applies it."""
-        EnvLogger.warn_on_illegal_move()
-        self._cumulative_rewards[agent] = 0.0
-        self.terminations = dict.fromkeys(self.agents, True)
-        self.truncations = dict.fromkeys(self.agents, True)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = self.illegal_reward
-        self._accumulate_rewards()
-        self._deads_step_first()
+    def _match_text(self) -> str:
+        assert self.match is not None
+        return "match points: " + ", ".join(f"player_{i} {t}" for i, t in enumerate(self.match.totals))
 
     def _win_loss(self, winner: Optional[int]) -> list[float]:
         n = self.num_players
@@ -266,36 +166,4 @@ class raw_env(AECEnv):
             else:
                 episode_over = False
                 win_loss = [0.0] * self.num_players
-        if self.reward_mode == "win_loss":
-            values = win_loss
-        elif self.reward_mode == "scaled":
-            values = [p / POINTS_SCALE for p in points]
-        else:
-            values = points
-        self.rewards = {a: values[i] for i, a in enumerate(self.agents)}
-        for a in self.agents:  # keep earlier results an agent has not seen yet (match mode)
-            earlier = self.infos[a].get("hand_results", [])
-            self.infos[a] = dict(info, hand_results=earlier + [info["hand_result"]])
-        if episode_over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            assert self.match is not None
-            self.game = self.match.new_hand(self._rng)
-
-    def render(self) -> Optional[str]:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        assert self.game is not None, "call reset() first"
-        text = self.game.render()
-        if self.match is not None:
-            text += "\nmatch points: " + ", ".join(f"player_{i} {t}" for i, t in enumerate(self.match.totals))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release: the env holds no files, windows or processes."""
+        self._settle(info, points, win_loss, episode_over)

@@ -1,0 +1,210 @@
+"""The AEC plumbing both card-game envs share (``gin_rummy_v0`` and ``rummy_v0``).
+
+Why a base class: the two envs differ in their game, encoding, seats and match scoring,
+but must agree exactly on everything a PettingZoo loop sees: argument checks, spaces,
+masks that are all zeros for players not to move, the illegal-move convention, how
+rewards and hand results reach each agent's info, and rendering. Keeping that in one
+place means a fix to one env cannot miss the other.
+
+A subclass calls ``_setup`` from its ``__init__``, sets ``self.game`` (and
+``self.match``) in ``reset`` and then calls ``_begin``; it provides ``state``,
+``_end_hand`` (which scores a finished hand and calls ``_settle``), ``_scores`` (match
+points for the observation, or None) and ``_match_text`` (for ``render``).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+EPISODES = ("hand", "match")
+REWARDS = ("points", "scaled", "win_loss")
+ILLEGAL_ACTIONS = ("raise", "terminate")
+POINTS_SCALE = 100.0
+
+
+class CardGameEnv(AECEnv):
+    """Shared AEC behaviour; see the module docstring for what a subclass provides."""
+
+    metadata: dict[str, Any] = {}
+    info_extras: dict[str, Any] = {}  # added to the info of an agent to move, beside its information set
+
+    def _setup(
+        self, *, num_players: int, rules: Any, codec: ModuleType, num_actions: int, illegal_error: type[Exception],
+        render_mode: Optional[str], encoding: str, episode: str, reward: str, illegal_action: str,
+        illegal_reward: float,
+    ) -> None:
+        """Check the arguments and build the spaces; ``rules`` is already loaded."""
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if episode == "match" and not rules.match:
+            raise ValueError("episode='match' needs rules with target_score > 0")
+        obs_shape = codec.observation_shape(encoding)
+        self.rules = rules
+        self._codec = codec
+        self._num_actions = num_actions
+        self._illegal_error = illegal_error
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.encoding = encoding
+        self.episode = episode
+        self.reward_mode = reward
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = []
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        high = codec.observation_high(rules, encoding)
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, high, obs_shape, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.state_space = spaces.Box(0.0, 1.0, (codec.STATE_SIZE,), dtype=np.float32)
+        self._rng = np.random.default_rng()
+        self._no_moves = np.zeros(num_actions, dtype=np.int8)
+        self.game: Any = None
+        self.match: Any = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ hooks
+
+    def _scores(self) -> Optional[tuple[int, ...]]:
+        """Match points to encode in observations (None outside a match)."""
+        raise NotImplementedError
+
+    def _match_text(self) -> str:
+        """The match points line of ``render``."""
+        raise NotImplementedError
+
+    def _end_hand(self) -> None:
+        """Score the finished ``self.game`` and call ``_settle``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ API
+
+    def _begin(self) -> None:
+        """Fresh per-episode bookkeeping, once ``reset`` has dealt ``self.game``."""
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[self.game.current_player]
+        self._add_information_sets()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        assert self.game is not None, "call reset() first"
+        seat = self.possible_agents.index(agent)
+        obs = self._codec.encode(self.game.information_set(seat), self.rules, self.encoding, self._scores())
+        if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
+            mask = self.game.legal_mask()
+        else:
+            mask = self._no_moves.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Optional[int]) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        assert self.game is not None
+        n = self._num_actions
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+            raise self._illegal_error(f"action must be an integer action id 0..{n - 1}, got {action!r}")
+        if action not in self.game.legal_actions():
+            if self.illegal_action == "terminate":
+                self._terminate_illegal(agent)
+                return
+            self.game.step(action)  # raises IllegalActionError naming the legal actions; nothing changed
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos[agent] = {}  # the others keep theirs (hand results) until they act
+        self.game.step(action)
+        if self.game.is_over:
+            self._end_hand()
+        self.agent_selection = self.agents[self.game.current_player]
+        self._add_information_sets()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _add_information_sets(self) -> None:
+        """The info of the agent to move (of every agent once the episode ends) carries its
+        current information set and the rules: what agents read."""
+        assert self.game is not None
+        over = all(self.terminations.values())
+        for seat, agent in enumerate(self.agents):
+            if over or agent == self.agent_selection:
+                info = self.infos[agent]
+                info["information_set"] = self.game.information_set(seat)
+                info["rules"] = self.rules
+                info.update(self.info_extras)
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """PettingZoo's illegal-move convention, as ``TerminateIllegalWrapper`` applies it."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = self.illegal_reward
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def _settle(self, info: dict[str, Any], points: list[float], win_loss: list[float], episode_over: bool) -> None:
+        """Rewards in the env's reward mode, the hand's info to every agent (keeping earlier
+        results an agent has not seen yet, in a match), then the end or the next hand."""
+        if self.reward_mode == "win_loss":
+            values = win_loss
+        elif self.reward_mode == "scaled":
+            values = [p / POINTS_SCALE for p in points]
+        else:
+            values = points
+        self.rewards = {a: values[i] for i, a in enumerate(self.agents)}
+        for a in self.agents:
+            earlier = self.infos[a].get("hand_results", [])
+            self.infos[a] = dict(info, hand_results=earlier + [info["hand_result"]])
+        if episode_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            assert self.match is not None
+            self.game = self.match.new_hand(self._rng)
+
+    def render(self) -> Optional[str]:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        assert self.game is not None, "call reset() first"
+        text = self.game.render()
+        if self.match is not None:
+            text += "\n" + self._match_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: the env holds no files, windows or processes."""
