@@ -5,7 +5,8 @@ simulation samples a world consistent with the player's information set
 (``GinRummyState.sample_from_information_set``: the opponent's unknown cards and the
 stock order dealt from the cards this player has not seen), plays each candidate move
 in that world and then plays the hand out, both seats choosing from their own
-information set in that world. The move with the most points over the worlds is played.
+information set in that world. It plays the heuristic's own move unless another
+candidate scored clearly more points over the same worlds.
 
 Choices that make it strong for its cost:
 - rollouts by the ``heuristic`` agent (``rollout=heuristic``, the default): the search
@@ -19,18 +20,23 @@ Choices that make it strong for its cost:
   ``candidates`` best discards, its own choice, and the knock with the least deadwood;
 - a confidence rule: the search plays the heuristic's own move unless another candidate
   beats it by more than ``confidence`` standard errors of the paired difference over
-  the worlds, so too few worlds make it fall back to the heuristic rather than to noise;
+  the worlds (never on fewer than 4 worlds, and taking the deviation as at least one
+  point), so too few worlds make it fall back to the heuristic rather than to noise;
+- dropping losers: every 12 worlds, candidates more than 2 standard errors worse than
+  the heuristic's move stop being played, so the budget goes to the contenders, and the
+  search ends early when none is left;
 - worlds weighted by the opponent's play (``weighted=true``): a sampled opponent hand
   that would have melded a card the opponent passed on or discarded is kept only with
   probability ``1/4`` per such card (rejection sampling), since real opponents rarely
   throw away or pass on cards that meld;
 - a knock is scored exactly in each world (the showdown needs no rollout).
 
-Budget: ``simulations`` rollouts per move (reproducible with a seed), or ``time``
+Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
+seed; the default 200 takes about a second a move on our 2-core machine), or ``time``
 seconds per move when given (then the result depends on the machine's speed). This is
 perfect-information Monte Carlo (PIMC): it averages over worlds instead of building one
-tree over information sets (IS-MCTS); we tried single-observer IS-MCTS with greedy
-rollouts first, and at equal cost it did worse than PIMC (README, agent strength).
+tree over information sets (IS-MCTS). An earlier single-observer IS-MCTS with greedy
+rollouts did worse than PIMC at equal cost in our trials (not kept in the repo).
 """
 
 from __future__ import annotations
@@ -53,6 +59,8 @@ from rummy_env.rules import Rules
 ROLLOUTS = ("heuristic", "greedy")
 ELIMINATE_EVERY = 12  # worlds between checks that drop clearly worse candidates
 ELIMINATE_SE = 2.0
+MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
+SAMPLE_TRIES = 50
 REJECT_KEEP = 0.25  # chance of keeping a world per card the sampled opponent "should" have melded
 
 
@@ -75,12 +83,19 @@ def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
 
 def implausible_cards(world: GinRummyState, info: InformationSet) -> int:
     """How many cards the opponent passed on or discarded would meld with the hand this
-    world gives them (public facts only: passes and discards are seen by both players)."""
+    world gives them, not counting cards that meld with the opponent's known cards alone
+    (those count the same in every world, so they would only slow the sampling). Public
+    facts only: passes, discards and taken cards are seen by both players. An
+    approximation: it reads the current hand, though the melding cards may have come
+    after the pass."""
     opp = info.opponent
-    hand = world.hands[opp]
+    hand, known = world.hands[opp], info.opponent_known
     thrown = (info.passed[opp] | info.discarded[opp]) & ~hand
     aces_high = world.rules.aces_high
-    return sum(melds.forms_meld(hand, c, aces_high=aces_high) for c in mask_to_cards(thrown))
+    return sum(
+        melds.forms_meld(hand, c, aces_high=aces_high) and not melds.forms_meld(known, c, aces_high=aces_high)
+        for c in mask_to_cards(thrown)
+    )
 
 
 class MCTSAgent(Agent):
@@ -107,6 +122,8 @@ class MCTSAgent(Agent):
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if confidence < 0:
             raise ValueError(f"confidence must be >= 0 standard errors, got {confidence}")
+        if not isinstance(weighted, bool):
+            raise ValueError(f"weighted must be true or false, got {weighted!r}")
         self.simulations = simulations
         self.time = time
         self.candidates = candidates
@@ -114,7 +131,9 @@ class MCTSAgent(Agent):
         self.confidence = confidence
         self.weighted = weighted
         self.guide = HeuristicAgent(seed)
-        self.decisions = self.deviations = 0  # searched decisions, and those not the heuristic's move
+        # searched decisions, and those where it did not play the heuristic's move, over the
+        # agent's life (not cleared by reset: for reports over many games)
+        self.decisions = self.deviations = 0
         self._players = (HeuristicAgent(), HeuristicAgent())
 
     def reset(self, seed: Optional[int] = None) -> None:
@@ -158,7 +177,9 @@ class MCTSAgent(Agent):
         return float(w.result.rewards[me])
 
     def _sample(self, infoset: InformationSet, rules: Rules) -> GinRummyState:
-        for _ in range(50):
+        """A world from the information set; with ``weighted``, by rejection (after
+        ``SAMPLE_TRIES`` rejections in a row the last world is used as it is)."""
+        for _ in range(SAMPLE_TRIES):
             world = GinRummyState.sample_from_information_set(infoset, rules, self.rng)
             k = implausible_cards(world, infoset) if self.weighted else 0
             if k == 0 or self.rng.random() < REJECT_KEEP**k:
@@ -205,7 +226,7 @@ class MCTSAgent(Agent):
                 mean, se = _paired(values)
                 active = [0] + [i for i in active[1:] if mean[i] + ELIMINATE_SE * se[i] > 0]
         self.decisions += 1
-        if len(values) < 2 or len(active) < 2:
+        if len(values) < MIN_WORLDS or len(active) < 2:  # too few worlds to trust a standard error
             return moves[0]
         mean, se = _paired(values)
         best = max(active[1:], key=lambda i: mean[i])
@@ -217,7 +238,9 @@ class MCTSAgent(Agent):
 
 def _paired(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard error of each column minus column 0, over the rows (worlds) where
-    the candidate was played (NaN after it was dropped). Needs at least two rows."""
+    the candidate was played (NaN after it was dropped). Needs at least two rows. The
+    standard deviation is taken as at least one point, so that a few worlds that happen
+    to agree exactly cannot look infinitely sure."""
     diff = values - values[:, :1]
     n = (~np.isnan(diff)).sum(axis=0)
-    return np.nanmean(diff, axis=0), np.nanstd(diff, axis=0, ddof=1) / np.sqrt(n)
+    return np.nanmean(diff, axis=0), np.maximum(np.nanstd(diff, axis=0, ddof=1), 1.0) / np.sqrt(n)

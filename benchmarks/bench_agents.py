@@ -91,7 +91,7 @@ def main() -> None:
                 rows = []
                 for row in pool.imap(fn, jobs, chunksize=1):
                     rows.append(row)
-                    if args.progress and len(rows) % args.progress == 0 and len(rows) < len(jobs):
+                    if args.progress and len(rows) % args.progress == 0 and 2 <= len(rows) < len(jobs):
                         part = np.array(rows)
                         print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, points {interval(part[:, 1])[0]:+.2f} "
                               f"+- {interval(part[:, 1])[1]:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
@@ -99,16 +99,18 @@ def main() -> None:
                 share, share_ci = interval(results[:, 0])
                 pts, pts_ci = interval(results[:, 1])
                 unit = "hand" if kind == "hands" else "match (grand-total margin)"
-                think = ""
+                think, per_move = "", None
                 if kind == "hands" and results[:, 3].sum():
-                    think = f", {a} thinks {results[:, 2].sum() / results[:, 3].sum():.3f} s a move"
+                    per_move = float(results[:, 2].sum() / results[:, 3].sum())
+                    think = f", {a} thinks {per_move:.3f} s a move"
                 line = (f"{a} vs {b}, {args.rules}, {len(jobs) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
                         f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}{think}  [{time.perf_counter() - start:.0f} s]")
                 print(line, flush=True)
                 if args.out:
                     with open(args.out, "a") as f:
                         f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(jobs) * 2,
-                                            "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci}) + "\n")
+                                            "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
+                                            "a_seconds_per_move": per_move}) + "\n")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ loop per hand. Single hands given as Python ints take a scalar path over the sam
 tables, because numpy's per-call overhead dominates for one hand (the game engine calls
 it once per move). Scalar results are memoised (an LRU cache keyed by the hand).
 
+``best_discard_deadwood`` gives the least deadwood after the best discard (one more
+table lookup per choice of X; see its docstring), the quantity a player's "expected
+deadwood after the next draw" needs for many hands at once.
+
 For an 11-card hand, ``discard_deadwood`` gives per card the least deadwood of the ten
 left. Discarding a card that X puts in a set never needs its own case: removing it from
 a 4-set is the 3-set choice that leaves it out, removing it from a 3-set breaks the set.
@@ -210,13 +214,17 @@ def best_discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: boo
     """Per hand, the least deadwood left after discarding its best card: the minimum over
     held cards of ``discard_deadwood``, at about the cost of ``min_deadwood``.
 
-    ``hands``: an integer array of 52-bit masks of shape S (non-empty hands of up to 13
-    cards); returns an int16 array of shape S. Why it is one lookup more than
+    ``hands``: a Python int (returns an int) or an integer array of 52-bit masks of shape
+    S (returns an int16 array of shape S); non-empty hands of up to 13 cards. Why it is one lookup more than
     ``min_deadwood``: for a fixed choice X of set cards, removing one card outside X saves
     at most ``gain[field]`` in its suit (a table over the 8,192 suit fields), so the answer
     is the minimum over X of the run deadwood minus the best suit's gain; removing a card
     of X is covered by another choice of X, as in ``discard_deadwood``.
     """
+    if isinstance(hands, (int, np.integer)):
+        hand = _check_scalar(hands)
+        return int(best_discard_deadwood(np.array([hand], dtype=np.uint64), aces_high=aces_high,
+                                         five_under_ten=five_under_ten)[0])
     t = _tables(aces_high, five_under_ten)
     h = _as_hands(hands)
     if h.size and (np.bitwise_count(h) == 0).any():

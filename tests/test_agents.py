@@ -36,13 +36,14 @@ def test_a_match_between_agents_ends_with_a_winner():
     assert max(result.hand_points) >= 100 and result.winner in (0, 1)
 
 
-@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=16", "ppo", "ppo:greedy=false"])
+@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=12,candidates=1,confidence=0",
+                                  "mcts:simulations=16,rollout=greedy", "ppo", "ppo:greedy=false"])
 def test_no_agent_peeks_at_hidden_cards(spec):
     """Same seed, same information set, different hidden cards: the same action."""
     rng = np.random.default_rng(0)
     env = gin_rummy_v0.raw_env()
     checked = 0
-    for game in range(6 if spec.startswith("mcts") else 25):
+    for game in range(4 if spec.startswith("mcts") else 25):
         env.reset(seed=game)
         while not env.game.is_over:
             g, agent = env.game, env.agent_selection
@@ -55,7 +56,7 @@ def test_no_agent_peeks_at_hidden_cards(spec):
             env.game = g
             checked += 1
             env.step(action)
-    assert checked > 50
+    assert checked > 40
 
 
 def state_after(non_dealer: str, dealer: str, upcard: str, stock: str, actions=()):
@@ -221,14 +222,19 @@ def test_mcts_weights_worlds_by_what_the_opponent_passed_on():
     assert implausible_cards(s, info) == 1
     rng = np.random.default_rng(0)
     counts = [implausible_cards(GinRummyState.sample_from_information_set(info, s.rules, rng), info) for _ in range(300)]
-    assert 0 < sum(counts) < 300  # uniform worlds sometimes give player_0 a 7 pair
+    assert sum(counts) > 0  # uniform worlds sometimes give player_0 a card that melds with 7C
+    weighted = agents.make("mcts", seed=0)
+    kept = [implausible_cards(weighted._sample(info, s.rules), info) for _ in range(300)]
+    assert sum(kept) < sum(counts) / 2  # rejection keeps such a world only 1 time in 4
     s.hands[0] = parse_hand("8H 7S 2C 4C 9C KD QH 4S JS 2H")
     assert implausible_cards(s, info) == 0
 
 
 def test_mcts_options_are_checked():
     for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy"),
-                          ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0")]:
+                          ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
+                          ("mcts:weighted=no", "weighted must be true or false")]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)
-    assert agents.make("mcts:rollout=greedy,weighted=false").rollout == "greedy"
+    m = agents.make("mcts:rollout=greedy,weighted=false")
+    assert (m.rollout, m.weighted) == ("greedy", False)

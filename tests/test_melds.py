@@ -50,13 +50,14 @@ def test_discard_deadwood_equals_brute_force(opts, rng):
 
 
 @pytest.mark.parametrize("opts", VARIANTS)
-@pytest.mark.parametrize("size", [1, 10, 11, 12])
+@pytest.mark.parametrize("size", [1, 10, 11, 12, 13])
 def test_best_discard_deadwood_is_the_least_of_discard_deadwood(opts, size, rng):
     hands = np.concatenate([random_hands(rng, 200, size), meld_rich_hands(rng, 200, size)]) if size >= 10 else random_hands(rng, 50, size)
     best = melds.best_discard_deadwood(hands.reshape(-1, 2), **opts)
     assert best.shape == (len(hands) // 2, 2)
     for h, got in zip(hands[:60], best.ravel()[:60]):
         assert got == min(v for v in brute_discard_deadwood(int(h), **opts) if v >= 0)
+        assert melds.best_discard_deadwood(int(h), **opts) == got
     every = melds.discard_deadwood(hands, **opts).astype(int)
     np.testing.assert_array_equal(best.ravel(), np.where(every < 0, 999, every).min(axis=1))
     with pytest.raises(ValueError, match="at least one card"):
