@@ -93,8 +93,9 @@ def main() -> None:
                     rows.append(row)
                     if args.progress and len(rows) % args.progress == 0 and 2 <= len(rows) < len(jobs):
                         part = np.array(rows)
-                        print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, points {interval(part[:, 1])[0]:+.2f} "
-                              f"+- {interval(part[:, 1])[1]:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
+                        (w, w_ci), (p, p_ci) = interval(part[:, 0]), interval(part[:, 1])
+                        print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, {a} wins {100 * w:.1f}% +- {100 * w_ci:.1f}, "
+                              f"points {p:+.2f} +- {p_ci:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
                 results = np.array(rows)
                 share, share_ci = interval(results[:, 0])
                 pts, pts_ci = interval(results[:, 1])
