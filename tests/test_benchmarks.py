@@ -21,6 +21,8 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
          "opponents simple+pool"),
         ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "2", "--workers", "1"],
          "simple vs random, classic, 4 hands"),
+        ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
+         "confidence 1.5:"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
