@@ -14,6 +14,7 @@ points for the observation, or None) and ``_match_text`` (for ``render``).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from types import ModuleType
 from typing import Any, Optional
 
@@ -28,7 +29,7 @@ ILLEGAL_ACTIONS = ("raise", "terminate")
 POINTS_SCALE = 100.0
 
 
-class CardGameEnv(AECEnv):
+class CardGameEnv(AECEnv, ABC):
     """Shared AEC behaviour; see the module docstring for what a subclass provides."""
 
     metadata: dict[str, Any] = {}
@@ -88,17 +89,17 @@ class CardGameEnv(AECEnv):
 
     # ------------------------------------------------------------------ hooks
 
+    @abstractmethod
     def _scores(self) -> Optional[tuple[int, ...]]:
         """Match points to encode in observations (None outside a match)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _match_text(self) -> str:
         """The match points line of ``render``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _end_hand(self) -> None:
         """Score the finished ``self.game`` and call ``_settle``."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ API
 
