@@ -1,9 +1,9 @@
 """``mcts``: Monte Carlo search over determinised information sets (PIMC).
 
 Plain Monte Carlo search on the true state would peek at the opponent's cards. Here each
-simulation samples a world consistent with the player's information set
-(``GinRummyState.sample_from_information_set``: the opponent's unknown cards and the
-stock order dealt from the cards this player has not seen), plays each candidate move
+simulation samples a world consistent with the player's information set (the
+opponent's unknown cards and the stock order dealt from the cards this player has not
+seen, by the opponent model of ``agents.belief``), plays each candidate move
 in that world and then plays the hand out, both seats choosing from their own
 information set in that world. It plays the heuristic's own move unless another
 candidate scored clearly more points over the same worlds.
@@ -25,10 +25,12 @@ Choices that make it strong for its cost:
 - dropping losers: every 12 worlds, candidates more than 2 standard errors worse than
   the heuristic's move stop being played, so the budget goes to the contenders, and the
   search ends early when none is left;
-- worlds weighted by the opponent's play (``weighted=true``): a sampled opponent hand
-  that would have melded a card the opponent passed on or discarded is kept only with
-  probability ``1/4`` per such card (rejection sampling), since real opponents rarely
-  throw away or pass on cards that meld;
+- worlds weighted by the opponent's play (``weighted=true``, ``agents.belief``): the
+  opponent's hand is drawn from a model in which hands with less deadwood grow more
+  likely as the opponent discards (real hands organise over a hand; uniform worlds
+  overstate the opponent's deadwood by about 30 points mid-hand), and hands that meld
+  with cards it threw or passed on, leave cards it took unmelded, or could have knocked
+  are less likely; ``weighted=false`` deals the hidden cards uniformly;
 - a knock is scored exactly in each world (the showdown needs no rollout).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
@@ -46,11 +48,11 @@ from typing import Any, Optional
 
 import numpy as np
 
+from agents import belief
 from agents.base import Agent, information, legal_actions
 from agents.heuristic import HeuristicAgent
 from agents.simple import least_deadwood_discards
 from rummy_env import melds
-from rummy_env.cards import mask_to_cards
 from rummy_env.game import (
     BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, InformationSet, Phase,
 )
@@ -60,8 +62,7 @@ ROLLOUTS = ("heuristic", "greedy")
 ELIMINATE_EVERY = 12  # worlds between checks that drop clearly worse candidates
 ELIMINATE_SE = 2.0
 MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
-SAMPLE_TRIES = 50
-REJECT_KEEP = 0.25  # chance of keeping a world per card the sampled opponent "should" have melded
+WORLD_BATCH = 16  # worlds sampled at a time (the opponent model runs its chains as arrays)
 
 
 def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
@@ -79,23 +80,6 @@ def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
     cards, _ = least_deadwood_discards(hand, state.taken_card, rules)
     card = cards[int(rng.integers(len(cards)))]
     return KNOCK + card if KNOCK + card in legal else DISCARD + card
-
-
-def implausible_cards(world: GinRummyState, info: InformationSet) -> int:
-    """How many cards the opponent passed on or discarded would meld with the hand this
-    world gives them, not counting cards that meld with the opponent's known cards alone
-    (those count the same in every world, so they would only slow the sampling). Public
-    facts only: passes, discards and taken cards are seen by both players. An
-    approximation: it reads the current hand, though the melding cards may have come
-    after the pass."""
-    opp = info.opponent
-    hand, known = world.hands[opp], info.opponent_known
-    thrown = (info.passed[opp] | info.discarded[opp]) & ~hand
-    aces_high = world.rules.aces_high
-    return sum(
-        melds.forms_meld(hand, c, aces_high=aces_high) and not melds.forms_meld(known, c, aces_high=aces_high)
-        for c in mask_to_cards(thrown)
-    )
 
 
 class MCTSAgent(Agent):
@@ -176,15 +160,11 @@ class MCTSAgent(Agent):
         assert w.result is not None
         return float(w.result.rewards[me])
 
-    def _sample(self, infoset: InformationSet, rules: Rules) -> GinRummyState:
-        """A world from the information set; with ``weighted``, by rejection (after
-        ``SAMPLE_TRIES`` rejections in a row the last world is used as it is)."""
-        for _ in range(SAMPLE_TRIES):
-            world = GinRummyState.sample_from_information_set(infoset, rules, self.rng)
-            k = implausible_cards(world, infoset) if self.weighted else 0
-            if k == 0 or self.rng.random() < REJECT_KEEP**k:
-                return world
-        return world
+    def _worlds(self, infoset: InformationSet, rules: Rules):
+        """Worlds from the information set, without end: the opponent model's
+        (``agents.belief``) with ``weighted``, else uniform; sampled ``WORLD_BATCH`` at a time."""
+        while True:
+            yield from belief.sample_worlds(infoset, rules, self.rng, WORLD_BATCH, weighted=self.weighted)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
@@ -210,12 +190,13 @@ class MCTSAgent(Agent):
         values = np.zeros((0, len(moves)))
         active = list(range(len(moves)))
         spent = 0
+        worlds = self._worlds(infoset, rules)
         while len(active) > 1:
             if deadline is None and spent >= self.simulations and len(values) >= 2:
                 break
             if deadline is not None and _time.perf_counter() >= deadline and len(values) >= 2:
                 break
-            world = self._sample(infoset, rules)
+            world = next(worlds)
             seed = int(self.rng.integers(1 << 62))
             row = np.full(len(moves), np.nan)
             for i in active:

@@ -1,0 +1,122 @@
+"""What the opponent probably holds: worlds sampled from an information set, weighted by
+how the opponent has played. For the search agents (``mcts``).
+
+A uniform sample (every unseen card equally likely to be in the opponent's hand) gives
+the opponent a random hand. Real opponents keep what melds and throw the rest away, so
+by mid-hand their hands are far better than random: measured at ``heuristic`` vs
+``heuristic`` decisions, uniform worlds overstate the opponent's deadwood by about 18
+points after 1-3 of its discards and by about 30 after 4-6, and a search over such
+worlds acts as if the opponent were never close to knocking. How much the opponent's
+hand matters: the ``mcts`` agent given the opponent's true hand (stock still unknown)
+beats ``heuristic`` by about 19 points a hand, against level with uniform worlds.
+
+The model draws the opponent's unknown cards from
+
+    P(hand) ~ exp(-beta * deadwood(hand))
+              * THROWN_MELDS ** (cards it threw or passed on that meld with the hand)
+              * TAKEN_ALONE ** (cards it took from the pile that meld with nothing in it)
+              * NO_KNOCK if the hand could knock but the opponent discarded without knocking
+
+where ``beta`` grows with the number of cards the opponent has discarded (more turns to
+organise the hand): ``BETA * min(1, discards / BETA_DISCARDS)``, so a fresh deal is
+uniform. Cards thrown that meld with the opponent's *known* cards alone count in every
+world alike and are left out. Sampled by Metropolis: each chain swaps one of the
+opponent's unknown cards with an unseen card per step, all chains at once as arrays.
+The constants were fitted on heuristic self-play (the sampled deadwood then tracks the
+true deadwood within a few points at every stage of the hand); they are a model of a
+sensible opponent, not of one particular agent. Reads the information set only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rummy_env import melds
+from rummy_env.cards import NUM_CARDS, mask_to_cards
+from rummy_env.game import GinRummyState, InformationSet
+from rummy_env.rules import Rules
+
+BETA = 0.2  # per deadwood point, once the opponent has discarded BETA_DISCARDS cards
+BETA_DISCARDS = 6
+THROWN_MELDS = 0.25
+TAKEN_ALONE = 0.25
+NO_KNOCK = 0.15
+STEPS = 40  # Metropolis steps per chain
+
+_BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
+
+
+def opponent_discards(info: InformationSet) -> int:
+    return sum(1 for seat, event, _ in info.public_history if seat == info.opponent and event == "discard")
+
+
+class _Score:
+    """The model's log-weight of opponent hands, for one information set."""
+
+    def __init__(self, info: InformationSet, rules: Rules) -> None:
+        opp, known = info.opponent, info.opponent_known
+        self.opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
+        discards = opponent_discards(info)
+        self.beta = BETA * min(1.0, discards / BETA_DISCARDS)
+        thrown = (info.passed[opp] | info.discarded[opp]) & ~known
+        self.thrown = np.array(
+            [c for c in mask_to_cards(thrown) if not melds.forms_meld(known, c, aces_high=rules.aces_high)], dtype=np.intp
+        )
+        self.taken = np.array(mask_to_cards(known), dtype=np.intp)
+        self.knock_limit = info.knock_limit if discards > 0 else -1  # no chance to knock yet: no evidence
+
+    def __call__(self, hands: np.ndarray) -> np.ndarray:
+        dead = melds.min_deadwood(hands, **self.opts).astype(np.float64)
+        score = -self.beta * dead
+        score += math.log(NO_KNOCK) * (dead <= self.knock_limit)
+        aces_high = self.opts["aces_high"]
+        for cards, log_factor, when in ((self.thrown, math.log(THROWN_MELDS), True), (self.taken, math.log(TAKEN_ALONE), False)):
+            if cards.size:
+                n, k = hands.size, cards.size
+                hit = melds.forms_meld_batch(np.repeat(hands, k), np.tile(cards, n), aces_high=aces_high).reshape(n, k)
+                score += log_factor * (hit == when).sum(axis=1)
+        return score
+
+
+def sample_worlds(info: InformationSet, rules: Rules, rng: np.random.Generator, n: int,
+                  weighted: bool = True, steps: int = STEPS) -> list[GinRummyState]:
+    """``n`` full states consistent with ``info``; with ``weighted``, from the opponent model
+    above (else uniform: ``GinRummyState.sample_from_information_set``)."""
+    template = GinRummyState.sample_from_information_set(info, rules, rng)
+    opp = info.opponent
+    unknown = np.array(mask_to_cards(info.unseen), dtype=np.intp)
+    need = info.opponent_hand_size - info.opponent_known.bit_count()
+    pools = rng.permuted(np.broadcast_to(unknown, (n, unknown.size)), axis=1)  # [:need] opponent's, rest stock
+    if weighted and 0 < need < unknown.size and steps > 0:
+        _mix(pools, need, _Score(info, rules), np.uint64(info.opponent_known), rng, steps)
+        pools[:, need:] = rng.permuted(pools[:, need:], axis=1)  # the stock order stays uniform
+    hands = np.uint64(info.opponent_known) | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
+    worlds = []
+    for row in range(n):
+        world = template.clone()
+        world.hands[opp] = int(hands[row])
+        world.stock = pools[row, need:].tolist()
+        worlds.append(world)
+    return worlds
+
+
+def _mix(pools: np.ndarray, need: int, score: _Score, known: np.uint64, rng: np.random.Generator, steps: int) -> None:
+    """Metropolis over the split of each row of ``pools`` (in place): swap one card of the
+    opponent's part with one of the stock's, accept with the ratio of model weights."""
+    n, size = pools.shape
+    rows = np.arange(n)
+    hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
+    current = score(hands)
+    for _ in range(steps):
+        i = rng.integers(need, size=n)
+        j = rng.integers(need, size, size=n)
+        out, into = pools[rows, i], pools[rows, j]
+        proposal = (hands & ~_BITS[out]) | _BITS[into]
+        proposed = score(proposal)
+        accept = np.log(rng.random(n)) < proposed - current
+        hands = np.where(accept, proposal, hands)
+        current = np.where(accept, proposed, current)
+        pools[rows[accept], i[accept]] = into[accept]
+        pools[rows[accept], j[accept]] = out[accept]

@@ -1,0 +1,93 @@
+"""The opponent model behind the search's worlds (agents/belief.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import agents
+from agents import belief
+from rummy_env import gin_rummy_v0, melds
+from rummy_env.cards import parse_hand
+from rummy_env.game import PASS, GinRummyState
+from test_agents import P1, state_after
+
+
+def _positions(hands: int, min_discards: int = 0):
+    """(true state, information set of player_0) at player_0's decisions in heuristic games."""
+    for seed in range(hands):
+        env = gin_rummy_v0.raw_env(rules="classic")
+        env.reset(seed=seed)
+        players = [agents.make("heuristic", seed=seed), agents.make("heuristic", seed=seed + 1)]
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(name)
+            if seat == 0 and belief.opponent_discards(info["information_set"]) >= min_discards:
+                yield env.game, info["information_set"]
+            env.step(players[seat].act(obs, info))
+
+
+def test_worlds_are_consistent_with_the_information_set():
+    checked = 0
+    for game, info in _positions(6):
+        for weighted in (True, False):
+            worlds = belief.sample_worlds(info, game.rules, np.random.default_rng(checked), 8, weighted=weighted)
+            for w in worlds:
+                opp = w.hands[1]
+                assert opp.bit_count() == info.opponent_hand_size and opp & info.opponent_known == info.opponent_known
+                assert len(w.stock) == info.stock_size == len(set(w.stock))
+                stock = sum(1 << c for c in w.stock)
+                assert opp & stock == 0 and (opp | stock) == info.unseen | info.opponent_known
+                assert w.information_set(0) == info  # player_0 cannot tell the world from the truth
+            checked += 1
+    assert checked > 60
+
+
+def test_worlds_are_reproducible():
+    game, info = next(_positions(1, min_discards=2))
+    a = belief.sample_worlds(info, game.rules, np.random.default_rng(5), 4)
+    b = belief.sample_worlds(info, game.rules, np.random.default_rng(5), 4)
+    assert [(w.hands, w.stock) for w in a] == [(w.hands, w.stock) for w in b]
+
+
+def test_the_model_rarely_gives_the_opponent_a_card_it_passed_on_that_melds():
+    # player_0 holds 7H 7S and passed on the upcard 7C: seen from player_1, a world where
+    # player_0 holds a 7 (or 5C 6C, 6C 8C, 8C 9C) is one where it passed on a meld
+    s = state_after("7H 7S 2C 4C 9C KD QH 4S JS 2H", P1, "7C", "", [PASS])
+    info = s.information_set(1)
+    seven_c = parse_hand("7C")
+
+    def share_melding(weighted: bool) -> float:
+        worlds = belief.sample_worlds(info, s.rules, np.random.default_rng(0), 400, weighted=weighted)
+        return float(np.mean([melds.forms_meld(w.hands[0], seven_c.bit_length() - 1) for w in worlds]))
+
+    uniform, model = share_melding(False), share_melding(True)
+    assert uniform > 0.1  # random hands often meld with 7C
+    assert model < uniform / 2
+
+
+def test_the_model_gives_the_opponent_realistic_hands_late_in_the_hand():
+    # after 4+ discards, real (heuristic) opponents hold far less deadwood than a random
+    # hand: the model's worlds must be much closer to the truth than uniform ones
+    truth, uniform, model = [], [], []
+    rng = np.random.default_rng(1)
+    for game, info in _positions(20, min_discards=4):
+        truth.append(melds.min_deadwood(game.hands[1]))
+        for out, weighted in ((uniform, False), (model, True)):
+            worlds = belief.sample_worlds(info, game.rules, rng, 16, weighted=weighted)
+            out.append(np.mean([melds.min_deadwood(w.hands[1]) for w in worlds]))
+    truth, uniform, model = map(np.array, (truth, uniform, model))
+    assert len(truth) >= 20
+    assert uniform.mean() - truth.mean() > 15  # the bias of uniform worlds
+    assert abs(model.mean() - truth.mean()) < (uniform.mean() - truth.mean()) / 2
+
+
+def test_a_fresh_deal_has_no_evidence():
+    s = GinRummyState.new_hand("classic", seed=3)
+    score = belief._Score(s.information_set(0), s.rules)
+    hands = np.array([w.hands[1] for w in belief.sample_worlds(s.information_set(0), s.rules, np.random.default_rng(0), 50)],
+                     dtype=np.uint64)
+    assert score.beta == 0 and score.knock_limit == -1
+    assert np.all(score(hands) == 0)  # every hand equally likely: the model is uniform here
