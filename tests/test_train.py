@@ -110,6 +110,28 @@ def test_masked_policy_gives_zero_probability_and_legal_entropy():
     assert masked_entropy(logp, mask)[1] == 0  # one legal action: no entropy
 
 
+
+def test_card_head_on_legal_cards_only_equals_the_dense_head():
+    # the card head is evaluated only where a discard or knock is legal; every legal
+    # logit must be what the head gives when run on all 52 cards of every position
+    torch.manual_seed(0)
+    net = PolicyNet((32,), 8)
+    obs = torch.randn(6, net.obs_size)
+    mask = torch.zeros(6, net.num_actions, dtype=torch.bool)
+    mask[0, [0, 1]] = True  # drawing: no card legal
+    mask[1, [3, 9, 20, 55 + 9, 107]] = True  # discards, a knock, Big Gin
+    mask[2, 3:55] = True
+    mask[3, 55:107] = True
+    mask[4, [2, 54, 106]] = True
+    mask[5, [30]] = True
+    logp, _ = net(obs, mask)
+    z = net.trunk(obs)
+    cards = obs[:, : 9 * 52].view(-1, 9, 52).transpose(1, 2)
+    per_card = net.card_out(torch.relu(net.card_in(cards) + net.card_context(z)[:, None, :]))
+    g = net.global_logits(z)
+    dense = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1).masked_fill(~mask, -1e9)
+    torch.testing.assert_close(logp[mask], torch.log_softmax(dense, -1)[mask])
+
 # ---------------------------------------------------------------- the command, resume, errors
 
 

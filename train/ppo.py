@@ -98,7 +98,7 @@ class Trainer:
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(c.seed)
         self.net = PolicyNet(c.hidden, c.card_hidden)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=c.lr, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
         self.gen = torch.Generator().manual_seed(c.seed + 1)
         self.rng = np.random.default_rng(c.seed + 2)
         self.env = VectorGinRummy(c.num_envs, rules=c.rules, encoding="flat", reward=c.reward, seed=c.seed + 3)
