@@ -5,10 +5,11 @@ A uniform sample (every unseen card equally likely to be in the opponent's hand)
 the opponent a random hand. Real opponents keep what melds and throw the rest away, so
 by mid-hand their hands are far better than random: measured at ``heuristic`` vs
 ``heuristic`` decisions, uniform worlds overstate the opponent's deadwood by about 18
-points after 1-3 of its discards and by about 30 after 4-6, and a search over such
-worlds acts as if the opponent were never close to knocking. How much the opponent's
-hand matters: the ``mcts`` agent given the opponent's true hand (stock still unknown)
-beats ``heuristic`` by about 19 points a hand, against level with uniform worlds.
+points after 1-3 of its discards, 27 after 4-6 and 30 after that, and a search over
+such worlds acts as if the opponent were never close to knocking. How much the
+opponent's hand matters: the ``mcts`` agent given the opponent's true hand (the stock
+order still unknown) beat ``heuristic`` by 18.9 +- 4.0 points a hand over 60 hands,
+where with uniform worlds it is level.
 
 The model draws the opponent's unknown cards from
 
@@ -16,15 +17,18 @@ The model draws the opponent's unknown cards from
               * THROWN_MELDS ** (cards it threw or passed on that meld with the hand)
               * TAKEN_ALONE ** (cards it took from the pile that meld with nothing in it)
               * NO_KNOCK if the hand could knock but the opponent discarded without knocking
+                (only up to its NO_KNOCK_DISCARDS-th discard: late in a hand players often
+                hold out for less deadwood or Gin, as ``heuristic`` does)
 
 where ``beta`` grows with the number of cards the opponent has discarded (more turns to
-organise the hand): ``BETA * min(1, discards / BETA_DISCARDS)``, so a fresh deal is
+organise the hand): ``BETA * min(1.5, discards / BETA_DISCARDS)``, so a fresh deal is
 uniform. Cards thrown that meld with the opponent's *known* cards alone count in every
 world alike and are left out. Sampled by Metropolis: each chain swaps one of the
 opponent's unknown cards with an unseen card per step, all chains at once as arrays.
-The constants were fitted on heuristic self-play (the sampled deadwood then tracks the
-true deadwood within a few points at every stage of the hand); they are a model of a
-sensible opponent, not of one particular agent. Reads the information set only.
+The constants were fitted on heuristic self-play with ``benchmarks/bench_belief.py``: the
+sampled deadwood then tracks the true deadwood within about 3 points on average at
+every stage of the hand, against 18 to 30 points too high for uniform worlds. They
+model a sensible opponent, not one particular agent. Reads the information set only.
 """
 
 from __future__ import annotations
@@ -38,11 +42,12 @@ from rummy_env.cards import NUM_CARDS, mask_to_cards
 from rummy_env.game import GinRummyState, InformationSet
 from rummy_env.rules import Rules
 
-BETA = 0.2  # per deadwood point, once the opponent has discarded BETA_DISCARDS cards
+BETA = 0.2  # per deadwood point at the opponent's BETA_DISCARDS-th discard (growing to 1.5x that)
 BETA_DISCARDS = 6
 THROWN_MELDS = 0.25
 TAKEN_ALONE = 0.25
 NO_KNOCK = 0.15
+NO_KNOCK_DISCARDS = 6  # after this many discards players often hold out for less deadwood or Gin
 STEPS = 40  # Metropolis steps per chain
 
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
@@ -59,13 +64,14 @@ class _Score:
         opp, known = info.opponent, info.opponent_known
         self.opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
         discards = opponent_discards(info)
-        self.beta = BETA * min(1.0, discards / BETA_DISCARDS)
+        self.beta = BETA * min(1.5, discards / BETA_DISCARDS)
         thrown = (info.passed[opp] | info.discarded[opp]) & ~known
         self.thrown = np.array(
             [c for c in mask_to_cards(thrown) if not melds.forms_meld(known, c, aces_high=rules.aces_high)], dtype=np.intp
         )
         self.taken = np.array(mask_to_cards(known), dtype=np.intp)
-        self.knock_limit = info.knock_limit if discards > 0 else -1  # no chance to knock yet: no evidence
+        # not knocking is evidence only between the opponent's first chance and the late hand
+        self.knock_limit = info.knock_limit if 0 < discards <= NO_KNOCK_DISCARDS else -1
 
     def __call__(self, hands: np.ndarray) -> np.ndarray:
         dead = melds.min_deadwood(hands, **self.opts).astype(np.float64)

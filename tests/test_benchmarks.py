@@ -23,6 +23,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
          "simple vs random, classic, 4 hands"),
         ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
          "confidence 1.5:"),
+        ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
