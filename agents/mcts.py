@@ -28,9 +28,10 @@ Choices that make it strong for its cost:
 - worlds weighted by the opponent's play (``weighted=true``, ``agents.belief``): the
   opponent's hand is drawn from a model in which hands with less deadwood grow more
   likely as the opponent discards (real hands organise over a hand; uniform worlds
-  overstate the opponent's deadwood by about 30 points mid-hand), and hands that meld
-  with cards it threw or passed on, leave cards it took unmelded, or could have knocked
-  are less likely; ``weighted=false`` deals the hidden cards uniformly;
+  overstate the opponent's deadwood by 18 to 30 points once it has discarded), and
+  hands that meld with cards it threw or passed on, leave cards it took unmelded, or
+  could have knocked are less likely; ``weighted=false`` deals the hidden cards
+  uniformly;
 - a knock is scored exactly in each world (the showdown needs no rollout).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a

@@ -17,6 +17,14 @@ sees them) but makes the figures an estimate of the gain *if the rest of the han
 played by the heuristic*; the head-to-head (``bench_agents.py``) is the real test.
 
     python benchmarks/bench_search.py --hands 60 --oracle 200 --workers 2
+
+``--peek`` measures something else: how much knowing the opponent's hand is worth to
+the search. ``mcts`` plays ``heuristic`` over duplicate deals (each deal twice, seats
+swapped) with every world holding the opponent's *true* hand (only the stock order is
+reshuffled); the points per hand over what the honest search scores show how much a
+better opponent model could gain at most.
+
+    python benchmarks/bench_search.py --peek --hands 60 --workers 2
 """
 
 from __future__ import annotations
@@ -97,6 +105,45 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
     return records
 
 
+def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
+    """(mcts's mean points, share of the 2 hands won) over one deal played both ways, its
+    worlds holding the opponent's true hand."""
+    seed, options = job
+    import agents
+    from agents import mcts as M
+    from agents.registry import parse_spec
+    from rummy_env import gin_rummy_v0
+
+    class Peeking(M.MCTSAgent):
+        truth = None
+
+        def _worlds(self, infoset, rules):
+            while True:
+                world = self.truth.clone()
+                self.rng.shuffle(world.stock)
+                yield world
+
+    points, won = [], []
+    for me in (0, 1):
+        search = Peeking(seed=seed, **parse_spec("mcts:" + options)[1]) if options else Peeking(seed=seed)
+        other = agents.make("heuristic", seed=seed + 1)
+        env = gin_rummy_v0.raw_env(rules="classic")
+        env.reset(seed=seed, options={"dealer": 1})
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+            elif env.possible_agents.index(name) == me:
+                search.truth = env.game
+                env.step(search.act(obs, info))
+            else:
+                env.step(other.act(obs, info))
+        result = env.game.result
+        points.append(result.rewards[me])
+        won.append(1.0 if result.winner == me else 0.0 if result.winner == 1 - me else 0.5)
+    return float(np.mean(points)), float(np.mean(won))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hands", type=int, default=60)
@@ -105,13 +152,26 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=1000, help="the first hand's seed")
     ap.add_argument("--out", help="write every scored decision here (JSON)")
+    ap.add_argument("--peek", action="store_true", help="instead: mcts with the opponent's true hand vs heuristic")
     args = ap.parse_args()
     if args.hands < 2 or args.oracle < 2:
         ap.error("--hands and --oracle must be at least 2")
+    if args.peek and args.hands < 4:
+        ap.error("--peek needs --hands of at least 4 (2 deals, for an interval)")
     import agents
 
     agents.make("mcts:" + args.options if args.options else "mcts")  # a bad option fails here, before any work
     start = time.perf_counter()
+    if args.peek:
+        with get_context("spawn").Pool(args.workers) as pool:
+            rows = np.array(pool.map(peek_deal, [(args.seed + i, args.options) for i in range(args.hands // 2)]))
+        (p, w), n = rows.mean(axis=0), len(rows)
+        p_ci, w_ci = 1.96 * rows.std(axis=0, ddof=1) / math.sqrt(n)
+        print(f"machine: {machine()}")
+        print(f"mcts:{args.options or '(defaults)'} given the opponent's true hand vs heuristic, classic, {2 * n} hands: "
+              f"wins {100 * w:.1f}% +- {100 * w_ci:.1f}, points per hand {p:+.2f} +- {p_ci:.2f}  "
+              f"[{time.perf_counter() - start:.0f} s]")
+        return
     per = math.ceil(args.hands / args.workers)
     jobs = [(args.seed + i, min(per, args.seed + args.hands - (args.seed + i)), args.oracle, args.options)
             for i in range(0, args.hands, per)]

@@ -7,7 +7,10 @@ each step. The first update (warm-up) is not timed. Several opponent mixes are
 measured, because the per-game scripted ``heuristic`` opponent costs far more than the
 vectorised ``simple`` and the network opponents.
 
-    python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME=SPEC ...]
+    python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME ...] [--repeats 3]
+
+With ``--repeats N`` each mix is measured N times and the run with the median rate is
+printed, with the range: a shared VM's speed drifts by 10-20% from minute to minute.
 """
 
 from __future__ import annotations
@@ -73,13 +76,19 @@ def main() -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "ppo.yaml"))
     parser.add_argument("--updates", type=int, default=20, help="timed updates per mix (default 20)")
     parser.add_argument("--mix", action="append", choices=sorted(MIXES), help="opponent mixes to measure (default all)")
+    parser.add_argument("--repeats", type=int, default=1, help="measure each mix this many times; print the median run")
     args = parser.parse_args()
+    if args.updates < 1 or args.repeats < 1:
+        parser.error("--updates and --repeats must be at least 1")
     print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads)")
     print(f"config: {args.config}; {args.updates} timed updates per mix (evaluations and checkpoints off)")
     for name in args.mix or list(MIXES):
-        r = measure(args.config, args.updates, MIXES[name])
+        runs = sorted((measure(args.config, args.updates, MIXES[name]) for _ in range(args.repeats)),
+                      key=lambda run: run["steps_per_s"])
+        r = runs[len(runs) // 2]
+        spread = f", range {runs[0]['steps_per_s']:,.0f}-{runs[-1]['steps_per_s']:,.0f} over {len(runs)} runs" if len(runs) > 1 else ""
         print(f"  opponents {name:12s} {r['steps_per_s']:>9,.0f} env steps/s   "
-              f"({r['steps']:,} steps in {r['seconds']:.1f} s: rollouts {r['rollout_s']:.1f} s, updates {r['update_s']:.1f} s)")
+              f"({r['steps']:,} steps in {r['seconds']:.1f} s: rollouts {r['rollout_s']:.1f} s, updates {r['update_s']:.1f} s{spread})")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
          "simple vs random, classic, 4 hands"),
         ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
          "confidence 1.5:"),
+        ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
+         "given the opponent's true hand vs heuristic, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
     ],
 )
