@@ -8,8 +8,8 @@ by mid-hand their hands are far better than random: measured at ``heuristic`` vs
 points after 1-3 of its discards, 27 after 4-6 and 30 after that, and a search over
 such worlds acts as if the opponent were never close to knocking. How much the
 opponent's hand matters: the ``mcts`` agent given the opponent's true hand (the stock
-order still unknown) beat ``heuristic`` by 18.9 +- 4.0 points a hand over 60 hands,
-where with uniform worlds it is level.
+order still unknown) beat ``heuristic`` by 11.1 +- 4.6 points a hand over 60 hands
+(``benchmarks/bench_search.py --peek``), where with uniform worlds it is level.
 
 The model draws the opponent's unknown cards from
 
