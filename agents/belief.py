@@ -54,6 +54,7 @@ _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 
 
 def opponent_discards(info: InformationSet) -> int:
+    """Cards the opponent has discarded this hand (the model's clock: more turns, a better hand)."""
     return sum(1 for seat, event, _ in info.public_history if seat == info.opponent and event == "discard")
 
 
@@ -90,6 +91,8 @@ def sample_worlds(info: InformationSet, rules: Rules, rng: np.random.Generator, 
                   weighted: bool = True, steps: int = STEPS) -> list[GinRummyState]:
     """``n`` full states consistent with ``info``; with ``weighted``, from the opponent model
     above (else uniform: ``GinRummyState.sample_from_information_set``)."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1 world, got {n}")
     template = GinRummyState.sample_from_information_set(info, rules, rng)
     opp = info.opponent
     unknown = np.array(mask_to_cards(info.unseen), dtype=np.intp)
