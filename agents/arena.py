@@ -9,7 +9,7 @@ possible: the same deal played twice with the seats swapped. The tournament eval
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from agents.base import Agent
 from rummy_env import gin_rummy_v0
@@ -18,13 +18,21 @@ from rummy_env.match import MatchResult
 from rummy_env.rules import RulesSpec
 
 
-def _drive(env, agents: Sequence[Agent]) -> None:
+def decisions(env) -> Iterator[tuple[int, dict, dict]]:
+    """The live decisions of an AEC game, as (seat, observation, info) for the player to
+    move; the caller steps the env with that player's move before the next one. Players
+    whose game is over are stepped with ``None`` here, as PettingZoo requires."""
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)
         else:
-            env.step(agents[env.possible_agents.index(name)].act(obs, info))
+            yield env.possible_agents.index(name), obs, info
+
+
+def _drive(env, agents: Sequence[Agent]) -> None:
+    for seat, obs, info in decisions(env):
+        env.step(agents[seat].act(obs, info))
 
 
 def play_hand(

@@ -30,6 +30,7 @@ from common import machine  # noqa: E402
 
 import agents  # noqa: E402
 from agents import belief  # noqa: E402
+from agents.arena import decisions  # noqa: E402
 from rummy_env import gin_rummy_v0, melds  # noqa: E402
 
 STAGES = ((1, 3), (4, 6), (7, 99))
@@ -43,12 +44,7 @@ def measure(hands: int, worlds: int, rules: str, seed: int) -> dict[str, list[tu
         env = gin_rummy_v0.raw_env(rules=rules)
         env.reset(seed=hand)
         players = [agents.make("heuristic", seed=hand), agents.make("heuristic", seed=hand + 1)]
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(name)
+        for seat, obs, info in decisions(env):
             infoset = info["information_set"]
             stage = belief.opponent_discards(infoset) if seat == 0 else 0
             need = infoset.opponent_hand_size - infoset.opponent_known.bit_count()

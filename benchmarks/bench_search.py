@@ -51,6 +51,7 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
     first, count, oracle, options = job
     import agents
     from agents import mcts as M
+    from agents.arena import decisions
     from agents.registry import parse_spec
     from rummy_env import gin_rummy_v0
 
@@ -79,12 +80,8 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
         rng = np.random.default_rng(hand + 99)
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=hand, options={"dealer": 1})
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            if env.possible_agents.index(name) != me:
+        for seat, obs, info in decisions(env):
+            if seat != me:
                 env.step(other.act(obs, info))
                 continue
             truth = env.game.clone()
@@ -111,6 +108,7 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
     seed, options = job
     import agents
     from agents import mcts as M
+    from agents.arena import decisions
     from agents.registry import parse_spec
     from rummy_env import gin_rummy_v0
 
@@ -129,11 +127,8 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
         other = agents.make("heuristic", seed=seed + 1)
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=seed, options={"dealer": 1})
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-            elif env.possible_agents.index(name) == me:
+        for seat, obs, info in decisions(env):
+            if seat == me:
                 search.truth = env.game
                 env.step(search.act(obs, info))
             else:

@@ -6,6 +6,7 @@ import numpy as np
 
 import agents
 from agents import belief
+from agents.arena import decisions
 from rummy_env import gin_rummy_v0, melds
 from rummy_env.cards import parse_hand
 from rummy_env.game import PASS, GinRummyState
@@ -18,12 +19,7 @@ def _positions(hands: int, min_discards: int = 0):
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=seed)
         players = [agents.make("heuristic", seed=seed), agents.make("heuristic", seed=seed + 1)]
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(name)
+        for seat, obs, info in decisions(env):
             if seat == 0 and belief.opponent_discards(info["information_set"]) >= min_discards:
                 yield env.game, info["information_set"]
             env.step(players[seat].act(obs, info))
