@@ -13,6 +13,9 @@ Per decision (about a quarter of a millisecond):
   the limit, except late in the hand (``late_turn`` turns or more) with more than
   ``late_knock_max`` deadwood, where the opponent has had time to get low and an
   undercut is likely; then keep playing (discarding as above).
+
+``agents.heuristic_vector`` makes the same decisions as array operations over many games
+of the vector engine (training opponents, search rollouts); tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -28,16 +31,20 @@ from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCA
 from rummy_env.rules import Rules
 
 
+# the settings' defaults, shared with the array version (``agents.heuristic_vector``)
+DEFAULTS: dict[str, Any] = {"take_margin": 1.0, "danger_weight": 1.0, "late_turn": 14, "late_knock_max": 5}
+
+
 class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(
         self,
         seed: Optional[int] = None,
-        take_margin: float = 1.0,
-        danger_weight: float = 1.0,
-        late_turn: int = 14,
-        late_knock_max: int = 5,
+        take_margin: float = DEFAULTS["take_margin"],
+        danger_weight: float = DEFAULTS["danger_weight"],
+        late_turn: int = DEFAULTS["late_turn"],
+        late_knock_max: int = DEFAULTS["late_knock_max"],
     ) -> None:
         super().__init__(seed)
         self.take_margin = take_margin
@@ -94,7 +101,7 @@ class HeuristicAgent(Agent):
             if best == 0 or self._should_knock(best, info):
                 choices = [c for c in knockable if after[c] == best]
                 facts = _danger_facts(info)
-                return KNOCK + min(choices, key=lambda c: self._danger(c, info, facts))
+                return KNOCK + min(choices, key=lambda c: self._danger(c, info, rules.aces_high, facts))
         scores = self._discard_scores(hand, cards, after, info, opts)
         low = min(scores.values())
         return DISCARD + int(self.rng.choice([c for c, v in scores.items() if v <= low + 1e-9]))
@@ -114,14 +121,14 @@ class HeuristicAgent(Agent):
             expected = np.array([after[c] for c in cards], dtype=np.float64)
         facts = _danger_facts(info)
         for i, c in enumerate(cards):
-            scores[c] = float(expected[i]) + self.danger_weight * self._danger(c, info, facts)
+            scores[c] = float(expected[i]) + self.danger_weight * self._danger(c, info, opts["aces_high"], facts)
         return scores
 
-    def _danger(self, card: int, info: InformationSet, facts: Optional[list] = None) -> float:
+    def _danger(self, card: int, info: InformationSet, aces_high: bool, facts: Optional[list] = None) -> float:
         """How likely ``card`` helps the opponent (0 = safe), from public facts only."""
         known = info.opponent_known
         rank, suit = card % NUM_RANKS, card // NUM_RANKS
-        if known and melds.forms_meld(known, card):
+        if known and melds.forms_meld(known, card, aces_high=aces_high):
             return 8.0
         danger = 0.0
         for r, s, weight in _danger_facts(info) if facts is None else facts:

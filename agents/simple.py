@@ -20,6 +20,7 @@ import numpy as np
 from agents.base import Agent, information, legal_actions
 from rummy_env import melds
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.vector import VectorGinRummy
 
 
 def least_deadwood_discards(hand: int, taken: int | None, rules) -> tuple[list[int], int]:
@@ -47,3 +48,39 @@ class SimpleAgent(Agent):
         cards, _ = least_deadwood_discards(infoset.hand, infoset.taken_card, rules)
         card = int(self.rng.choice(cards))
         return KNOCK + card if KNOCK + card in legal else DISCARD + card
+
+
+def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The ``simple`` agent's moves in games ``rows`` of the vector engine ``env``, as array
+    operations over all of them (for training opponents and search rollouts).
+
+    Take the face-up card only if it makes a meld with the hand; discard at random among
+    the cards leaving the least deadwood (never the card just taken); knock as soon as
+    that discard allows; Big Gin when legal.
+    """
+    mask = env.action_mask()[rows]
+    out = np.full(rows.size, DRAW_STOCK, dtype=np.int64)
+    phase = env.phase[rows]
+    p = env.current[rows].astype(np.intp)
+    hands = env.hands[rows, p]
+    drawing = np.flatnonzero(phase != Phase.DISCARD)
+    if drawing.size:
+        g = rows[drawing]
+        has_top = env.pile_len[g] > 0
+        top = env.pile[g, np.maximum(env.pile_len[g] - 1, 0)]
+        wants = has_top & melds.forms_meld_batch(hands[drawing], top, aces_high=env.rules.aces_high)
+        can_take = mask[drawing, TAKE_DISCARD] == 1
+        out[drawing] = np.where(wants & can_take, TAKE_DISCARD, np.where(mask[drawing, PASS] == 1, PASS, DRAW_STOCK))
+    discarding = np.flatnonzero(phase == Phase.DISCARD)
+    if discarding.size:
+        after = env.discard_deadwood()[rows[discarding]].astype(np.float64)
+        taken = env.taken[rows[discarding]]
+        after[after < 0] = np.inf
+        has_taken = taken >= 0
+        after[np.flatnonzero(has_taken), taken[has_taken]] = np.inf
+        best = after == after.min(axis=1, keepdims=True)
+        card = np.argmax(rng.random(best.shape) * best, axis=1)
+        k = mask[discarding, KNOCK + card] == 1
+        action = np.where(k, KNOCK + card, DISCARD + card)
+        out[discarding] = np.where(mask[discarding, BIG_GIN] == 1, BIG_GIN, action)
+    return out

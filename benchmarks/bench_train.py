@@ -4,8 +4,9 @@ including the network's moves, the opponents' moves and the PPO updates.
 An env step is one move of either seat in one game (what the vector engine counts).
 Evaluations and checkpoints are switched off; their cost is not a training cost of
 each step. The first update (warm-up) is not timed. Several opponent mixes are
-measured, because the per-game scripted ``heuristic`` opponent costs far more than the
-vectorised ``simple`` and the network opponents.
+measured, because the opponents cost differently: the network opponents need forward
+passes, the scripted ones (``simple``, ``heuristic``) array operations, and self-play
+makes both seats training data (twice the update work per step).
 
     python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME ...] [--repeats 3]
 

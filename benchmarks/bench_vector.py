@@ -8,6 +8,11 @@ random keys over the mask), and its cost is included, as it is in OpenSpiel's lo
 observation tensor), which runs in the same run under the peer virtualenv.
 
     python benchmarks/bench_vector.py [--seconds 3] [--sizes 1,8,64,512,1024,4096,8192]
+
+``--policy simple`` or ``--policy heuristic`` plays the scripted agents' array versions
+on both seats instead (``agents.simple.simple_actions``, ``agents.heuristic_vector``),
+their cost included; for ``heuristic`` the per-game agent's rate (one
+``HeuristicAgent.choose`` per move on the pure game) is printed as the reference.
 """
 
 from __future__ import annotations
@@ -22,20 +27,46 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peer_python, run_peer  # noqa: E402
 
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.heuristic_vector import heuristic_actions  # noqa: E402
+from agents.simple import simple_actions  # noqa: E402
+from rummy_env.game import GinRummyState  # noqa: E402
 from rummy_env.vector import VectorGinRummy  # noqa: E402
 
+POLICIES = ("random", "simple", "heuristic")
 
-def rate(num_envs: int, seconds: float) -> float:
+
+def rate(num_envs: int, seconds: float, policy: str = "random") -> float:
     env = VectorGinRummy(num_envs, seed=0)
     res = env.reset()
     rng = np.random.default_rng(0)
+    rows = np.arange(num_envs)
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        keys = rng.random(res.action_mask.shape, dtype=np.float32) * res.action_mask
-        res = env.step(keys.argmax(axis=1))
+        if policy == "random":
+            keys = rng.random(res.action_mask.shape, dtype=np.float32) * res.action_mask
+            actions = keys.argmax(axis=1)
+        else:
+            actions = (simple_actions if policy == "simple" else heuristic_actions)(env, rows, rng)
+        res = env.step(actions)
         steps += num_envs
     return steps / (time.perf_counter() - start)
+
+
+def per_game_heuristic_rate(seconds: float) -> float:
+    """Moves/s of ``HeuristicAgent.choose`` on the pure game, one game at a time."""
+    agent = HeuristicAgent(seed=0)
+    moves, seed = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = GinRummyState.new_hand("classic", seed=seed)
+        while not game.is_over:
+            p = game.current_player
+            game.step(agent.choose(game.information_set(p), game.rules, set(game.legal_actions())))
+            moves += 1
+        seed += 1
+    return moves / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -43,8 +74,16 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds per batch size")
     ap.add_argument("--sizes", default="1,8,64,512,1024,4096,8192")
     ap.add_argument("--peer-python", help="python of the peer venv (default .peers/venv/bin/python)")
+    ap.add_argument("--policy", choices=POLICIES, default="random", help="who plays both seats")
     args = ap.parse_args()
     print(f"machine: {machine()}")
+    if args.policy != "random":
+        print(f"policy: {args.policy} on both seats (array version)")
+        if args.policy == "heuristic":
+            print(f"per-game HeuristicAgent on the pure game: {per_game_heuristic_rate(args.seconds):,.0f} moves/s")
+        for size in (int(s) for s in args.sizes.split(",")):
+            print(f"batch {size:5d}: {rate(size, args.seconds, args.policy):>12,.0f} steps/s")
+        return
     python = peer_python(args.peer_python)
     peer = run_peer(python, "opsp_env.py", "--seconds", str(args.seconds * 2)) if python else None
     base = peer["steps_per_s"] if peer else None

@@ -11,8 +11,10 @@ Opponents: ``"random"`` (uniform over legal actions, seeded by the env), or a ca
 For ``GinRummyEnv`` the opponent may also be any agent spec of ``agents.make``
 (``"simple"``, ``"heuristic"``, ``"hard"``, ``"mcts:simulations=100"``, ...) or an
 ``agents.Agent``; a callable gets ``(observation, action_mask)`` of the opponent's seat
-and returns an action id. For ``VectorGinRummyEnv`` the callable gets batches
-``(observations (M, ...), masks (M, 108))`` and returns M action ids.
+and returns an action id. For ``VectorGinRummyEnv`` the opponent may also be
+``"simple"`` or ``"heuristic"``, those agents' array versions playing all the games at
+once (``agents.simple.simple_actions``, ``agents.heuristic_vector``); a callable gets
+batches ``(observations (M, ...), masks (M, 108))`` and returns M action ids.
 
 The learner's seat is ``seat`` (0 or 1) or ``"random"`` (drawn per hand). Rewards are the
 learner's hand reward (``points``, ``scaled`` or ``win_loss``), given when the hand ends;
@@ -37,7 +39,7 @@ from rummy_env.vector import VectorGinRummy
 
 SingleOpponent = Union[str, Callable[[np.ndarray, np.ndarray], int]]
 BatchOpponent = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
-OPPONENTS = ("random",)
+OPPONENTS = ("random", "simple", "heuristic")  # by name, for VectorGinRummyEnv
 REWARDS = ("points", "scaled", "win_loss")
 
 
@@ -222,10 +224,18 @@ class VectorGinRummyEnv(VectorEnv):
         else:
             self.seats[rows] = int(self.seat_option)
 
-    def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _opponent_actions(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.opponent == "random":
             keys = self._rng.random(mask.shape, dtype=np.float32) * mask
             return keys.argmax(axis=1)
+        if self.opponent == "simple":
+            from agents.simple import simple_actions  # the layer above, loaded only when asked for
+
+            return simple_actions(self.engine, rows, self._rng)
+        if self.opponent == "heuristic":
+            from agents.heuristic_vector import heuristic_actions
+
+            return heuristic_actions(self.engine, rows, self._rng)
         return np.asarray(self.opponent(obs, mask))  # type: ignore[operator]
 
     def _advance(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray]):
@@ -236,7 +246,7 @@ class VectorGinRummyEnv(VectorEnv):
                 return res
             rows = np.flatnonzero(waiting)
             actions = np.zeros(self.num_envs, dtype=np.int64)
-            actions[rows] = self._opponent_actions(res.observation[rows], res.action_mask[rows])
+            actions[rows] = self._opponent_actions(rows, res.observation[rows], res.action_mask[rows])
             res = self.engine.step(actions, active=waiting)
             self._collect(res, rewards, ended, final)
 

@@ -446,6 +446,29 @@ def forms_meld_batch(hands: np.ndarray, cards: np.ndarray, *, aces_high: bool = 
     return ((hands & partners) == partners).any(axis=1)
 
 
+def meld_completions(hands: np.ndarray, *, aces_high: bool = False) -> np.ndarray:
+    """(N,) uint64 hands -> (N,) uint64: the cards outside each hand that would make a meld
+    with it (``forms_meld`` for every card at once, as bit operations on the suit fields).
+
+    A card that makes no meld with a hand is deadwood in every arrangement of the hand
+    with it, which lets callers skip the solver for it.
+    """
+    h = np.asarray(hands, dtype=np.uint64)
+    suit_bits = np.uint64(SUIT_BITS)
+    f = [(h >> np.uint64(NUM_RANKS * s)) & suit_bits for s in range(4)]
+    two = (f[0] & f[1]) | (f[0] & f[2]) | (f[0] & f[3]) | (f[1] & f[2]) | (f[1] & f[3]) | (f[2] & f[3])
+    out = two * np.uint64(sum(1 << (NUM_RANKS * s) for s in range(4)))  # ranks held twice: the set's others
+    one, twelve = np.uint64(1), np.uint64(NUM_RANKS - 1)
+    for s in range(4):
+        g = ((f[s] >> one) | ((f[s] & one) << twelve)) if aces_high else f[s]  # run order: A above K
+        ends = ((g >> one) & (g >> np.uint64(2))) | ((g << one) & (g >> one)) | ((g << one) & (g << np.uint64(2)))
+        ends &= suit_bits
+        if aces_high:
+            ends = ((ends << one) & suit_bits) | (ends >> twelve)
+        out |= ends << np.uint64(NUM_RANKS * s)
+    return out & ~h & np.uint64((1 << NUM_CARDS) - 1)
+
+
 # ---------------------------------------------------------------------------------------
 # Single-hand arrangements and lay-offs, for the showdown (not a hot path).
 

@@ -6,7 +6,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rummy_env  # noqa: F401  (registers rummy_env/GinRummy-v0)
-from rummy_env.game import DRAW_STOCK, NUM_ACTIONS
+from rummy_env.game import DRAW_STOCK, NUM_ACTIONS, PASS
 from rummy_env.gym_env import GinRummyEnv, VectorGinRummyEnv
 
 
@@ -75,8 +75,8 @@ def test_named_agents_as_opponents():
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="unknown agent 'grandmaster'; available"):
         GinRummyEnv(opponent="grandmaster")
-    with pytest.raises(ValueError, match="unknown opponent 'simple'; allowed: random"):
-        VectorGinRummyEnv(2, opponent="simple")
+    with pytest.raises(ValueError, match="unknown opponent 'mcts'; allowed: random, simple, heuristic"):
+        VectorGinRummyEnv(2, opponent="mcts")
     with pytest.raises(TypeError, match="opponent must be"):
         GinRummyEnv(opponent=3)
     with pytest.raises(ValueError, match="seat must be"):
@@ -127,3 +127,20 @@ def test_vector_env_batched_callable_opponent_and_seeding():
 
     np.testing.assert_array_equal(run(4), run(4))
     assert calls and max(calls) <= 8
+
+
+def test_vector_env_with_the_scripted_agents_as_opponents():
+    """Against a learner that always draws from the stock and throws its first legal card,
+    the named scripted opponents win far more points a hand than a random one."""
+    points = {}
+    for name in ("random", "simple", "heuristic"):
+        env = VectorGinRummyEnv(64, opponent=name, seat=0, seed=3)
+        env.reset(seed=3)
+        total, ended = 0.0, 0
+        for _ in range(150):
+            m = env.action_masks()
+            actions = np.where(m[:, DRAW_STOCK], DRAW_STOCK, np.where(m[:, PASS], PASS, m.argmax(axis=1)))
+            _, r, term, _, _ = env.step(actions)
+            total, ended = total + r[term].sum(), ended + term.sum()
+        points[name] = total / ended
+    assert points["heuristic"] < points["random"] - 20 and points["simple"] < points["random"] - 20

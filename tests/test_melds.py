@@ -64,6 +64,17 @@ def test_best_discard_deadwood_is_the_least_of_discard_deadwood(opts, size, rng)
         melds.best_discard_deadwood(np.array([0, hands[0]], dtype=np.uint64))
 
 
+@pytest.mark.parametrize("aces_high", [False, True])
+@pytest.mark.parametrize("size", [2, 9, 10, 11])
+def test_meld_completions_are_the_cards_forms_meld_accepts(aces_high, size, rng):
+    hands = np.concatenate([random_hands(rng, 100, size), meld_rich_hands(rng, 100, size) if size >= 9 else random_hands(rng, 5, size)])
+    got = melds.meld_completions(hands, aces_high=aces_high)
+    assert got.shape == hands.shape and got.dtype == np.uint64
+    for h, m in zip(hands.tolist(), got.tolist()):
+        want = sum(1 << c for c in range(52) if not h >> c & 1 and melds.forms_meld(h, c, aces_high=aces_high))
+        assert m == want, (mask_to_cards(h), mask_to_cards(m), mask_to_cards(want))
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=0, max_size=13, unique=True), st.booleans(), st.booleans())
 def test_property_any_hand_up_to_13_cards(cards, aces_high, five_under_ten):

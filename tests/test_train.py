@@ -241,7 +241,8 @@ def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
 def test_simple_actions_follow_the_simple_agent():
     """The vectorised simple opponent makes one of the moves the simple agent may make."""
     from rummy_env.vector import VectorGinRummy
-    from train.opponents import information_set_of, simple_actions
+    from agents.simple import simple_actions
+    from train.opponents import information_set_of
     from agents.simple import least_deadwood_discards
     from rummy_env.game import DISCARD, KNOCK, Phase
 

@@ -1,1 +1,3 @@
-"""train: not implemented yet (see the open issues); the package exists so the layout is fixed."""
+"""train: masked PPO with self-play on the vector engine (``ppo``), its config (``config``),
+network (``model``), opponents (``opponents``), imitation warm start (``imitation``) and
+learning-curve plots (``curves``). Needs torch (the ``train`` extra); the env does not."""

@@ -17,10 +17,11 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
+from agents.heuristic_vector import heuristic_actions
+from agents.simple import simple_actions
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import VectorGinRummy
 from train.model import PolicyNet
-from train.opponents import ScriptedPlayers, simple_actions
 
 TEACHERS = ("simple", "heuristic")
 
@@ -33,17 +34,13 @@ def collect(teacher: str, rules: str, reward: str, samples: int, num_envs: int =
     env = VectorGinRummy(num_envs, rules=rules, encoding="flat", reward=reward, seed=seed)
     r = env.reset()
     rng = np.random.default_rng(seed + 1)
-    scripted = ScriptedPlayers(seed + 2) if teacher == "heuristic" else None
     obs_out, mask_out, act_out, ret_out = [], [], [], []
     pending: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(num_envs)]
     done_count = 0
     rows = np.arange(num_envs)
     while done_count < samples:
         mask = r.action_mask
-        if scripted is None:
-            actions = simple_actions(env, rows, rng)
-        else:
-            actions = np.array([scripted.act("heuristic", env, g, r.observation[g], mask[g]) for g in rows])
+        actions = (simple_actions if teacher == "simple" else heuristic_actions)(env, rows, rng)
         for g in rows:
             pending[g].append((r.observation[g], mask[g].astype(bool), int(actions[g]), int(r.player[g])))
         r = env.step(actions)

@@ -42,12 +42,14 @@ import torch
 import yaml
 
 from agents.arena import play_hand
+from agents.heuristic_vector import heuristic_actions
+from agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config
 from train.model import PolicyNet, masked_entropy, policy_payload, save_policy
-from train.opponents import ScriptedPlayers, random_actions, simple_actions
+from train.opponents import random_actions
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
 SELF, POOL = OPPONENT_KINDS.index("self"), OPPONENT_KINDS.index("pool")
@@ -102,7 +104,6 @@ class Trainer:
         self.gen = torch.Generator().manual_seed(c.seed + 1)
         self.rng = np.random.default_rng(c.seed + 2)
         self.env = VectorGinRummy(c.num_envs, rules=c.rules, encoding="flat", reward=c.reward, seed=c.seed + 3)
-        self.scripted = ScriptedPlayers(c.seed + 4)
         names = list(c.opponents)
         weights = np.array([float(c.opponents[k]) for k in names])
         self._kinds = np.array([OPPONENT_KINDS.index(k) for k in names])
@@ -281,8 +282,9 @@ class Trainer:
             sr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("simple")))
             if sr.size:
                 actions[sr] = simple_actions(env, sr, self.rng)
-            for g in np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("heuristic"))):
-                actions[g] = self.scripted.act("heuristic", env, int(g), obs[g], mask[g])
+            hr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("heuristic")))
+            if hr.size:
+                actions[hr] = heuristic_actions(env, hr, self.rng)
             obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
@@ -470,7 +472,7 @@ class Trainer:
             "counters": {"update": self.update, "global_step": self.global_step, "episodes": self.episodes,
                          "train_seconds": self.train_seconds},
             "games": pickle.dumps({
-                "env": self.env, "rng": self.rng, "scripted": self.scripted, "kind": self.kind,
+                "env": self.env, "rng": self.rng, "kind": self.kind,
                 "pool_index": self.pool_index, "learner_seat": self.learner_seat,
             }),
         }
@@ -490,7 +492,7 @@ class Trainer:
         self.update, self.global_step = counters["update"], counters["global_step"]
         self.episodes, self.train_seconds = counters["episodes"], counters["train_seconds"]
         games = pickle.loads(state["games"])
-        self.env, self.rng, self.scripted = games["env"], games["rng"], games["scripted"]
+        self.env, self.rng = games["env"], games["rng"]
         self.kind, self.pool_index, self.learner_seat = games["kind"], games["pool_index"], games["learner_seat"]
 
     def close(self) -> None:

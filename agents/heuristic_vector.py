@@ -1,0 +1,172 @@
+"""The ``heuristic`` agent's moves as array operations over many games of the vector engine.
+
+Why: ``HeuristicAgent`` decides one game at a time, about a quarter of a millisecond a
+move, most of it numpy call overhead on small arrays. Training against it and search
+rollouts need thousands of its moves a second; here one call decides for all the games
+given, feeding the batch meld solver one large array instead of many small ones.
+
+The decisions are the scripted agent's (``agents/heuristic.py``; its docstring says what
+they are): the same take-or-draw and knock choices, and the same discard scores, exactly
+(tests compare them on many positions). Only the pick among equally scored discards
+differs: random in both, from different random streams (or from ``noise`` given by the
+caller, which search uses to give every candidate move the same tie-breaks in a world).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from agents.heuristic import DEFAULTS
+from rummy_env import melds
+from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value
+from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.vector import VectorGinRummy
+
+_ONE = np.uint64(1)
+_BITS = _ONE << np.arange(NUM_CARDS, dtype=np.uint64)
+_FULL = np.uint64((1 << NUM_CARDS) - 1)
+_CARDS = np.arange(NUM_CARDS)
+_RANK, _SUIT = _CARDS % NUM_RANKS, _CARDS // NUM_RANKS
+# _RELATED[c, f]: a seen opponent card f bears on the danger of discarding c (same rank,
+# or same suit within two ranks): the rule of ``HeuristicAgent._danger``
+_RELATED = (
+    (_RANK[:, None] == _RANK[None, :])
+    | ((_SUIT[:, None] == _SUIT[None, :]) & (np.abs(_RANK[:, None] - _RANK[None, :]) <= 2))
+).astype(np.float64)
+# deadwood value of each card id, without and with five_under_ten
+_VALUES = np.array([[card_value(c, f) for c in range(NUM_CARDS)] for f in (False, True)], dtype=np.int32)
+
+
+def _card_bits(masks: np.ndarray) -> np.ndarray:
+    """(n,) uint64 card masks -> (n, 52) bool."""
+    return (masks[:, None] & _BITS) != 0
+
+
+def heuristic_actions(
+    env: VectorGinRummy,
+    rows: np.ndarray,
+    rng: Optional[np.random.Generator] = None,
+    noise: Optional[np.ndarray] = None,
+    *,
+    take_margin: float = DEFAULTS["take_margin"],
+    danger_weight: float = DEFAULTS["danger_weight"],
+    late_turn: int = DEFAULTS["late_turn"],
+    late_knock_max: int = DEFAULTS["late_knock_max"],
+) -> np.ndarray:
+    """The ``heuristic`` agent's move (int64) for the player to move in games ``rows``.
+
+    Ties between equally scored discards go to the largest of ``noise`` (len(rows), 52)
+    floats when given, else of uniform draws from ``rng``.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    out = np.full(rows.size, DRAW_STOCK, dtype=np.int64)
+    if rows.size == 0:
+        return out
+    if noise is None:
+        if rng is None:
+            raise ValueError("heuristic_actions needs rng or noise to break ties between discards")
+        noise = rng.random((rows.size, NUM_CARDS))
+    elif np.shape(noise) != (rows.size, NUM_CARDS):
+        raise ValueError(f"noise must have shape ({rows.size}, {NUM_CARDS}), got {np.shape(noise)}")
+    opts = {"aces_high": env.rules.aces_high, "five_under_ten": env.rules.five_under_ten}
+    mask = env.action_mask()[rows]
+    p = env.current[rows].astype(np.intp)
+    hands = env.hands[rows, p]
+    unseen = _FULL & ~(hands | env.known[rows, 1 - p] | env.pile_mask[rows])
+
+    drawing = np.flatnonzero(env.phase[rows] != Phase.DISCARD)
+    if drawing.size:
+        want = mask[drawing, TAKE_DISCARD] == 1
+        can = np.flatnonzero(want)
+        if can.size:
+            g = rows[drawing[can]]
+            top = env.pile[g, env.pile_len[g] - 1].astype(np.intp)
+            want[can] = _wants_top(hands[drawing[can]], top, unseen[drawing[can]], take_margin, opts)
+        out[drawing] = np.where(want, TAKE_DISCARD, np.where(mask[drawing, PASS] == 1, PASS, DRAW_STOCK))
+
+    discarding = np.flatnonzero(env.phase[rows] == Phase.DISCARD)
+    if discarding.size:
+        d = discarding
+        g = rows[d]
+        after = env.discard_deadwood()[g].astype(np.float64)
+        q = 1 - p[d]
+        risk = danger(env.known[g, q], env.discarded[g, q] | env.passed[g, q], env.turn[g], env.rules.aces_high)
+        knockable = mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
+        best = np.where(knockable, after, np.inf).min(axis=1)
+        knock = knockable.any(axis=1) & ((best == 0) | (env.turn[g] < late_turn) | (best <= late_knock_max))
+        # the least dangerous card among those leaving the least deadwood; the lowest id on ties
+        knock_card = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
+        scores = expected_deadwood(hands[d], mask[d, DISCARD : DISCARD + NUM_CARDS] == 1, after, unseen[d], opts)
+        scores = scores + danger_weight * risk
+        ties = scores <= scores.min(axis=1, keepdims=True) + 1e-9
+        card = np.argmax(np.where(ties, noise[d] + 1.0, 0.0), axis=1)
+        action = np.where(knock, KNOCK + knock_card, DISCARD + card)
+        out[d] = np.where(mask[d, BIG_GIN] == 1, BIG_GIN, action)
+    return out
+
+
+def danger(opponent_known: np.ndarray, opponent_thrown: np.ndarray, turn: np.ndarray, aces_high: bool) -> np.ndarray:
+    """(n, 52) float: ``HeuristicAgent._danger`` of discarding each card, from public facts
+    only: the cards the opponent took and still holds, those it threw or passed on
+    (uint64 masks), and the turn."""
+    known = np.asarray(opponent_known, dtype=np.uint64)
+    weight = np.where(_card_bits(known), 2.0, np.where(_card_bits(np.asarray(opponent_thrown, dtype=np.uint64)), -1.0, 0.0))
+    raw = weight @ _RELATED  # _RELATED is symmetric: raw[b, c] = sum over seen f of weight * related(c, f)
+    turn = np.minimum(np.asarray(turn), 20).astype(np.float64)
+    risk = np.maximum(raw, 0.0) * (0.5 + turn / 20)[:, None]
+    some = np.flatnonzero(known != 0)
+    if some.size:
+        feeds = melds.forms_meld_batch(
+            np.repeat(known[some], NUM_CARDS), np.tile(_CARDS, some.size), aces_high=aces_high
+        ).reshape(some.size, NUM_CARDS)
+        risk[some] = np.where(feeds, 8.0, risk[some])
+    return risk
+
+
+def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict) -> np.ndarray:
+    """For each (n,) 10-card ``base`` hand: the mean over its ``unseen`` cards u of the
+    least deadwood of base | u after the best discard (NaN where nothing is unseen).
+
+    Only the u that make a meld with ``base`` go through the meld solver (a few of the
+    thirty-odd): any other u is deadwood in every arrangement of base | u, so the best is
+    to throw it (the deadwood of ``base``) or to keep it and throw base's best card
+    (``best_discard_deadwood(base)`` plus u's value), exactly.
+    """
+    whole = melds.min_deadwood(base, **opts).astype(np.float64)
+    kept = melds.best_discard_deadwood(base, **opts).astype(np.float64)
+    completions = melds.meld_completions(base, aces_high=opts["aces_high"])
+    plain = _card_bits(unseen & ~completions)
+    values = np.minimum(whole[:, None], kept[:, None] + _VALUES[int(opts["five_under_ten"])][None, :])
+    sums = np.where(plain, values, 0.0).sum(axis=1)
+    pair, card = np.nonzero(_card_bits(unseen & completions))
+    sums += np.bincount(pair, weights=melds.best_discard_deadwood(base[pair] | _BITS[card], **opts), minlength=base.size)
+    counts = np.bitwise_count(unseen)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: float, opts: dict) -> np.ndarray:
+    """Take the face-up card: its best deadwood beats the expected best after a stock draw."""
+    after = melds.discard_deadwood(hands | _BITS[top], **opts).astype(np.float64)
+    after[after < 0] = np.inf
+    after[np.arange(top.size), top] = np.inf  # the card just taken cannot be discarded
+    after_take = after.min(axis=1)
+    expected = _mean_over_unseen(hands, unseen, opts)
+    none = unseen == 0
+    return np.where(none, after_take < melds.min_deadwood(hands, **opts), after_take + margin < expected)
+
+
+def expected_deadwood(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, opts: dict) -> np.ndarray:
+    """(n, 52): for 11-card ``hands``, the deadwood expected after discarding each card and
+    drawing one of the ``unseen`` cards (then discarding the best card): the scripted
+    agent's meld-potential term. ``legal`` (n, 52) bool: the cards that may be discarded
+    (+inf elsewhere); ``after``: ``melds.discard_deadwood`` of the hands, used where
+    nothing is unseen; ``opts``: the solver's rule options."""
+    row, card = np.nonzero(legal)
+    expected = _mean_over_unseen(hands[row] & ~_BITS[card], unseen[row], opts)
+    expected = np.where(unseen[row] == 0, after[row, card], expected)
+    scores = np.full(legal.shape, np.inf)
+    scores[row, card] = expected
+    return scores
