@@ -10,32 +10,37 @@ candidate scored clearly more points over the same worlds.
 
 Choices that make it strong for its cost:
 - rollouts by the ``heuristic`` agent (``rollout=heuristic``, the default): the search
-  is then a one-step policy improvement over a strong player; ``rollout=greedy`` is about
-  seven times cheaper and weaker (take a face-up card that melds, discard the card leaving
-  the least deadwood, knock as soon as legal);
+  is then a one-step policy improvement over a strong player; ``rollout=greedy`` is
+  cheaper and weaker (the ``simple`` agent's play: take a face-up card that melds,
+  discard the card leaving the least deadwood, knock as soon as legal);
+- all playouts of a round at once: every (world, candidate) pair of a round is a row of
+  the vector engine (``VectorGinRummy.load_states``) and both seats' moves are the array
+  versions of the policies (``agents.heuristic_vector``, ``agents.simple.simple_actions``),
+  about five times as many playouts a second as playing them one by one;
 - common random numbers: every candidate is tried in the same worlds with the same
-  rollout randomness, so the comparison between moves is far less noisy than the
-  points themselves;
+  tie-breaks, so the comparison between moves is far less noisy than the points
+  themselves;
 - candidates: drawing, both draws (or take/pass); discarding, the ``heuristic`` agent's
   ``candidates`` best discards, its own choice, and the knock with the least deadwood;
 - a confidence rule: the search plays the heuristic's own move unless another candidate
   beats it by more than ``confidence`` standard errors of the paired difference over
   the worlds (never on fewer than 4 worlds, and taking the deviation as at least one
   point), so too few worlds make it fall back to the heuristic rather than to noise;
-- dropping losers: every 12 worlds, candidates more than 2 standard errors worse than
-  the heuristic's move stop being played, so the budget goes to the contenders, and the
-  search ends early when none is left;
+- dropping losers: after every round (up to 64 worlds), candidates more than 2 standard
+  errors worse than the heuristic's move stop being played, so the budget goes to the
+  contenders, and the search ends early when none is left;
 - worlds weighted by the opponent's play (``weighted=true``, ``agents.belief``): the
   opponent's hand is drawn from a model in which hands with less deadwood grow more
   likely as the opponent discards (real hands organise over a hand; uniform worlds
   overstate the opponent's deadwood by 18 to 30 points once it has discarded), and
   hands that meld with cards it threw or passed on, leave cards it took unmelded, or
-  could have knocked are less likely; ``weighted=false`` deals the hidden cards
-  uniformly;
+  could have knocked are less likely, and each hand is weighed by how likely a sensible
+  player holding it would have made the opponent's last discard; ``weighted=false``
+  deals the hidden cards uniformly;
 - a knock is scored exactly in each world (the showdown needs no rollout).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
-seed; the default 200 takes about a second a move on our 2-core machine), or ``time``
+seed; the default 1,000 takes about a second a move on our 2-core machine), or ``time``
 seconds per move when given (then the result depends on the machine's speed). This is
 perfect-information Monte Carlo (PIMC): it averages over worlds instead of building one
 tree over information sets (IS-MCTS). An earlier single-observer IS-MCTS with greedy
@@ -52,35 +57,18 @@ import numpy as np
 from agents import belief
 from agents.base import Agent, information, legal_actions
 from agents.heuristic import HeuristicAgent
-from agents.simple import least_deadwood_discards
+from agents.heuristic_vector import heuristic_actions
+from agents.simple import simple_actions
 from rummy_env import melds
-from rummy_env.game import (
-    BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, InformationSet, Phase,
-)
+from rummy_env.cards import NUM_CARDS
+from rummy_env.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Phase
 from rummy_env.rules import Rules
+from rummy_env.vector import VectorGinRummy
 
 ROLLOUTS = ("heuristic", "greedy")
-ELIMINATE_EVERY = 12  # worlds between checks that drop clearly worse candidates
+ROUND = 64  # worlds sampled and played out at once; clearly worse candidates are dropped after each round
 ELIMINATE_SE = 2.0
 MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
-WORLD_BATCH = 16  # worlds sampled at a time (the opponent model runs its chains as arrays)
-
-
-def greedy_action(state: GinRummyState, rng: np.random.Generator) -> int:
-    """The cheap rollout policy, on a full (sampled) state, reading only the mover's hand."""
-    legal = state.legal_actions()
-    hand = state.hands[state.current_player]
-    rules = state.rules
-    if state.phase in (Phase.OFFER, Phase.DRAW):
-        top = state.discard_pile[-1] if state.discard_pile else None
-        if TAKE_DISCARD in legal and top is not None and melds.forms_meld(hand, top, aces_high=rules.aces_high):
-            return TAKE_DISCARD
-        return PASS if PASS in legal else DRAW_STOCK
-    if BIG_GIN in legal:
-        return BIG_GIN
-    cards, _ = least_deadwood_discards(hand, state.taken_card, rules)
-    card = cards[int(rng.integers(len(cards)))]
-    return KNOCK + card if KNOCK + card in legal else DISCARD + card
 
 
 class MCTSAgent(Agent):
@@ -89,7 +77,7 @@ class MCTSAgent(Agent):
     def __init__(
         self,
         seed: Optional[int] = None,
-        simulations: int = 200,
+        simulations: int = 1000,
         time: Optional[float] = None,
         candidates: int = 3,
         rollout: str = "heuristic",
@@ -119,7 +107,6 @@ class MCTSAgent(Agent):
         # searched decisions, and those where it did not play the heuristic's move, over the
         # agent's life (not cleared by reset: for reports over many games)
         self.decisions = self.deviations = 0
-        self._players = (HeuristicAgent(), HeuristicAgent())
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
@@ -138,34 +125,38 @@ class MCTSAgent(Agent):
             moves.append(min(knocks, key=lambda a: (after[a - KNOCK], a)))
         return list(dict.fromkeys(moves))
 
-    def _play_out(self, world: GinRummyState, seed: int) -> None:
-        if self.rollout == "greedy":
-            rng = np.random.default_rng(seed)
-            while not world.is_over:
-                world.step(greedy_action(world, rng))
-            return
-        players = self._players
-        for p in players:
-            p.rng = np.random.default_rng(seed)
-        rules = world.rules
-        while not world.is_over:
-            legal = world.legal_actions()
-            p = world.current_player
-            world.step(legal[0] if len(legal) == 1 else players[p].choose(world.information_set(p), rules, set(legal)))
+    def _sample(self, infoset: InformationSet, rules: Rules, n: int) -> list[GinRummyState]:
+        """``n`` worlds from the information set: the opponent model's (``agents.belief``)
+        with ``weighted``, else uniform."""
+        return belief.sample_worlds(infoset, rules, self.rng, n, weighted=self.weighted)
 
-    def _value(self, world: GinRummyState, move: int, seed: int, me: int) -> float:
-        """Points to ``me`` when ``move`` is played in ``world`` and the hand played out."""
-        w = world.clone()
-        w.step(move)
-        self._play_out(w, seed)
-        assert w.result is not None
-        return float(w.result.rewards[me])
-
-    def _worlds(self, infoset: InformationSet, rules: Rules):
-        """Worlds from the information set, without end: the opponent model's
-        (``agents.belief``) with ``weighted``, else uniform; sampled ``WORLD_BATCH`` at a time."""
+    def _values(self, worlds: list[GinRummyState], moves: list[int], me: int) -> np.ndarray:
+        """(worlds, moves): points to ``me`` when each move is played in each world and the
+        hand played out, all at once on the vector engine."""
+        w, m = len(worlds), len(moves)
+        env = VectorGinRummy(w * m, rules=worlds[0].rules, encoding=None, seed=0)
+        env.load_states(np.arange(w * m), [world for world in worlds for _ in range(m)])
+        world_of = np.repeat(np.arange(w), m)
+        values = np.zeros(w * m)
+        live = np.ones(w * m, dtype=bool)
+        actions = np.tile(np.asarray(moves, dtype=np.int64), w)
+        rng = np.random.default_rng(int(self.rng.integers(1 << 62)))
         while True:
-            yield from belief.sample_worlds(infoset, rules, self.rng, WORLD_BATCH, weighted=self.weighted)
+            result = env.step(actions, active=live)
+            ended = live & result.terminated
+            values[ended] = result.rewards[ended, me]
+            live &= ~result.terminated
+            rows = np.flatnonzero(live)
+            if rows.size == 0:
+                return values.reshape(w, m)
+            # the same tie-breaks for every candidate in a world (common random numbers)
+            noise = rng.random((w, NUM_CARDS))[world_of[rows]]
+            if self.rollout == "greedy":
+                moved = simple_actions(env, rows, rng)
+            else:
+                moved = heuristic_actions(env, rows, noise=noise)
+            actions = np.zeros(w * m, dtype=np.int64)
+            actions[rows] = moved
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
@@ -182,31 +173,38 @@ class MCTSAgent(Agent):
     def _search(self, infoset: InformationSet, rules: Rules, moves: list[int]) -> int:
         """Play ``moves`` (the heuristic's first) in sampled worlds; the best if clearly better.
 
-        Every ``ELIMINATE_EVERY`` worlds, candidates clearly worse than the heuristic's move
-        (by ``ELIMINATE_SE`` standard errors) stop being played, so the budget goes to the
-        contenders; the search ends early when none is left.
+        Worlds come in rounds of up to ``ROUND``; after each round, candidates clearly worse
+        than the heuristic's move (by ``ELIMINATE_SE`` standard errors) stop being played,
+        so the budget goes to the contenders; the search ends early when none is left.
         """
         me = infoset.player
         deadline = None if self.time is None else _time.perf_counter() + self.time
         values = np.zeros((0, len(moves)))
         active = list(range(len(moves)))
         spent = 0
-        worlds = self._worlds(infoset, rules)
+        per_playout: Optional[float] = None  # seconds a playout took in the last round (time budget)
         while len(active) > 1:
-            if deadline is None and spent >= self.simulations and len(values) >= 2:
-                break
-            if deadline is not None and _time.perf_counter() >= deadline and len(values) >= 2:
-                break
-            world = next(worlds)
-            seed = int(self.rng.integers(1 << 62))
-            row = np.full(len(moves), np.nan)
-            for i in active:
-                row[i] = self._value(world, moves[i], seed, me)
-            spent += len(active)
-            values = np.vstack([values, row])
-            if len(values) % ELIMINATE_EVERY == 0:
-                mean, se = _paired(values)
-                active = [0] + [i for i in active[1:] if mean[i] + ELIMINATE_SE * se[i] > 0]
+            if deadline is None:
+                left = self.simulations - spent
+                if left <= 0 and len(values) >= 2:
+                    break
+                n = min(ROUND, max(1, -(-left // len(active)), 2 - len(values)))
+            else:
+                now = _time.perf_counter()
+                if now >= deadline and len(values) >= 2:
+                    break
+                # as many worlds as the time left allows at the last round's pace (a small first round)
+                n = ROUND // 4 if per_playout is None else int((deadline - now) / (per_playout * len(active)))
+                n = min(ROUND, max(1, n, 2 - len(values)))
+            started = _time.perf_counter()
+            block = self._values(self._sample(infoset, rules, n), [moves[i] for i in active], me)
+            per_playout = (_time.perf_counter() - started) / block.size
+            rows = np.full((n, len(moves)), np.nan)
+            rows[:, active] = block
+            values = np.vstack([values, rows])
+            spent += block.size
+            mean, se = _paired(values)
+            active = [0] + [i for i in active[1:] if mean[i] + ELIMINATE_SE * se[i] > 0]
         self.decisions += 1
         if len(values) < MIN_WORLDS or len(active) < 2:  # too few worlds to trust a standard error
             return moves[0]

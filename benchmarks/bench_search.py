@@ -89,13 +89,12 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
             action = search.act(obs, info)
             if "mean" in seen and "moves" in seen and seen["worlds"] >= M.MIN_WORLDS and max(seen["mean"][1:]) > 0:
                 moves = seen["moves"]
-                values = np.zeros((oracle, len(moves)))
-                for k in range(oracle):
+                worlds = []
+                for _ in range(oracle):
                     world = truth.clone()
                     rng.shuffle(world.stock)
-                    seed = int(rng.integers(1 << 60))
-                    for j, move in enumerate(moves):
-                        values[k, j] = search._value(world, move, seed, me)
+                    worlds.append(world)
+                values = search._values(worlds, moves, me)
                 gain = (values - values[:, :1]).mean(axis=0)
                 records.append({"hand": hand, "mean": seen["mean"], "se": seen["se"], "oracle": gain.tolist()})
             env.step(action)
@@ -115,11 +114,11 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
     class Peeking(M.MCTSAgent):
         truth = None
 
-        def _worlds(self, infoset, rules):
-            while True:
-                world = self.truth.clone()
+        def _sample(self, infoset, rules, n):
+            worlds = [self.truth.clone() for _ in range(n)]
+            for world in worlds:
                 self.rng.shuffle(world.stock)
-                yield world
+            return worlds
 
     points, won = [], []
     for me in (0, 1):

@@ -12,20 +12,22 @@ array operations over all games; tests play the same deals and actions through b
 compare every observation, mask, reward and outcome. Knock legality, observations and the
 showdown (lay-offs included) use the batch meld solver: no Python loop over games.
 Hands are single hands (no match scores in observations, as ``episode="hand"``).
+``encoding=None`` skips the observations (``StepResult.observation`` is None), for callers
+that read the engine's arrays instead, such as search rollouts.
 
 Outcome codes in ``StepResult.outcome``: see ``OUTCOMES`` (-1 for games still running).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from rummy_env import encoding as enc
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, card_value
-from rummy_env.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, IllegalActionError, Phase
+from rummy_env.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.rules import RulesSpec, load_rules
 
 OUTCOMES = ("draw", "knock", "gin", "big_gin", "undercut", "tie")
@@ -45,7 +47,7 @@ class StepResult(NamedTuple):
     """
 
     player: np.ndarray
-    observation: np.ndarray
+    observation: Optional[np.ndarray]  # None when the engine was made with encoding=None
     action_mask: np.ndarray
     rewards: np.ndarray
     terminated: np.ndarray
@@ -64,7 +66,7 @@ class VectorGinRummy:
         self,
         num_envs: int,
         rules: RulesSpec = "classic",
-        encoding: str = "flat",
+        encoding: Optional[str] = "flat",
         reward: str = "points",
         seed: Optional[int] = None,
     ) -> None:
@@ -72,12 +74,13 @@ class VectorGinRummy:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        enc.observation_shape(encoding)  # validates the name
+        if encoding is not None:
+            enc.observation_shape(encoding)  # validates the name
         self.num_envs = int(num_envs)
         self.rules = load_rules(rules)
         self.encoding = encoding
         self.reward_mode = reward
-        self.observation_shape = enc.observation_shape(encoding)
+        self.observation_shape = None if encoding is None else enc.observation_shape(encoding)
         self._opts = {"aces_high": self.rules.aces_high, "five_under_ten": self.rules.five_under_ten}
         self._rng = np.random.default_rng(seed)
         n = self.num_envs
@@ -155,6 +158,41 @@ class VectorGinRummy:
             self.knock_limit[rows] = self.rules.knock_limit
         for arr in (self.known, self.discarded, self.passed):
             arr[rows] = 0
+        self._mask = None
+
+    def load_states(self, rows, states: Sequence[GinRummyState]) -> None:
+        """Put positions of the pure game into games ``rows`` (one state each, any point of
+        a hand that is not over), to play on from there; search uses it to play many
+        sampled worlds out at once. The stock keeps its order; the rest of a row's deck
+        (the deal order, which only dealing reads) is filled with the other cards."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.shape != (len(states),):
+            raise ValueError(f"rows must be a 1-d array with one game per state, got {rows.shape} for {len(states)} states")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
+            raise ValueError(f"rows must be distinct game indices in 0..{self.num_envs - 1}")
+        for g, s in zip(rows.tolist(), states):
+            if s.rules != self.rules:
+                raise ValueError(f"state for game {g} has rules {s.rules}, this engine plays {self.rules}")
+            if s.phase == Phase.OVER:
+                raise ValueError(f"state for game {g} is a finished hand; only live positions can be loaded")
+            stock = s.stock[::-1]  # top first
+            self.decks[g] = [c for c in range(NUM_CARDS) if c not in set(stock)] + stock
+            self.stock_next[g] = NUM_CARDS - len(stock)
+            self.dealer[g] = s.dealer
+            self.hands[g] = s.hands
+            self.pile[g, : len(s.discard_pile)] = s.discard_pile
+            self.pile_len[g] = len(s.discard_pile)
+            self.pile_mask[g] = sum(1 << c for c in s.discard_pile)
+            self.current[g] = s.current_player
+            self.phase[g] = s.phase
+            self.turn[g] = s.turn
+            self.passes[g] = s.offer_passes
+            self.must_draw_stock[g] = s.must_draw_stock
+            self.taken[g] = -1 if s.taken_card is None else s.taken_card
+            self.knock_limit[g] = s.knock_limit
+            self.known[g] = s.known
+            self.discarded[g] = s.discarded
+            self.passed[g] = s.passed
         self._mask = None
 
     # ------------------------------------------------------------------ stepping
@@ -337,7 +375,7 @@ class VectorGinRummy:
         mask = self.action_mask()
         return StepResult(
             player=self.current.copy(),
-            observation=self.observe(),
+            observation=None if self.encoding is None else self.observe(),
             action_mask=mask,
             rewards=rewards,
             terminated=terminated,
@@ -351,6 +389,8 @@ class VectorGinRummy:
 
     def observe(self, players: Optional[np.ndarray] = None) -> np.ndarray:
         """Observations (N, ...) of ``players`` (default: the player to move in each game)."""
+        if self.encoding is None:
+            raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
         self.action_mask()
         p = self.current.astype(np.intp) if players is None else np.asarray(players, dtype=np.intp)
         q = 1 - p

@@ -10,13 +10,14 @@ import pytest
 import agents
 from agents.arena import play_hand, play_match
 from agents.human import HumanAgent
+from agents.mcts import ROUND
 from rummy_env import gin_rummy_v0
 from rummy_env.cards import parse_card, parse_hand
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
 from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
-FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "ppo": 30, "ppo:greedy=false": 10}
+FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "mcts:time=0.05": 2, "ppo": 30, "ppo:greedy=false": 10}
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -181,10 +182,16 @@ class _Scripted(agents.MCTSAgent):
     def __init__(self, means, noise, seed=0, **kw):
         super().__init__(seed=seed, **kw)
         self.means, self.noise, self.played = means, noise, {}
+        self.noise_rng = np.random.default_rng(seed)
 
-    def _value(self, world, move, seed, me):
-        self.played[move] = self.played.get(move, 0) + 1
-        return self.means[move] + self.noise * float(np.random.default_rng(seed + move).standard_normal())
+    def _sample(self, infoset, rules, n):
+        return [None] * n
+
+    def _values(self, worlds, moves, me):
+        for move in moves:
+            self.played[move] = self.played.get(move, 0) + len(worlds)
+        mean = np.array([self.means[move] for move in moves])
+        return mean + self.noise * self.noise_rng.standard_normal((len(worlds), len(moves)))
 
 
 def _search(means, noise, **kw):
@@ -199,8 +206,8 @@ def test_mcts_search_deviates_only_when_clearly_better_and_drops_clear_losers():
     # b is better by 3 points, far beyond the noise: played instead of the heuristic's a
     move, agent = _search({a: 0.0, b: 3.0, c: -20.0}, noise=1.0, simulations=300)
     assert move == b and agent.deviations == 1
-    # c is 20 points worse: dropped after the first check, so it is played far less than a
-    assert agent.played[c] == 12 < agent.played[a]
+    # c is 20 points worse: dropped after the first round, so it is played far less than a
+    assert agent.played[c] == ROUND < agent.played[a]
     # noise alone: the confidence rule keeps the heuristic's move nearly always, a bare
     # argmax would not
     def deviations(confidence: float) -> int:
@@ -209,7 +216,7 @@ def test_mcts_search_deviates_only_when_clearly_better_and_drops_clear_losers():
     assert deviations(2.0) <= 8 and deviations(0.0) >= 20
     # every alternative clearly worse: the search stops early
     move, agent = _search({a: 5.0, b: -5.0, c: -5.0}, noise=1.0, simulations=3000)
-    assert move == a and agent.played[a] == 12
+    assert move == a and agent.played[a] == ROUND
 
 
 def test_mcts_options_are_checked():

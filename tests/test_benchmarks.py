@@ -16,6 +16,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_solver.py", ["--hands", "2000"] + NO_PEERS, "min_deadwood, 10 cards, batch"),
         ("bench_env.py", ["--seconds", "0.2", "--repeats", "1"] + NO_PEERS, "gin_rummy_v0.env()"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "1,16"] + NO_PEERS, "batch    16"),
+        ("bench_vector.py", ["--seconds", "0.2", "--sizes", "4", "--policy", "heuristic"], "per-game HeuristicAgent"),
         ("bench_tournament.py", ["--deals", "3"], "heuristic vs heuristic, 2 worker(s)"),
         ("bench_train.py", ["--updates", "1", "--mix", "simple+pool", "--config", str(BENCH / "tiny_train.yaml")],
          "opponents simple+pool"),

@@ -63,6 +63,55 @@ def test_vector_engine_equals_the_pure_game(rules, encoding, reward):
     assert "draw" in outcomes and outcomes & {"knock", "gin", "undercut"}
 
 
+@pytest.mark.parametrize("rules", [c[0] for c in CONFIGS])
+def test_loaded_positions_play_on_as_in_the_pure_game(rules):
+    rng = np.random.default_rng(4)
+    n = 16
+    games = []
+    for i in range(n):  # positions some way into a hand: a few random moves from a deal
+        g = GinRummyState.new_hand(rules, seed=i, dealer=i % 2)
+        for _ in range(int(rng.integers(0, 40))):
+            legal = [a for a in g.legal_actions() if a < KNOCK]  # keep the hand going
+            if g.is_over or not legal:
+                break
+            g.step(int(rng.choice(legal)))
+        if g.is_over:
+            g = GinRummyState.new_hand(rules, seed=100 + i)
+        games.append(g)
+    v = VectorGinRummy(n + 2, rules=rules, seed=0)
+    v.reset()
+    rows = np.arange(1, n + 1)
+    v.load_states(rows, games)
+    done = np.zeros(n + 2, dtype=bool)
+    done[[0, n + 1]] = True  # rows not loaded stay out of it
+    while not done.all():
+        live = ~done
+        obs, mask = v.observe(), v.action_mask()
+        actions = np.zeros(n + 2, dtype=np.int64)
+        for i, g in zip(rows, games):
+            if done[i]:
+                continue
+            assert v.current[i] == g.current_player
+            np.testing.assert_array_equal(mask[i], g.legal_mask())
+            np.testing.assert_array_equal(obs[i], enc.encode(g.information_set(g.current_player), g.rules))
+            actions[i] = rng.choice(g.legal_actions())
+        res = v.step(actions, active=live)
+        for i, g in zip(rows, games):
+            if done[i]:
+                continue
+            g.step(int(actions[i]))
+            assert res.terminated[i] == g.is_over
+            if g.is_over:
+                assert res.rewards[i].tolist() == list(g.result.rewards)
+                done[i] = True
+    with pytest.raises(ValueError, match="finished hand"):
+        v.load_states(np.array([0]), [games[0]])
+    with pytest.raises(ValueError, match="rules"):
+        v.load_states(np.array([0]), [GinRummyState.new_hand(Rules(knock_limit=5), seed=0)])
+    with pytest.raises(ValueError, match="distinct"):
+        v.load_states(np.array([0, 0]), games[:2])
+
+
 def test_big_gin_through_the_vector_engine():
     # player_0 draws 9C: AC-4C, 5D-8D and 9C 9H 9S meld all 11 cards.
     s = GinRummyState.from_hands("AC 2C 3C 4C 5D 6D 7D 8D 9H 9S", "KC QD JH TS 8S 6S 4S 2S 2D 3H", "KH", "9C")
@@ -114,6 +163,10 @@ def test_errors_name_the_problem():
         VectorGinRummy(0)
     with pytest.raises(ValueError, match="reward"):
         VectorGinRummy(2, reward="money")
+    bare = VectorGinRummy(2, encoding=None, seed=0)  # no observations: for callers reading the arrays
+    assert bare.reset().observation is None and bare.step(np.array([PASS, PASS])).observation is None
+    with pytest.raises(ValueError, match="encoding=None"):
+        bare.observe()
 
 
 def test_showdown_deadwood_equals_the_game_showdown(rng):
