@@ -10,7 +10,7 @@ from agents.arena import decisions
 from rummy_env import gin_rummy_v0, melds
 from rummy_env.cards import parse_hand
 from rummy_env.game import PASS, GinRummyState
-from test_agents import P1, state_after
+from test_agents import P0, P1, state_after
 
 
 def _positions(hands: int, min_discards: int = 0):
@@ -87,3 +87,25 @@ def test_a_fresh_deal_has_no_evidence():
                      dtype=np.uint64)
     assert score.beta == 0 and score.knock_limit == -1
     assert np.all(score(hands) == 0)  # every hand equally likely: the model is uniform here
+
+
+def test_the_last_discard_weighs_hands_by_how_likely_a_sensible_player_threw_it():
+    # player_1 draws and throws KC; seen from player_0, a hand with KH KS (KC made a set
+    # there) is far less likely to have thrown it than one where KC was a lone high card
+    kd, kc = (parse_hand(c).bit_length() - 1 for c in ("KD", "KC"))
+    s = state_after(P0, P1, "TD", "QC 2D", [PASS, PASS, 0, 3 + kd, 0, 3 + kc])
+    info = s.information_set(0)
+    last = belief._last_discard(info)
+    assert last is not None and (last.card, last.taken, last.turn) == (kc, -1, 1)
+    assert last.our_thrown == parse_hand("KD TD")  # we discarded KD and passed on the upcard
+    with_kings = parse_hand("KH KS AD 3D 5D 7D 9D AH 5H 9H")
+    lone_king = parse_hand("2H 4H AD 3D 5D 7D 9D AH 5H 9H")
+    w = belief._last_discard_log_weight(np.array([with_kings, lone_king], dtype=np.uint64), info, s.rules, last)
+    assert w[1] - w[0] > np.log(20) and w[1] > np.log(0.2)
+    # in the worlds: far fewer opponent hands holding two kings to go with KC than uniform ones
+    def share_with_a_pair_of_kings(weighted: bool) -> float:
+        worlds = belief.sample_worlds(info, s.rules, np.random.default_rng(0), 300, weighted=weighted)
+        return float(np.mean([(w.hands[1] & parse_hand("KH KS")).bit_count() == 2 for w in worlds]))
+    assert share_with_a_pair_of_kings(True) < share_with_a_pair_of_kings(False) / 2
+    # its last move a pass (the first upcard offer): no discard to read
+    assert belief._last_discard(state_after(P0, P1, "TD", "QC", [PASS, PASS]).information_set(0)) is None
