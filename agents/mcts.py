@@ -149,12 +149,10 @@ class MCTSAgent(Agent):
             rows = np.flatnonzero(live)
             if rows.size == 0:
                 return values.reshape(w, m)
-            # the same tie-breaks for every candidate in a world (common random numbers)
-            noise = rng.random((w, NUM_CARDS))[world_of[rows]]
             if self.rollout == "greedy":
                 moved = simple_actions(env, rows, rng)
-            else:
-                moved = heuristic_actions(env, rows, noise=noise)
+            else:  # the same tie-breaks for every candidate in a world (common random numbers)
+                moved = heuristic_actions(env, rows, noise=rng.random((w, NUM_CARDS))[world_of[rows]])
             actions = np.zeros(w * m, dtype=np.int64)
             actions[rows] = moved
 
