@@ -98,8 +98,8 @@ def heuristic_actions(
         knock = knockable.any(axis=1) & ((best == 0) | (env.turn[g] < late_turn) | (best <= late_knock_max))
         # the least dangerous card among those leaving the least deadwood; the lowest id on ties
         knock_card = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
-        scores = expected_deadwood(hands[d], mask[d, DISCARD : DISCARD + NUM_CARDS] == 1, after, unseen[d], opts)
-        scores = scores + danger_weight * risk
+        scores = discard_scores(hands[d], mask[d, DISCARD : DISCARD + NUM_CARDS] == 1, after, unseen[d], risk, opts,
+                                danger_weight)
         ties = scores <= scores.min(axis=1, keepdims=True) + 1e-9
         card = np.argmax(np.where(ties, noise[d] + 1.0, 0.0), axis=1)
         action = np.where(knock, KNOCK + knock_card, DISCARD + card)
@@ -156,6 +156,14 @@ def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: f
     expected = _mean_over_unseen(hands, unseen, opts)
     none = unseen == 0
     return np.where(none, after_take < melds.min_deadwood(hands, **opts), after_take + margin < expected)
+
+
+def discard_scores(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, risk: np.ndarray,
+                   opts: dict, danger_weight: float = DEFAULTS["danger_weight"]) -> np.ndarray:
+    """(n, 52): the scripted agent's score of each legal discard (lower is better): the
+    deadwood expected after the next draw (``expected_deadwood``) plus ``danger_weight``
+    times ``risk`` (``danger``); +inf for cards that cannot be discarded."""
+    return expected_deadwood(hands, legal, after, unseen, opts) + danger_weight * risk
 
 
 def expected_deadwood(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, opts: dict) -> np.ndarray:
