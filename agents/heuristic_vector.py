@@ -14,6 +14,7 @@ caller, which search uses to give every candidate move the same tie-breaks in a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -22,6 +23,7 @@ from agents.heuristic import DEFAULTS
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.rules import Rules
 from rummy_env.vector import VectorGinRummy
 
 _ONE = np.uint64(1)
@@ -44,67 +46,144 @@ def _card_bits(masks: np.ndarray) -> np.ndarray:
     return (masks[:, None] & _BITS) != 0
 
 
-def heuristic_actions(
-    env: VectorGinRummy,
-    rows: np.ndarray,
-    rng: Optional[np.random.Generator] = None,
-    noise: Optional[np.ndarray] = None,
+@dataclass
+class Positions:
+    """What the heuristic reads of n positions, as arrays: the mover's side of each game.
+
+    Built from the vector engine (``positions_of``) or from one information set
+    (``agents.heuristic_features.positions_from_infoset``); everything here is known to
+    the player to move, so whatever is computed from it cannot leak hidden cards.
+    """
+
+    phase: np.ndarray  # (n,) Phase values
+    mask: np.ndarray  # (n, NUM_ACTIONS) legal actions, 0/1
+    hands: np.ndarray  # (n,) uint64 the mover's hand
+    opponent_known: np.ndarray  # (n,) uint64 cards the opponent took and still holds
+    opponent_thrown: np.ndarray  # (n,) uint64 cards the opponent discarded or passed on
+    pile: np.ndarray  # (n,) uint64 the discard pile's cards
+    top: np.ndarray  # (n,) int the pile's top card, -1 when empty
+    turn: np.ndarray  # (n,) int
+    after: np.ndarray  # (n, 52) deadwood left by discarding each card (discard phase; -1 elsewhere)
+
+    @property
+    def unseen(self) -> np.ndarray:
+        return _FULL & ~(self.hands | self.opponent_known | self.pile)
+
+
+def positions_of(env: VectorGinRummy, rows: np.ndarray) -> Positions:
+    """The positions of the players to move in games ``rows`` of ``env``."""
+    rows = np.asarray(rows, dtype=np.intp)
+    p = env.current[rows].astype(np.intp)
+    q = 1 - p
+    length = env.pile_len[rows]
+    top = np.where(length > 0, env.pile[rows, np.maximum(length - 1, 0)], -1).astype(np.intp)
+    return Positions(
+        phase=env.phase[rows], mask=env.action_mask()[rows], hands=env.hands[rows, p],
+        opponent_known=env.known[rows, q], opponent_thrown=env.discarded[rows, q] | env.passed[rows, q],
+        pile=env.pile_mask[rows], top=top, turn=env.turn[rows], after=env.discard_deadwood()[rows],
+    )
+
+
+@dataclass
+class Analysis:
+    """What the heuristic computes on its way to a move (``analyse``), per position.
+
+    Draw rows (offer or draw phase, the upcard may be taken): ``take`` (its choice),
+    ``after_take`` (least deadwood after taking the upcard) and ``stock_expected`` (expected
+    least deadwood after a stock draw); NaN in other rows. Discard rows: ``expected``
+    (``expected_deadwood``), ``risk`` (``danger``), ``scores`` (``discard_scores``; +inf
+    where the card may not be discarded), ``knock`` and ``knock_card`` (its knock choice).
+    """
+
+    take: np.ndarray
+    after_take: np.ndarray
+    stock_expected: np.ndarray
+    expected: np.ndarray
+    risk: np.ndarray
+    scores: np.ndarray
+    knock: np.ndarray
+    knock_card: np.ndarray
+
+
+def analyse(
+    pos: Positions,
+    rules: Rules,
     *,
     take_margin: float = DEFAULTS["take_margin"],
     danger_weight: float = DEFAULTS["danger_weight"],
     late_turn: int = DEFAULTS["late_turn"],
     late_knock_max: int = DEFAULTS["late_knock_max"],
+) -> Analysis:
+    """The heuristic's evaluation of ``pos`` (see ``Analysis``), all rows at once."""
+    opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
+    n = pos.hands.size
+    mask = pos.mask
+    unseen = pos.unseen
+    out = Analysis(
+        take=np.zeros(n, dtype=bool), after_take=np.full(n, np.nan), stock_expected=np.full(n, np.nan),
+        expected=np.full((n, NUM_CARDS), np.inf), risk=np.zeros((n, NUM_CARDS)), scores=np.full((n, NUM_CARDS), np.inf),
+        knock=np.zeros(n, dtype=bool), knock_card=np.zeros(n, dtype=np.intp),
+    )
+    can = np.flatnonzero((pos.phase != Phase.DISCARD) & (mask[:, TAKE_DISCARD] == 1))
+    if can.size:
+        out.take[can], out.after_take[can], out.stock_expected[can] = _wants_top(
+            pos.hands[can], pos.top[can], unseen[can], take_margin, opts)
+    d = np.flatnonzero(pos.phase == Phase.DISCARD)
+    if d.size:
+        after = pos.after[d].astype(np.float64)
+        risk = danger(pos.opponent_known[d], pos.opponent_thrown[d], pos.turn[d], rules.aces_high)
+        knockable = mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
+        best = np.where(knockable, after, np.inf).min(axis=1)
+        out.knock[d] = knockable.any(axis=1) & ((best == 0) | (pos.turn[d] < late_turn) | (best <= late_knock_max))
+        # the least dangerous card among those leaving the least deadwood; the lowest id on ties
+        out.knock_card[d] = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
+        legal = mask[d, DISCARD : DISCARD + NUM_CARDS] == 1
+        out.expected[d] = expected_deadwood(pos.hands[d], legal, after, unseen[d], opts)
+        out.risk[d] = risk
+        out.scores[d] = out.expected[d] + danger_weight * risk
+    return out
+
+
+def heuristic_actions(
+    env: VectorGinRummy,
+    rows: np.ndarray,
+    rng: Optional[np.random.Generator] = None,
+    noise: Optional[np.ndarray] = None,
+    **params: float,
 ) -> np.ndarray:
     """The ``heuristic`` agent's move (int64) for the player to move in games ``rows``.
 
-    Ties between equally scored discards go to the largest of ``noise`` (len(rows), 52)
-    floats when given, else of uniform draws from ``rng``.
+    ``params``: the agent's settings (``take_margin``, ``danger_weight``, ``late_turn``,
+    ``late_knock_max``; defaults ``agents.heuristic.DEFAULTS``). Ties between equally
+    scored discards go to the largest of ``noise`` (len(rows), 52) floats when given,
+    else of uniform draws from ``rng``.
     """
     rows = np.asarray(rows, dtype=np.intp)
-    out = np.full(rows.size, DRAW_STOCK, dtype=np.int64)
     if rows.size == 0:
-        return out
+        return np.full(0, DRAW_STOCK, dtype=np.int64)
     if noise is None:
         if rng is None:
             raise ValueError("heuristic_actions needs rng or noise to break ties between discards")
         noise = rng.random((rows.size, NUM_CARDS))
     elif np.shape(noise) != (rows.size, NUM_CARDS):
         raise ValueError(f"noise must have shape ({rows.size}, {NUM_CARDS}), got {np.shape(noise)}")
-    opts = {"aces_high": env.rules.aces_high, "five_under_ten": env.rules.five_under_ten}
-    mask = env.action_mask()[rows]
-    p = env.current[rows].astype(np.intp)
-    hands = env.hands[rows, p]
-    unseen = _FULL & ~(hands | env.known[rows, 1 - p] | env.pile_mask[rows])
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"heuristic_actions got unknown settings {unknown}; allowed: {sorted(DEFAULTS)}")
+    pos = positions_of(env, rows)
+    return actions_from(pos, analyse(pos, env.rules, **params), noise)
 
-    drawing = np.flatnonzero(env.phase[rows] != Phase.DISCARD)
-    if drawing.size:
-        want = mask[drawing, TAKE_DISCARD] == 1
-        can = np.flatnonzero(want)
-        if can.size:
-            g = rows[drawing[can]]
-            top = env.pile[g, env.pile_len[g] - 1].astype(np.intp)
-            want[can] = _wants_top(hands[drawing[can]], top, unseen[drawing[can]], take_margin, opts)
-        out[drawing] = np.where(want, TAKE_DISCARD, np.where(mask[drawing, PASS] == 1, PASS, DRAW_STOCK))
 
-    discarding = np.flatnonzero(env.phase[rows] == Phase.DISCARD)
-    if discarding.size:
-        d = discarding
-        g = rows[d]
-        after = env.discard_deadwood()[g].astype(np.float64)
-        q = 1 - p[d]
-        risk = danger(env.known[g, q], env.discarded[g, q] | env.passed[g, q], env.turn[g], env.rules.aces_high)
-        knockable = mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
-        best = np.where(knockable, after, np.inf).min(axis=1)
-        knock = knockable.any(axis=1) & ((best == 0) | (env.turn[g] < late_turn) | (best <= late_knock_max))
-        # the least dangerous card among those leaving the least deadwood; the lowest id on ties
-        knock_card = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
-        scores = discard_scores(hands[d], mask[d, DISCARD : DISCARD + NUM_CARDS] == 1, after, unseen[d], risk, opts,
-                                danger_weight)
-        ties = scores <= scores.min(axis=1, keepdims=True) + 1e-9
-        card = np.argmax(np.where(ties, noise[d] + 1.0, 0.0), axis=1)
-        action = np.where(knock, KNOCK + knock_card, DISCARD + card)
-        out[d] = np.where(mask[d, BIG_GIN] == 1, BIG_GIN, action)
-    return out
+def actions_from(pos: Positions, analysis: Analysis, noise: np.ndarray) -> np.ndarray:
+    """The heuristic's moves from its ``analysis`` of ``pos``; ties between discards go to
+    the largest of ``noise`` (n, 52)."""
+    mask = pos.mask
+    draw = np.where(analysis.take, TAKE_DISCARD, np.where(mask[:, PASS] == 1, PASS, DRAW_STOCK))
+    ties = analysis.scores <= analysis.scores.min(axis=1, keepdims=True) + 1e-9
+    card = np.argmax(np.where(ties, noise + 1.0, 0.0), axis=1)
+    discard = np.where(analysis.knock, KNOCK + analysis.knock_card, DISCARD + card)
+    discard = np.where(mask[:, BIG_GIN] == 1, BIG_GIN, discard)
+    return np.where(pos.phase == Phase.DISCARD, discard, draw).astype(np.int64)
 
 
 def danger(opponent_known: np.ndarray, opponent_thrown: np.ndarray, turn: np.ndarray, aces_high: bool) -> np.ndarray:
@@ -125,16 +204,17 @@ def danger(opponent_known: np.ndarray, opponent_thrown: np.ndarray, turn: np.nda
     return risk
 
 
-def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict) -> np.ndarray:
+def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: Optional[np.ndarray] = None) -> np.ndarray:
     """For each (n,) 10-card ``base`` hand: the mean over its ``unseen`` cards u of the
     least deadwood of base | u after the best discard (NaN where nothing is unseen).
+    ``whole``: ``melds.min_deadwood(base)`` when the caller already has it.
 
     Only the u that make a meld with ``base`` go through the meld solver (a few of the
     thirty-odd): any other u is deadwood in every arrangement of base | u, so the best is
     to throw it (the deadwood of ``base``) or to keep it and throw base's best card
     (``best_discard_deadwood(base)`` plus u's value), exactly.
     """
-    whole = melds.min_deadwood(base, **opts).astype(np.float64)
+    whole = (melds.min_deadwood(base, **opts) if whole is None else whole).astype(np.float64)
     kept = melds.best_discard_deadwood(base, **opts).astype(np.float64)
     completions = melds.meld_completions(base, aces_high=opts["aces_high"])
     plain = _card_bits(unseen & ~completions)
@@ -147,15 +227,18 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict) -> np.nd
         return sums / counts
 
 
-def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: float, opts: dict) -> np.ndarray:
-    """Take the face-up card: its best deadwood beats the expected best after a stock draw."""
+def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: float, opts: dict):
+    """Take the face-up card: its best deadwood beats the expected best after a stock draw.
+    Returns the choice, the least deadwood after taking and the expected after a stock draw."""
     after = melds.discard_deadwood(hands | _BITS[top], **opts).astype(np.float64)
     after[after < 0] = np.inf
     after[np.arange(top.size), top] = np.inf  # the card just taken cannot be discarded
     after_take = after.min(axis=1)
-    expected = _mean_over_unseen(hands, unseen, opts)
+    now = melds.min_deadwood(hands, **opts)
+    expected = _mean_over_unseen(hands, unseen, opts, whole=now)
     none = unseen == 0
-    return np.where(none, after_take < melds.min_deadwood(hands, **opts), after_take + margin < expected)
+    take = np.where(none, after_take < now, after_take + margin < expected)
+    return take, after_take, np.where(none, now, expected)
 
 
 def discard_scores(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, risk: np.ndarray,
@@ -170,10 +253,11 @@ def expected_deadwood(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, u
     """(n, 52): for 11-card ``hands``, the deadwood expected after discarding each card and
     drawing one of the ``unseen`` cards (then discarding the best card): the scripted
     agent's meld-potential term. ``legal`` (n, 52) bool: the cards that may be discarded
-    (+inf elsewhere); ``after``: ``melds.discard_deadwood`` of the hands, used where
-    nothing is unseen; ``opts``: the solver's rule options."""
+    (+inf elsewhere); ``after``: ``melds.discard_deadwood`` of the hands (the deadwood
+    of each hand without each card); ``opts``: the solver's rule options."""
     row, card = np.nonzero(legal)
-    expected = _mean_over_unseen(hands[row] & ~_BITS[card], unseen[row], opts)
+    # the least deadwood of the hand without the card is ``after``: no need to solve it again
+    expected = _mean_over_unseen(hands[row] & ~_BITS[card], unseen[row], opts, whole=after[row, card])
     expected = np.where(unseen[row] == 0, after[row, card], expected)
     scores = np.full(legal.shape, np.inf)
     scores[row, card] = expected

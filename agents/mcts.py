@@ -83,6 +83,7 @@ class MCTSAgent(Agent):
         rollout: str = "heuristic",
         confidence: float = 1.0,
         weighted: bool = True,
+        win_bonus: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if simulations < 1:
@@ -97,12 +98,15 @@ class MCTSAgent(Agent):
             raise ValueError(f"confidence must be >= 0 standard errors, got {confidence}")
         if not isinstance(weighted, bool):
             raise ValueError(f"weighted must be true or false, got {weighted!r}")
+        if win_bonus < 0:
+            raise ValueError(f"win_bonus must be >= 0 points, got {win_bonus}")
         self.simulations = simulations
         self.time = time
         self.candidates = candidates
         self.rollout = rollout
         self.confidence = confidence
         self.weighted = weighted
+        self.win_bonus = float(win_bonus)
         self.guide = HeuristicAgent(seed)
         # searched decisions, and those where it did not play the heuristic's move, over the
         # agent's life (not cleared by reset: for reports over many games)
@@ -132,7 +136,8 @@ class MCTSAgent(Agent):
 
     def _values(self, worlds: list[GinRummyState], moves: list[int], me: int) -> np.ndarray:
         """(worlds, moves): points to ``me`` when each move is played in each world and the
-        hand played out, all at once on the vector engine."""
+        hand played out (plus ``win_bonus`` if ``me`` won the hand, minus it if ``me``
+        lost), all at once on the vector engine."""
         w, m = len(worlds), len(moves)
         env = VectorGinRummy(w * m, rules=worlds[0].rules, encoding=None, seed=0)
         env.load_states(np.arange(w * m), [world for world in worlds for _ in range(m)])
@@ -144,7 +149,8 @@ class MCTSAgent(Agent):
         while True:
             result = env.step(actions, active=live)
             ended = live & result.terminated
-            values[ended] = result.rewards[ended, me]
+            points = result.rewards[ended, me]
+            values[ended] = points + self.win_bonus * np.sign(points)
             live &= ~result.terminated
             rows = np.flatnonzero(live)
             if rows.size == 0:

@@ -6,9 +6,11 @@ its config, curves and measured results in the README); ``make("ppo:path=runs/X/
 
 The network reads the ``flat`` encoding of the player's information set, re-encoded
 here from ``info`` (so it works whatever encoding the env was built with) and without
-match scores: training plays single hands. It plays the most probable legal action
-(``greedy=true``, the default) or samples from its distribution (``greedy=false``,
-seeded). torch is imported only when a ``ppo`` agent is made: the env never needs it.
+match scores: training plays single hands. Networks trained with ``advice`` also get
+the heuristic's evaluation of the position (``agents.heuristic_features``). It plays the
+most probable legal action (``greedy=true``, the default) or samples from its
+distribution (``greedy=false``, seeded). torch is imported only when a ``ppo`` agent is
+made: the env never needs it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from agents.base import Agent, information, legal_actions
+from agents.heuristic_features import advice_of_infoset
 from rummy_env.encoding import encode
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
@@ -66,7 +69,10 @@ class PPOAgent(Agent):
         legal = legal_actions(observation)
         infoset, rules = information(info)
         torch = self._torch
-        obs = torch.from_numpy(encode(infoset, rules, "flat"))[None]
+        features = encode(infoset, rules, "flat")
+        if self.net.advice:
+            features = np.concatenate([features, advice_of_infoset(infoset, rules, legal)])
+        obs = torch.from_numpy(features)[None]
         mask = torch.zeros((1, self.net.num_actions), dtype=torch.bool)
         mask[0, torch.from_numpy(legal)] = True
         with torch.no_grad():

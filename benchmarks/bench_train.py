@@ -9,9 +9,11 @@ passes, the scripted ones (``simple``, ``heuristic``) array operations, and self
 makes both seats training data (twice the update work per step).
 
     python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME ...] [--repeats 3]
+                                     [--set advice=false ...]
 
-With ``--repeats N`` each mix is measured N times and the run with the median rate is
-printed, with the range: a shared VM's speed drifts by 10-20% from minute to minute.
+With ``--repeats N`` each mix is measured N times and the run with the median rate (the
+lower of the two middle runs for even N) is printed, with the range: a shared VM's speed
+drifts by 10-20% from minute to minute. ``--set FIELD=VALUE`` overrides config fields.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ MIXES = {
 }
 
 
-def measure(config_path: str, updates: int, opponents) -> dict[str, float]:
-    overrides = {"total_updates": updates + 1, "eval_every": 0, "checkpoint_every": 10**6, "progress": False,
+def measure(config_path: str, updates: int, opponents, extra: dict[str, str]) -> dict[str, float]:
+    overrides = {**extra, "total_updates": updates + 1, "eval_every": 0, "checkpoint_every": 10**6, "progress": False,
                  "snapshot_every": 1}
     if opponents is not None:
         overrides["opponents"] = opponents
@@ -78,15 +80,23 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=20, help="timed updates per mix (default 20)")
     parser.add_argument("--mix", action="append", choices=sorted(MIXES), help="opponent mixes to measure (default all)")
     parser.add_argument("--repeats", type=int, default=1, help="measure each mix this many times; print the median run")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override a config field")
     args = parser.parse_args()
     if args.updates < 1 or args.repeats < 1:
         parser.error("--updates and --repeats must be at least 1")
+    extra = {}
+    for item in args.set:
+        field, sep, value = item.partition("=")
+        if not sep or not field:
+            parser.error(f"--set takes FIELD=VALUE, got {item!r}")
+        extra[field] = value
     print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads)")
-    print(f"config: {args.config}; {args.updates} timed updates per mix (evaluations and checkpoints off)")
+    print(f"config: {args.config}{''.join(f' --set {k}={v}' for k, v in extra.items())}; "
+          f"{args.updates} timed updates per mix (evaluations and checkpoints off)")
     for name in args.mix or list(MIXES):
-        runs = sorted((measure(args.config, args.updates, MIXES[name]) for _ in range(args.repeats)),
+        runs = sorted((measure(args.config, args.updates, MIXES[name], extra) for _ in range(args.repeats)),
                       key=lambda run: run["steps_per_s"])
-        r = runs[len(runs) // 2]
+        r = runs[(len(runs) - 1) // 2]
         spread = f", range {runs[0]['steps_per_s']:,.0f}-{runs[-1]['steps_per_s']:,.0f} over {len(runs)} runs" if len(runs) > 1 else ""
         print(f"  opponents {name:12s} {r['steps_per_s']:>9,.0f} env steps/s   "
               f"({r['steps']:,} steps in {r['seconds']:.1f} s: rollouts {r['rollout_s']:.1f} s, updates {r['update_s']:.1f} s{spread})")

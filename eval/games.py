@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import agents
+from agents.arena import decisions
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import GinRummyState
@@ -90,13 +91,9 @@ def play_game(spec: dict[str, Any], game: Game | TableGame) -> dict[str, Any]:
         options["deck"] = deck_for(spec["seed"], game.deal)
     env.reset(seed=deal_seed(spec["seed"], game.deal), options=options)
     hands: list[dict[str, Any]] = []
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for seat, obs, info in decisions(env):
         before = env.game  # a match deals the next hand inside step: keep the one being played
-        env.step(players[env.possible_agents.index(name)].act(obs, info))
+        env.step(players[seat].act(obs, info))
         if before is not None and before.is_over:
             hands.append(_hand_record(before, spec["record"]))
     record: dict[str, Any] = {"key": game.key, "i": game.i, "j": game.j, "deal": game.deal, "swap": game.swap,
@@ -149,13 +146,9 @@ def play_table_game(spec: dict[str, Any], game: TableGame) -> dict[str, Any]:
         options["deck"] = deck_for(spec["seed"], game.deal)
     env.reset(seed=base, options=options)
     hands: list[dict[str, Any]] = []
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for seat, obs, info in decisions(env):
         before = env.game
-        env.step(players[env.possible_agents.index(name)].act(obs, info))
+        env.step(players[seat].act(obs, info))
         if before is not None and before.is_over:
             hands.append(_rummy_hand_record(before, spec["record"]))
     record: dict[str, Any] = {"key": game.key, "table": list(game.table), "deal": game.deal,

@@ -219,10 +219,25 @@ def test_mcts_search_deviates_only_when_clearly_better_and_drops_clear_losers():
     assert move == a and agent.played[a] == ROUND
 
 
+def test_mcts_win_bonus_adds_to_won_playouts_and_takes_from_lost_ones():
+    s = state_after(P0, P1, "5C", "", [PASS, PASS, DRAW_STOCK])
+    info, me = s.information_set(s.current_player), s.current_player
+    plain, bonus = agents.make("mcts", seed=3), agents.make("mcts:win_bonus=7", seed=3)
+    worlds = plain._sample(info, s.rules, 12)
+    moves = plain._moves(set(np.flatnonzero(s.legal_mask()).tolist()), info, s.rules, plain.guide.choose(
+        info, s.rules, set(np.flatnonzero(s.legal_mask()).tolist())))
+    bonus.rng = np.random.default_rng(99)
+    plain.rng = np.random.default_rng(99)  # the same rollouts for both
+    base, shaped = plain._values(worlds, moves, me), bonus._values(worlds, moves, me)
+    np.testing.assert_allclose(shaped, base + 7 * np.sign(base))
+    assert (base != 0).any()
+
+
 def test_mcts_options_are_checked():
     for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy"),
                           ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
-                          ("mcts:weighted=no", "weighted must be true or false")]:
+                          ("mcts:weighted=no", "weighted must be true or false"),
+                          ("mcts:win_bonus=-2", "win_bonus must be >= 0 points")]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)
     m = agents.make("mcts:rollout=greedy,weighted=false")

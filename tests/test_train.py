@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 import agents  # noqa: E402
 from agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
-from train.config import PPOConfig, load_config  # noqa: E402
+from train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from train.curves import plot_curves, read_scalars  # noqa: E402
-from train.model import PolicyNet, masked_entropy, save_policy  # noqa: E402
+from train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
 from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
@@ -42,6 +42,21 @@ def test_config_refuses_unknown_fields_and_bad_values(tmp_path):
         load_config(None, {"eval_hands": 9})
     with pytest.raises(FileNotFoundError, match="nope.yaml"):
         load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ValueError, match="'win_bonus' = -0.1: must be >= 0"):
+        load_config(None, {"win_bonus": "-0.1"})
+
+
+def test_the_win_bonus_rewards_hands_won_and_keeps_the_game_zero_sum():
+    rewards = np.array([[0.27, -0.27], [0.0, 0.0], [-0.04, 0.04]])
+    np.testing.assert_allclose(with_win_bonus(rewards, 0.1), [[0.37, -0.37], [0.0, 0.0], [-0.14, 0.14]])
+    assert with_win_bonus(rewards, 0.0) is rewards
+    from train.imitation import collect
+
+    plain = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3)
+    bonus = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3, win_bonus=0.25)
+    np.testing.assert_array_equal(plain["act"], bonus["act"])
+    np.testing.assert_allclose(bonus["ret"] - plain["ret"], 0.25 * np.sign(plain["ret"]), atol=1e-6)
+    assert (plain["ret"] != 0).any()
 
 
 def test_config_file_then_overrides(tmp_path):
@@ -111,11 +126,12 @@ def test_masked_policy_gives_zero_probability_and_legal_entropy():
 
 
 
-def test_card_head_on_legal_cards_only_equals_the_dense_head():
+@pytest.mark.parametrize("advice", [False, True])
+def test_card_head_on_legal_cards_only_equals_the_dense_head(advice):
     # the card head is evaluated only where a discard or knock is legal; every legal
     # logit must be what the head gives when run on all 52 cards of every position
     torch.manual_seed(0)
-    net = PolicyNet((32,), 8)
+    net = PolicyNet((32,), 8, advice=advice)
     obs = torch.randn(6, net.obs_size)
     mask = torch.zeros(6, net.num_actions, dtype=torch.bool)
     mask[0, [0, 1]] = True  # drawing: no card legal
@@ -126,7 +142,11 @@ def test_card_head_on_legal_cards_only_equals_the_dense_head():
     mask[5, [30]] = True
     logp, _ = net(obs, mask)
     z = net.trunk(obs)
-    cards = obs[:, : 9 * 52].view(-1, 9, 52).transpose(1, 2)
+    cards = obs[:, : 9 * 52].view(-1, 9, 52)
+    if advice:  # each card's 4 advice slices follow the 479 flat values
+        assert net.obs_size == 479 + 4 * 52 + 5
+        cards = torch.cat([cards, obs[:, 479 : 479 + 4 * 52].view(-1, 4, 52)], dim=1)
+    cards = cards.transpose(1, 2)
     per_card = net.card_out(torch.relu(net.card_in(cards) + net.card_context(z)[:, None, :]))
     g = net.global_logits(z)
     dense = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1).masked_fill(~mask, -1e9)
@@ -221,6 +241,28 @@ def test_policy_files_are_checked(tmp_path):
         agents.make(f"ppo:path={good},greedy=3")
 
 
+def test_policy_files_keep_whether_the_network_reads_advice(tmp_path):
+    torch.manual_seed(3)
+    net = PolicyNet((8,), 4, advice=True)
+    path = tmp_path / "advice.pt"
+    save_policy(net, path, "classic")
+    loaded, meta = load_policy(path)
+    assert loaded.advice and meta["advice"] and loaded.obs_size == net.obs_size
+    obs, mask = torch.rand(2, net.obs_size), torch.ones(2, net.num_actions, dtype=torch.bool)
+    torch.testing.assert_close(loaded(obs, mask)[0], net.eval()(obs, mask)[0])
+    # a file from before advice existed has no such key: a network without advice
+    payload = torch.load(path, weights_only=False)
+    old = PolicyNet((8,), 4)
+    payload.update(obs_size=old.obs_size, state_dict=old.state_dict())
+    del payload["advice"]
+    torch.save(payload, path)
+    assert not load_policy(path)[0].advice
+    # and an agent around an advice network plays whole hands
+    save_policy(net, path, "classic")
+    result = play_hand([agents.make(f"ppo:{path}"), agents.make("heuristic", seed=1)], "classic", seed=4)
+    assert result.outcome
+
+
 def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
     for seed in (0, 1):
         t = Trainer.start(tiny(tmp_path, total_updates=2, seed=seed, checkpoint_every=5), tmp_path / f"exp__{seed}__x")
@@ -286,6 +328,28 @@ def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
     t.train()
     t.close()
     assert read_scalars(tmp_path / "warm")["imitation/samples"][1][0] >= 500
+
+
+def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
+    """With the heuristic's evaluation as input, imitating it is nearly exact (only its
+    random pick among equal discards cannot be copied); runs with advice train, snapshots
+    in the pool included."""
+    from train.imitation import collect, pretrain
+
+    data = collect("heuristic", "classic", "scaled", 4000, num_envs=32, seed=2, advice=True)
+    assert data["obs"].shape[1] == PolicyNet((8,), advice=True).obs_size
+    plain = {k: v[:, :479] if k == "obs" else v for k, v in data.items()}
+    scores = {}
+    for advice, d in ((True, data), (False, plain)):
+        torch.manual_seed(0)
+        net = PolicyNet((64,), 16, advice=advice)
+        scores[advice] = pretrain(net, d, 6, 3e-3, 256, torch.Generator().manual_seed(0))["agreement"]
+    assert scores[True] > 0.8 and scores[True] > scores[False] + 0.05, scores
+    t = Trainer.start(tiny(tmp_path, total_updates=3, advice=True, opponents={"pool": 0.5, "self": 0.3, "heuristic": 0.2},
+                           snapshot_every=1, eval_every=0), tmp_path / "advice")
+    t.train()
+    assert t.net.advice and t._pool_nets and all(net.advice for net in t._pool_nets)
+    t.close()
 
 
 # ---------------------------------------------------------------- learning

@@ -17,18 +17,23 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
+from agents.heuristic_features import advice_of_env
 from agents.heuristic_vector import heuristic_actions
 from agents.simple import simple_actions
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import VectorGinRummy
+from train.config import with_win_bonus
 from train.model import PolicyNet
 
 TEACHERS = ("simple", "heuristic")
 
 
 def collect(teacher: str, rules: str, reward: str, samples: int, num_envs: int = 256, seed: int = 0,
-            progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
-    """At least ``samples`` teacher moves from finished hands (obs, mask, action, result)."""
+            progress: Optional[Callable[[int], None]] = None, advice: bool = False,
+            win_bonus: float = 0.0) -> dict[str, np.ndarray]:
+    """At least ``samples`` teacher moves from finished hands (obs, mask, action, result);
+    with ``advice`` each observation is followed by the mover's advice features; results
+    include ``win_bonus`` (``train.config.with_win_bonus``)."""
     if teacher not in TEACHERS:
         raise ValueError(f"imitation teacher must be one of {TEACHERS}, got {teacher!r}")
     env = VectorGinRummy(num_envs, rules=rules, encoding="flat", reward=reward, seed=seed)
@@ -40,16 +45,17 @@ def collect(teacher: str, rules: str, reward: str, samples: int, num_envs: int =
     rows = np.arange(num_envs)
     while done_count < samples:
         mask = r.action_mask
+        observation = np.concatenate([r.observation, advice_of_env(env, rows)], axis=1) if advice else r.observation
         actions = (simple_actions if teacher == "simple" else heuristic_actions)(env, rows, rng)
         for g in rows:
-            pending[g].append((r.observation[g], mask[g].astype(bool), int(actions[g]), int(r.player[g])))
+            pending[g].append((observation[g], mask[g].astype(bool), int(actions[g]), int(r.player[g])))
         r = env.step(actions)
         for g in np.flatnonzero(r.terminated):
             for obs, m, a, seat in pending[g]:
                 obs_out.append(obs)
                 mask_out.append(m)
                 act_out.append(a)
-                ret_out.append(r.rewards[g, seat])
+                ret_out.append(with_win_bonus(r.rewards[g, seat], win_bonus))
             done_count += len(pending[g])
             pending[g] = []
         if progress is not None:

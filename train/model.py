@@ -1,8 +1,11 @@
 """The policy-value network and its file format, shared by training and the ``ppo`` agent.
 
 A network over the ``flat`` observation (``rummy_env.encoding``: 479 values built from
-the player's information set only) with a policy over the 108 actions and a value. Illegal actions are masked by setting their logits to a large negative number, so
-their probability is exactly 0 and the entropy is that of the legal actions only.
+the player's information set only), optionally followed by the heuristic's advice
+features (``agents.heuristic_features``: 213 more, also from the information set only),
+with a policy over the 108 actions and a value. Illegal actions are masked by setting
+their logits to a large negative number, so their probability is exactly 0 and the
+entropy is that of the legal actions only.
 
 A *policy file* (``save_policy``/``load_policy``) holds the weights plus what is needed
 to rebuild and check the network: format version, layer widths, observation size,
@@ -17,6 +20,7 @@ from typing import Any, Union
 import torch
 from torch import nn
 
+from agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE
 from rummy_env.cards import NUM_CARDS
 from rummy_env.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.game import DISCARD, KNOCK, NUM_ACTIONS
@@ -24,6 +28,7 @@ from rummy_env.game import DISCARD, KNOCK, NUM_ACTIONS
 POLICY_FORMAT = "rummy-env-policy-v1"
 _NEG = -1e9
 _CARD_FEATURES = len(CARD_SLICES)
+_ADVICE_CARDS = len(ADVICE_CARD_SLICES)
 _DISCARDS = slice(DISCARD, DISCARD + NUM_CARDS)  # the logits' layout is the action layout
 _KNOCKS = slice(KNOCK, KNOCK + NUM_CARDS)
 
@@ -37,19 +42,22 @@ class PolicyNet(nn.Module):
     opponent, deadwood left if discarded, ...) and ``g``, with weights shared by all 52
     cards: "discard the card that leaves the least deadwood" is then one small function
     to learn instead of 52, which makes learning from scratch much faster.
+
+    With ``advice=True`` the input is the flat observation followed by the advice
+    features (``obs_size`` = 479 + 213), and the card head also reads each card's 4
+    advice slices.
     """
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 256), card_hidden: int = 64, obs_size: int = FLAT_SIZE,
-                 num_actions: int = NUM_ACTIONS):
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), card_hidden: int = 64, advice: bool = False):
         super().__init__()
-        if obs_size != FLAT_SIZE or num_actions != NUM_ACTIONS:
-            raise ValueError(f"PolicyNet is built for the flat encoding ({FLAT_SIZE}) and {NUM_ACTIONS} actions")
         self.hidden = tuple(int(h) for h in hidden)
         self.card_hidden = int(card_hidden)
-        self.obs_size = obs_size
-        self.num_actions = num_actions
+        self.advice = bool(advice)
+        self.obs_size = FLAT_SIZE + (ADVICE_SIZE if self.advice else 0)
+        self.num_actions = NUM_ACTIONS
+        card_features = _CARD_FEATURES + (_ADVICE_CARDS if self.advice else 0)
         layers: list[nn.Module] = []
-        width = obs_size
+        width = self.obs_size
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -57,7 +65,7 @@ class PolicyNet(nn.Module):
         self.value = nn.Linear(width, 1)
         self.global_logits = nn.Linear(width, 4)  # draw stock, take discard, pass, Big Gin
         self.card_context = nn.Linear(width, self.card_hidden)
-        self.card_in = nn.Linear(_CARD_FEATURES, self.card_hidden)
+        self.card_in = nn.Linear(card_features, self.card_hidden)
         self.card_out = nn.Linear(self.card_hidden, 2)  # discard c, knock with c
         for layer in [*self.trunk, self.card_context, self.card_in]:
             if isinstance(layer, nn.Linear):
@@ -78,6 +86,9 @@ class PolicyNet(nn.Module):
         per_card = z.new_zeros(obs.shape[0] * NUM_CARDS, 2)
         if rows.numel():
             features = obs[:, : _CARD_FEATURES * NUM_CARDS].view(-1, _CARD_FEATURES, NUM_CARDS)[rows, :, cards]
+            if self.advice:
+                advice = obs[:, FLAT_SIZE : FLAT_SIZE + _ADVICE_CARDS * NUM_CARDS].view(-1, _ADVICE_CARDS, NUM_CARDS)
+                features = torch.cat([features, advice[rows, :, cards]], dim=1)
             h = torch.relu(self.card_in(features) + self.card_context(z).index_select(0, rows))
             per_card = per_card.index_copy(0, rows * NUM_CARDS + cards, self.card_out(h))
         per_card = per_card.view(-1, NUM_CARDS, 2)
@@ -119,12 +130,14 @@ def load_policy(path: Union[str, Path]) -> tuple[PolicyNet, dict[str, Any]]:
         payload = payload["policy"]  # a training checkpoint holds a policy payload
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:
         raise ValueError(f"{str(path)!r} is not a {POLICY_FORMAT} policy file or training checkpoint")
-    if payload["obs_size"] != FLAT_SIZE or payload["num_actions"] != NUM_ACTIONS:
+    advice = bool(payload.get("advice", False))  # files written before advice existed have none
+    expected = FLAT_SIZE + (ADVICE_SIZE if advice else 0)
+    if payload["obs_size"] != expected or payload["num_actions"] != NUM_ACTIONS:
         raise ValueError(
             f"{str(path)!r} was built for {payload['obs_size']} inputs and {payload['num_actions']} actions; "
-            f"this version has {FLAT_SIZE} and {NUM_ACTIONS}"
+            f"this version has {expected} and {NUM_ACTIONS}"
         )
-    net = PolicyNet(tuple(payload["hidden"]), payload["card_hidden"])
+    net = PolicyNet(tuple(payload["hidden"]), payload["card_hidden"], advice=advice)
     net.load_state_dict(payload["state_dict"])
     net.eval()
     return net, payload
@@ -136,6 +149,7 @@ def policy_payload(net: PolicyNet, rules: str, extra: dict[str, Any] | None = No
         "format": POLICY_FORMAT,
         "hidden": list(net.hidden),
         "card_hidden": net.card_hidden,
+        "advice": net.advice,
         "obs_size": net.obs_size,
         "num_actions": net.num_actions,
         "rules": rules,

@@ -42,12 +42,13 @@ import torch
 import yaml
 
 from agents.arena import play_hand
+from agents.heuristic_features import advice_of_env
 from agents.heuristic_vector import heuristic_actions
 from agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
-from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config
+from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
 from train.model import PolicyNet, masked_entropy, policy_payload, save_policy
 from train.opponents import random_actions
 
@@ -99,7 +100,7 @@ class Trainer:
         self.run_dir = Path(run_dir)
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(c.seed)
-        self.net = PolicyNet(c.hidden, c.card_hidden)
+        self.net = PolicyNet(c.hidden, c.card_hidden, advice=c.advice)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
         self.gen = torch.Generator().manual_seed(c.seed + 1)
         self.rng = np.random.default_rng(c.seed + 2)
@@ -152,7 +153,8 @@ class Trainer:
         start = time.perf_counter()
         with tqdm(total=c.imitation_samples, disable=not c.progress, desc=f"imitating {c.imitation_teacher}",
                   unit="move") as bar:
-            data = collect(c.imitation_teacher, c.rules, c.reward, c.imitation_samples, seed=c.seed + 5,
+            data = collect(c.imitation_teacher, c.rules, c.reward, c.imitation_samples, seed=c.seed + 5, advice=c.advice,
+                           win_bonus=c.win_bonus,
                            progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
         stats = pretrain(self.net, data, c.imitation_epochs, c.imitation_lr, c.minibatch_size,
                          torch.Generator().manual_seed(c.seed + 6))
@@ -228,7 +230,7 @@ class Trainer:
     def _build_pool_nets(self) -> None:
         self._pool_nets = []
         for state in self.pool:
-            net = PolicyNet(self.config.hidden, self.config.card_hidden)
+            net = PolicyNet(self.config.hidden, self.config.card_hidden, advice=self.config.advice)
             net.load_state_dict(state)
             net.eval()
             self._pool_nets.append(net)
@@ -255,11 +257,13 @@ class Trainer:
         returns: dict[str, list[float]] = {k: [] for k in OPPONENT_KINDS if k != "self"}
         outcomes = np.zeros(6, dtype=np.int64)
         self.net.eval()
-        obs = env.observe()
+        obs = self._inputs(env.observe(), np.arange(n))
         mask = env.action_mask().astype(bool)
         for t in range(T):
             player = env.current.astype(np.int64)
             learner = (self.kind == SELF) | (player == self.learner_seat)
+            if c.advice and t > 0:  # the networks' games get the advice features
+                obs = self._inputs(obs, np.flatnonzero(learner | (self.kind == POOL)))
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
             with torch.no_grad():
@@ -288,7 +292,7 @@ class Trainer:
             obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
-            rew_buf[t], term_buf[t] = r.rewards, r.terminated
+            rew_buf[t], term_buf[t] = with_win_bonus(r.rewards, c.win_bonus), r.terminated
             done = np.flatnonzero(r.terminated)
             if done.size:
                 for g in done:
@@ -299,6 +303,7 @@ class Trainer:
                 self.episodes += done.size
                 self._assign(done)
             obs, mask = r.observation, r.action_mask.astype(bool)
+        obs = self._inputs(obs, np.arange(n))
         with torch.no_grad():
             _, last_value = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
         adv, ret = self._gae(val_buf, player_buf, rew_buf, term_buf, rec_buf, last_value.numpy(), env.current.astype(np.int64))
@@ -314,6 +319,16 @@ class Trainer:
             "returns": returns,
             "outcomes": outcomes,
         }
+
+    def _inputs(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The network's input for each game: the flat observation, then (with ``advice``)
+        the advice features for games ``rows`` (zeros in the others, which no network reads)."""
+        if not self.config.advice:
+            return observation
+        out = np.zeros((observation.shape[0], self.net.obs_size), dtype=np.float32)
+        out[:, : observation.shape[1]] = observation
+        out[rows, observation.shape[1] :] = advice_of_env(self.env, rows)
+        return out
 
     def _gae(self, values, players, rewards, terminated, recorded, last_value, last_player):
         """Advantages per (game, seat) trajectory; see the module docstring."""
