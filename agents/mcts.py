@@ -37,7 +37,11 @@ Choices that make it strong for its cost:
   could have knocked are less likely, and each hand is weighed by how likely a sensible
   player holding it would have made the opponent's last discard; ``weighted=false``
   deals the hidden cards uniformly;
-- a knock is scored exactly in each world (the showdown needs no rollout).
+- a knock is scored exactly in each world (the showdown needs no rollout);
+- a win bonus: each playout is worth its points plus ``win_bonus`` (default 10) if the
+  hand is won and minus it if lost, because points alone made the search win bigger
+  hands but not more of them (51.7% of hands against ``heuristic`` with no bonus, 55.7%
+  with 10 points, both about +5 points a hand; README).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
 seed; the default 1,000 takes about a second a move on our 2-core machine), or ``time``
@@ -83,7 +87,7 @@ class MCTSAgent(Agent):
         rollout: str = "heuristic",
         confidence: float = 1.0,
         weighted: bool = True,
-        win_bonus: float = 0.0,
+        win_bonus: float = 10.0,
     ) -> None:
         super().__init__(seed)
         if simulations < 1:

@@ -222,7 +222,8 @@ def test_mcts_search_deviates_only_when_clearly_better_and_drops_clear_losers():
 def test_mcts_win_bonus_adds_to_won_playouts_and_takes_from_lost_ones():
     s = state_after(P0, P1, "5C", "", [PASS, PASS, DRAW_STOCK])
     info, me = s.information_set(s.current_player), s.current_player
-    plain, bonus = agents.make("mcts", seed=3), agents.make("mcts:win_bonus=7", seed=3)
+    assert agents.make("mcts").win_bonus == 10
+    plain, bonus = agents.make("mcts:win_bonus=0", seed=3), agents.make("mcts:win_bonus=7", seed=3)
     worlds = plain._sample(info, s.rules, 12)
     moves = plain._moves(set(np.flatnonzero(s.legal_mask()).tolist()), info, s.rules, plain.guide.choose(
         info, s.rules, set(np.flatnonzero(s.legal_mask()).tolist())))
