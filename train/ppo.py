@@ -257,17 +257,16 @@ class Trainer:
         returns: dict[str, list[float]] = {k: [] for k in OPPONENT_KINDS if k != "self"}
         outcomes = np.zeros(6, dtype=np.int64)
         self.net.eval()
-        obs = self._inputs(env.observe(), np.arange(n))
+        obs = env.observe()
         mask = env.action_mask().astype(bool)
         for t in range(T):
             player = env.current.astype(np.int64)
             learner = (self.kind == SELF) | (player == self.learner_seat)
-            if c.advice and t > 0:  # the networks' games get the advice features
-                obs = self._inputs(obs, np.flatnonzero(learner | (self.kind == POOL)))
+            inputs = self._inputs(obs, np.flatnonzero(learner | (self.kind == POOL)))  # the networks' games
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
             with torch.no_grad():
-                o = torch.from_numpy(obs[rows])
+                o = torch.from_numpy(inputs[rows])
                 m = torch.from_numpy(mask[rows])
                 logp, value = self.net(o, m)
                 a = self._sample(logp)
@@ -278,7 +277,7 @@ class Trainer:
                 for i, net in enumerate(self._pool_nets):
                     pr = np.flatnonzero(others & (self.kind == POOL) & (self.pool_index == i))
                     if pr.size:
-                        lp, _ = net(torch.from_numpy(obs[pr]), torch.from_numpy(mask[pr]))
+                        lp, _ = net(torch.from_numpy(inputs[pr]), torch.from_numpy(mask[pr]))
                         actions[pr] = self._sample(lp).numpy()
             rr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("random")))
             if rr.size:
@@ -289,7 +288,7 @@ class Trainer:
             hr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("heuristic")))
             if hr.size:
                 actions[hr] = heuristic_actions(env, hr, self.rng)
-            obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, actions
+            obs_buf[t], mask_buf[t], act_buf[t] = inputs, mask, actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
             rew_buf[t], term_buf[t] = with_win_bonus(r.rewards, c.win_bonus), r.terminated
@@ -303,9 +302,8 @@ class Trainer:
                 self.episodes += done.size
                 self._assign(done)
             obs, mask = r.observation, r.action_mask.astype(bool)
-        obs = self._inputs(obs, np.arange(n))
         with torch.no_grad():
-            _, last_value = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
+            _, last_value = self.net(torch.from_numpy(self._inputs(obs, np.arange(n))), torch.from_numpy(mask))
         adv, ret = self._gae(val_buf, player_buf, rew_buf, term_buf, rec_buf, last_value.numpy(), env.current.astype(np.int64))
         sel = rec_buf.reshape(-1)
         return {
