@@ -179,7 +179,7 @@ def _last_discard_log_weight(hands: np.ndarray, info: InformationSet, rules: Rul
     unseen = _FULL & ~(held | np.uint64(last.our_known) | np.uint64(last.pile))
     risk = heuristic_vector.danger(np.full(n, last.our_known, dtype=np.uint64), np.full(n, last.our_thrown, dtype=np.uint64),
                                    np.full(n, last.turn), rules.aces_high)
-    scores = heuristic_vector.discard_scores(held, legal, after, unseen, risk, opts)
+    scores = heuristic_vector.discard_scores(heuristic_vector.expected_deadwood(held, legal, after, unseen, opts), risk)
     z = np.where(legal, -scores / LAST_DISCARD_TAU, -np.inf)
     top = z.max(axis=1, keepdims=True)
     log_weight = z[:, last.card] - (top[:, 0] + np.log(np.exp(z - top).sum(axis=1)))

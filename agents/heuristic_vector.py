@@ -31,12 +31,14 @@ _BITS = _ONE << np.arange(NUM_CARDS, dtype=np.uint64)
 _FULL = np.uint64((1 << NUM_CARDS) - 1)
 _CARDS = np.arange(NUM_CARDS)
 _RANK, _SUIT = _CARDS % NUM_RANKS, _CARDS // NUM_RANKS
-# _RELATED[c, f]: a seen opponent card f bears on the danger of discarding c (same rank,
-# or same suit within two ranks): the rule of ``HeuristicAgent._danger``
-_RELATED = (
-    (_RANK[:, None] == _RANK[None, :])
-    | ((_SUIT[:, None] == _SUIT[None, :]) & (np.abs(_RANK[:, None] - _RANK[None, :]) <= 2))
-).astype(np.float64)
+# _RELATED[c]: the cards f whose sight with the opponent bears on the danger of discarding
+# c (same rank, or same suit within two ranks; the rule of ``HeuristicAgent._danger``), as
+# a 52-bit mask. The relation is symmetric.
+_RELATED = np.array([
+    sum(1 << f for f in range(NUM_CARDS)
+        if _RANK[c] == _RANK[f] or (_SUIT[c] == _SUIT[f] and abs(int(_RANK[c]) - int(_RANK[f])) <= 2))
+    for c in range(NUM_CARDS)
+], dtype=np.uint64)
 # deadwood value of each card id, without and with five_under_ten
 _VALUES = np.array([[card_value(c, f) for c in range(NUM_CARDS)] for f in (False, True)], dtype=np.int32)
 
@@ -140,7 +142,7 @@ def analyse(
         legal = mask[d, DISCARD : DISCARD + NUM_CARDS] == 1
         out.expected[d] = expected_deadwood(pos.hands[d], legal, after, unseen[d], opts)
         out.risk[d] = risk
-        out.scores[d] = out.expected[d] + danger_weight * risk
+        out.scores[d] = discard_scores(out.expected[d], risk, danger_weight)
     return out
 
 
@@ -191,8 +193,11 @@ def danger(opponent_known: np.ndarray, opponent_thrown: np.ndarray, turn: np.nda
     only: the cards the opponent took and still holds, those it threw or passed on
     (uint64 masks), and the turn."""
     known = np.asarray(opponent_known, dtype=np.uint64)
-    weight = np.where(_card_bits(known), 2.0, np.where(_card_bits(np.asarray(opponent_thrown, dtype=np.uint64)), -1.0, 0.0))
-    raw = weight @ _RELATED  # _RELATED is symmetric: raw[b, c] = sum over seen f of weight * related(c, f)
+    thrown = np.asarray(opponent_thrown, dtype=np.uint64) & ~known  # a card it took and holds counts as held
+    # raw[b, c]: 2 for each related card it holds, -1 for each it threw or passed on; bit
+    # counts, not a float matrix product (BLAS would start threads that spin against torch's)
+    held = np.bitwise_count(known[:, None] & _RELATED).astype(np.float64)  # (uint8 counts: no subtraction in uint8)
+    raw = 2.0 * held - np.bitwise_count(thrown[:, None] & _RELATED)
     turn = np.minimum(np.asarray(turn), 20).astype(np.float64)
     risk = np.maximum(raw, 0.0) * (0.5 + turn / 20)[:, None]
     some = np.flatnonzero(known != 0)
@@ -241,12 +246,12 @@ def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: f
     return take, after_take, np.where(none, now, expected)
 
 
-def discard_scores(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, risk: np.ndarray,
-                   opts: dict, danger_weight: float = DEFAULTS["danger_weight"]) -> np.ndarray:
-    """(n, 52): the scripted agent's score of each legal discard (lower is better): the
-    deadwood expected after the next draw (``expected_deadwood``) plus ``danger_weight``
-    times ``risk`` (``danger``); +inf for cards that cannot be discarded."""
-    return expected_deadwood(hands, legal, after, unseen, opts) + danger_weight * risk
+def discard_scores(expected: np.ndarray, risk: np.ndarray, danger_weight: float = DEFAULTS["danger_weight"]) -> np.ndarray:
+    """(n, 52): the scripted agent's score of each discard (lower is better): the deadwood
+    ``expected`` after the next draw (``expected_deadwood``; +inf for cards that cannot be
+    discarded) plus ``danger_weight`` times ``risk`` (``danger``). The one place the two
+    terms are weighed, for the agent (``analyse``) and for the opponent model (``agents.belief``)."""
+    return expected + danger_weight * risk
 
 
 def expected_deadwood(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray, opts: dict) -> np.ndarray:

@@ -4,11 +4,19 @@ Every deal is played twice with the seats swapped, so the luck of the cards canc
 out; the unit of the statistics is the deal pair. For each pair of agents (A vs B) it
 prints A's share of hands won (a drawn hand counts as half), A's mean points per hand,
 both with 95% intervals (normal approximation over deal pairs), and with ``--matches``
-A's share of matches won (duplicate matches: same seed, seats swapped). Pairs run on
+A's share of matches won (duplicate matches: same seed, seats swapped). Deals run on
 worker processes; each finished pair is appended to ``--out`` as a JSON line.
+
+``--log FILE`` makes a long run resumable: every finished deal (or match) pair is
+appended to FILE as a JSON line as soon as it is done, and a rerun with the same FILE
+plays only the deals it does not hold yet (a deal is named by its seed, so the figures
+are those of one uninterrupted run). A run of mcts, about a second a move, is hours a
+pair: it can be stopped and continued, or grown with a larger ``--hands`` later. The log
+names agents by their specs: start a new file when an agent's code changes.
 
     python benchmarks/bench_agents.py --pair simple random --pair heuristic simple --rules classic --hands 2000
     python benchmarks/bench_agents.py --pair heuristic simple --rules eaai --hands 0 --matches 1000
+    python benchmarks/bench_agents.py --pair mcts heuristic --hands 2000 --log runs/mcts_heuristic.jsonl
 """
 
 from __future__ import annotations
@@ -68,6 +76,26 @@ def interval(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
 
 
+def read_log(path: str) -> dict[tuple[str, str, str, str, int], list[float]]:
+    """The finished deal pairs in a ``--log`` file, by (a, b, rules, kind, seed); a
+    truncated last line (a crash mid-write) is ignored and will be played again."""
+    done: dict[tuple[str, str, str, str, int], list[float]] = {}
+    if not os.path.exists(path):
+        return done
+    with open(path, "rb") as f:
+        data = f.read()
+    whole = data[: data.rfind(b"\n") + 1]
+    if len(whole) < len(data):  # cut short by a crash: drop the partial line so appends start clean
+        os.truncate(path, len(whole))
+    for number, line in enumerate(whole.decode().splitlines(), 1):
+        try:
+            rec = json.loads(line)
+            done[(rec["a"], rec["b"], rec["rules"], rec["kind"], int(rec["seed"]))] = [float(x) for x in rec["row"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number} is not a bench_agents log line ({exc}); use another --log file") from None
+    return done
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"), help="agent specs; repeat")
@@ -77,26 +105,39 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="append one JSON line per finished pair")
+    ap.add_argument("--log", help="append every finished deal pair here, and skip those it holds (resume)")
     ap.add_argument("--progress", type=int, default=0, metavar="DEALS", help="print running figures every DEALS deals")
     args = ap.parse_args()
+    if args.hands < 0 or args.matches < 0 or args.workers < 1:
+        ap.error("--hands and --matches must be >= 0 and --workers >= 1")
     for a, b in args.pair:
         agents.make(a), agents.make(b)  # a bad spec fails here, before any work
+    done = read_log(args.log) if args.log else {}
     with get_context("spawn").Pool(args.workers) as pool:  # spawn: forking after torch is loaded can hang
         for a, b in args.pair:
             for kind, count, fn in (("hands", args.hands, deal_pair), ("matches", args.matches, match_pair)):
                 if count <= 0:
                     continue
                 start = time.perf_counter()
-                jobs = [(a, b, args.rules, args.seed + 10_000 * i) for i in range(count // 2)]
-                rows = []
-                for row in pool.imap(fn, jobs, chunksize=1):
-                    rows.append(row)
-                    if args.progress and len(rows) % args.progress == 0 and 2 <= len(rows) < len(jobs):
-                        part = np.array(rows)
+                seeds = [args.seed + 10_000 * i for i in range(count // 2)]
+                rows = {s: done[(a, b, args.rules, kind, s)] for s in seeds if (a, b, args.rules, kind, s) in done}
+                if rows:
+                    print(f"  {a} vs {b}: {2 * len(rows)} of the {2 * len(seeds)} {kind} are in {args.log}", flush=True)
+                todo = [s for s in seeds if s not in rows]
+                played = 0
+                for seed, row in zip(todo, pool.imap(fn, [(a, b, args.rules, s) for s in todo], chunksize=1)):
+                    rows[seed] = list(row)
+                    played += 1
+                    if args.log:
+                        with open(args.log, "a") as f:
+                            f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "seed": seed,
+                                                "row": list(row)}) + "\n")
+                    if args.progress and played % args.progress == 0 and 2 <= len(rows) < len(seeds):
+                        part = np.array(list(rows.values()))
                         (w, w_ci), (p, p_ci) = interval(part[:, 0]), interval(part[:, 1])
                         print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, {a} wins {100 * w:.1f}% +- {100 * w_ci:.1f}, "
                               f"points {p:+.2f} +- {p_ci:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
-                results = np.array(rows)
+                results = np.array([rows[s] for s in seeds])
                 share, share_ci = interval(results[:, 0])
                 pts, pts_ci = interval(results[:, 1])
                 unit = "hand" if kind == "hands" else "match (grand-total margin)"
@@ -104,12 +145,12 @@ def main() -> None:
                 if kind == "hands" and results[:, 3].sum():
                     per_move = float(results[:, 2].sum() / results[:, 3].sum())
                     think = f", {a} thinks {per_move:.3f} s a move"
-                line = (f"{a} vs {b}, {args.rules}, {len(jobs) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
+                line = (f"{a} vs {b}, {args.rules}, {len(seeds) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
                         f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}{think}  [{time.perf_counter() - start:.0f} s]")
                 print(line, flush=True)
                 if args.out:
                     with open(args.out, "a") as f:
-                        f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(jobs) * 2,
+                        f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(seeds) * 2,
                                             "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
                                             "a_seconds_per_move": per_move}) + "\n")
 

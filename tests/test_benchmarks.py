@@ -1,5 +1,6 @@
 """Smoke tests: every benchmark script runs end to end on a tiny budget (no timing asserted)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,36 @@ def test_benchmark_script_runs(script, args, expect, tmp_path):
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert expect in out.stdout
+
+
+def _bench_agents(tmp_path, *args):
+    out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
+                          *args], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_bench_agents_log_resumes_without_replaying_or_duplicating_deals(tmp_path):
+    log = tmp_path / "deals.jsonl"
+    whole = _bench_agents(tmp_path, "--hands", "8", "--log", str(tmp_path / "whole.jsonl"))
+    _bench_agents(tmp_path, "--hands", "4", "--log", str(log))
+    assert len(log.read_text().splitlines()) == 2
+    with open(log, "a") as f:
+        f.write('{"a": "simple", "b": "ran')  # a crash in the middle of a line
+    grown = _bench_agents(tmp_path, "--hands", "8", "--log", str(log))
+    assert "4 of the 8 hands are in" in grown
+    seeds = [json.loads(line)["seed"] for line in log.read_text().splitlines()]
+    assert sorted(seeds) == [0, 10_000, 20_000, 30_000]  # the two missing deals only, each once
+    # the figures are those of one uninterrupted run (the timing at the end of the line aside)
+    summary = [line.split("  [")[0] for line in (whole, grown) for line in line.splitlines() if "8 hands:" in line]
+    assert len(summary) == 2 and summary[0].rsplit(",", 1)[0] == summary[1].rsplit(",", 1)[0]
+    again = _bench_agents(tmp_path, "--hands", "8", "--log", str(log))
+    assert "8 of the 8 hands are in" in again and len(log.read_text().splitlines()) == 4
+
+
+def test_bench_agents_log_rejects_a_damaged_line(tmp_path):
+    log = tmp_path / "deals.jsonl"
+    log.write_text("not json\n")
+    out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
+                          "--hands", "2", "--log", str(log)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode != 0 and "deals.jsonl:1 is not a bench_agents log line" in out.stderr
