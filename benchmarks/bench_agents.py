@@ -8,11 +8,14 @@ A's share of matches won (duplicate matches: same seed, seats swapped). Deals ru
 worker processes; each finished pair is appended to ``--out`` as a JSON line.
 
 ``--log FILE`` makes a long run resumable: every finished deal (or match) pair is
-appended to FILE as a JSON line as soon as it is done, and a rerun with the same FILE
-plays only the deals it does not hold yet (a deal is named by its seed, so the figures
-are those of one uninterrupted run). A run of mcts, about a second a move, is hours a
-pair: it can be stopped and continued, or grown with a larger ``--hands`` later. The log
-names agents by their specs: start a new file when an agent's code changes.
+appended to FILE as a JSON line the moment its worker finishes it, and a rerun with the
+same FILE plays only the deals it does not hold yet. A deal is named by its seed and the
+agents are seeded from it, so the figures are those of one uninterrupted run (except for
+agents on a time budget, such as ``mcts:time=1``, whose moves depend on the machine's
+speed; the seconds a move are pooled over all the sessions). A run of mcts, about a
+second a move, is hours a pair: it can be stopped and continued, or grown with a larger
+``--hands`` later. The log names agents by their specs: start a new file when an
+agent's code changes.
 
     python benchmarks/bench_agents.py --pair simple random --pair heuristic simple --rules classic --hands 2000
     python benchmarks/bench_agents.py --pair heuristic simple --rules eaai --hands 0 --matches 1000
@@ -72,8 +75,18 @@ def match_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
     return share, (first.grand_total[0] - first.grand_total[1] + second.grand_total[1] - second.grand_total[0]) / 2
 
 
+def keyed(task: tuple) -> tuple[int, tuple]:
+    """Run ``fn(job)`` for ``task = (fn, job)`` and return ``(seed, result)``, so results can
+    arrive in any order (each is logged the moment its worker finishes it)."""
+    fn, job = task
+    return job[3], fn(job)
+
+
 def interval(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+
+
+ROW_SIZES = {"hands": 4, "matches": 2}  # what deal_pair and match_pair return
 
 
 def read_log(path: str) -> dict[tuple[str, str, str, str, int], list[float]]:
@@ -88,9 +101,14 @@ def read_log(path: str) -> dict[tuple[str, str, str, str, int], list[float]]:
     if len(whole) < len(data):  # cut short by a crash: drop the partial line so appends start clean
         os.truncate(path, len(whole))
     for number, line in enumerate(whole.decode().splitlines(), 1):
+        if not line.strip():
+            continue
         try:
             rec = json.loads(line)
-            done[(rec["a"], rec["b"], rec["rules"], rec["kind"], int(rec["seed"]))] = [float(x) for x in rec["row"]]
+            row = [float(x) for x in rec["row"]]
+            if len(row) != ROW_SIZES[rec["kind"]]:
+                raise ValueError(f"a {rec['kind']} row has {ROW_SIZES[rec['kind']]} numbers, this one {len(row)}")
+            done[(rec["a"], rec["b"], rec["rules"], rec["kind"], int(rec["seed"]))] = row
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number} is not a bench_agents log line ({exc}); use another --log file") from None
     return done
@@ -108,8 +126,12 @@ def main() -> None:
     ap.add_argument("--log", help="append every finished deal pair here, and skip those it holds (resume)")
     ap.add_argument("--progress", type=int, default=0, metavar="DEALS", help="print running figures every DEALS deals")
     args = ap.parse_args()
-    if args.hands < 0 or args.matches < 0 or args.workers < 1:
-        ap.error("--hands and --matches must be >= 0 and --workers >= 1")
+    for name, count in (("--hands", args.hands), ("--matches", args.matches)):
+        if count != 0 and (count < 4 or count % 2):
+            ap.error(f"{name} must be 0 or an even number of at least 4 (each deal is played twice, seats "
+                     f"swapped, and an interval needs two deals), got {count}")
+    if args.workers < 1:
+        ap.error(f"--workers must be at least 1, got {args.workers}")
     for a, b in args.pair:
         agents.make(a), agents.make(b)  # a bad spec fails here, before any work
     done = read_log(args.log) if args.log else {}
@@ -125,7 +147,7 @@ def main() -> None:
                     print(f"  {a} vs {b}: {2 * len(rows)} of the {2 * len(seeds)} {kind} are in {args.log}", flush=True)
                 todo = [s for s in seeds if s not in rows]
                 played = 0
-                for seed, row in zip(todo, pool.imap(fn, [(a, b, args.rules, s) for s in todo], chunksize=1)):
+                for seed, row in pool.imap_unordered(keyed, [(fn, (a, b, args.rules, s)) for s in todo]):
                     rows[seed] = list(row)
                     played += 1
                     if args.log:

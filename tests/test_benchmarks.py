@@ -21,13 +21,15 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_tournament.py", ["--deals", "3"], "heuristic vs heuristic, 2 worker(s)"),
         ("bench_train.py", ["--updates", "1", "--mix", "simple+pool", "--config", str(BENCH / "tiny_train.yaml"),
                             "--set", "advice=true"], "opponents simple+pool"),
-        ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "2", "--workers", "1"],
+        ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "4", "--workers", "1"],
          "simple vs random, classic, 4 hands"),
         ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
          "confidence 1.5:"),
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
          "given the opponent's true hand vs heuristic, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
+        ("bench_knocks.py", ["--agent", "simple", "--opponent", "heuristic", "--reference", "heuristic", "--hands", "6"],
+         "knock decisions (heuristic asked the same question)"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
@@ -62,9 +64,19 @@ def test_bench_agents_log_resumes_without_replaying_or_duplicating_deals(tmp_pat
     assert "8 of the 8 hands are in" in again and len(log.read_text().splitlines()) == 4
 
 
-def test_bench_agents_log_rejects_a_damaged_line(tmp_path):
+def test_bench_agents_log_rejects_a_damaged_line_and_leaves_the_file_alone(tmp_path):
     log = tmp_path / "deals.jsonl"
-    log.write_text("not json\n")
+    good = json.dumps({"a": "simple", "b": "random", "rules": "classic", "kind": "hands", "seed": 0, "row": [1, 9, 0, 3]})
+    text = good + "\n\n" + good.replace("[1, 9, 0, 3]", "[1, 9]") + "\n"
+    log.write_text(text)
     out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
-                          "--hands", "2", "--log", str(log)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert out.returncode != 0 and "deals.jsonl:1 is not a bench_agents log line" in out.stderr
+                          "--hands", "4", "--log", str(log)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode != 0 and "deals.jsonl:3 is not a bench_agents log line" in out.stderr
+    assert "4 numbers, this one 2" in out.stderr and log.read_text() == text
+
+
+@pytest.mark.parametrize("flag, count", [("--hands", "2"), ("--hands", "7"), ("--matches", "1")])
+def test_bench_agents_refuses_counts_without_two_whole_deals(tmp_path, flag, count):
+    out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
+                          "--hands", "4", flag, count], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode != 0 and f"{flag} must be 0 or an even number of at least 4" in out.stderr
