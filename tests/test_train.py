@@ -330,6 +330,27 @@ def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
     assert read_scalars(tmp_path / "warm")["imitation/samples"][1][0] >= 500
 
 
+def test_a_run_can_start_from_another_runs_policy(tmp_path):
+    first = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "first")
+    first.train()
+    first.close()
+    policy = str(tmp_path / "first" / "policy.pt")
+    t = Trainer.start(tiny(tmp_path, total_updates=1, init_policy=policy, lr=1e-3), tmp_path / "second")
+    for name, value in first.net.state_dict().items():  # the new run's network starts as the old one ended
+        torch.testing.assert_close(t.net.state_dict()[name], value)
+    t.train()
+    t.close()
+    assert any(not torch.equal(t.net.state_dict()[k], v) for k, v in first.net.state_dict().items())  # and trains on
+    with pytest.raises(ValueError, match="holds a network with .*'hidden': \\[32\\].*asks for .*'hidden': \\[16\\]"):
+        Trainer.start(tiny(tmp_path, init_policy=policy, hidden=[16]), tmp_path / "third")
+    with pytest.raises(FileNotFoundError, match="nowhere.pt"):
+        Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt")), tmp_path / "fourth")
+    assert not (tmp_path / "third").exists() and not (tmp_path / "fourth").exists()  # no half-made run folders
+    with pytest.raises(ValueError, match="from a policy or from imitation, not both"):
+        tiny(tmp_path, init_policy=policy, imitation_teacher="heuristic")
+    assert tiny(tmp_path, init_policy="null").init_policy is None
+
+
 def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
     """With the heuristic's evaluation as input, imitating it is nearly exact (only its
     random pick among equal discards cannot be copied); runs with advice train, snapshots

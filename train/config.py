@@ -58,6 +58,8 @@ class PPOConfig:
     advice: bool = False  # also feed the heuristic's evaluation (agents.heuristic_features)
     # self-play
     opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
+    # start from the weights of a policy file or checkpoint (same network shape); null: fresh weights
+    init_policy: Optional[str] = None
     # warm start: imitate a scripted teacher before PPO (train/imitation.py); null: none
     imitation_teacher: Optional[str] = None
     imitation_samples: int = 150_000
@@ -114,6 +116,12 @@ def _validate(c: PPOConfig) -> None:
         _fail("eval_hands", c.eval_hands, "must be even (each deal is played twice, seats swapped)")
     if c.imitation_teacher not in (None, "simple", "heuristic"):
         _fail("imitation_teacher", c.imitation_teacher, "choose simple, heuristic or null (no warm start)")
+    if c.init_policy is not None:
+        if not isinstance(c.init_policy, str) or not c.init_policy:
+            _fail("init_policy", c.init_policy, "must be the path of a policy file or checkpoint, or null")
+        if c.imitation_teacher is not None:
+            _fail("init_policy", c.init_policy, f"a run starts from a policy or from imitation, not both "
+                  f"(imitation_teacher is {c.imitation_teacher!r}; set it to null)")
     for name in ("lr", "clip_coef", "max_grad_norm", "imitation_lr"):
         if not float(getattr(c, name)) > 0:
             _fail(name, getattr(c, name), "must be > 0")
@@ -148,7 +156,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 def _coerce(name: str, value: Any) -> Any:
     """A YAML or command-line value converted to the field's type."""
     default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
-    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher"):
+    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy"):
         value = yaml.safe_load(value)
     if name in ("hidden", "eval_opponents"):
         if isinstance(value, (int, str)):
@@ -160,9 +168,9 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, Mapping):
             _fail(name, value, f"must be a mapping of kind -> weight; kinds: {', '.join(OPPONENT_KINDS)}")
         return dict(value)
-    if value is None and name in ("target_kl", "imitation_teacher"):
+    if value is None and name in ("target_kl", "imitation_teacher", "init_policy"):
         return None
-    if name == "imitation_teacher" and value in ("null", "none", ""):
+    if name in ("imitation_teacher", "init_policy") and value in ("null", "none", ""):
         return None
     if isinstance(default, bool):
         if not isinstance(value, bool):

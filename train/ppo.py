@@ -49,7 +49,7 @@ from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
-from train.model import PolicyNet, masked_entropy, policy_payload, save_policy
+from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy
 from train.opponents import random_actions
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
@@ -134,6 +134,7 @@ class Trainer:
         run_dir = Path(run_dir)
         if (run_dir / "checkpoint.pt").exists() or (run_dir / "config.yaml").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run; continue it with --resume {run_dir}")
+        init = _init_weights(config) if config.init_policy else None  # a bad file fails before the folder exists
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
         trainer = cls(config, run_dir)
@@ -141,7 +142,19 @@ class Trainer:
         trainer._log_config()
         if config.imitation_teacher:
             trainer._imitate()
+        elif init is not None:
+            trainer._init_from(init)
         return trainer
+
+    def _init_from(self, state: dict[str, torch.Tensor]) -> None:
+        """Start from ``init_policy``'s weights (checked by ``_init_weights``), evaluated at step 0."""
+        self.net.load_state_dict(state)
+        self._writer.add_text("init_policy", str(self.config.init_policy), 0)
+        if self.config.eval_every:
+            for opp, res in self.evaluate().items():
+                for k, v in res.items():
+                    self._writer.add_scalar(f"eval/{opp}/{k}", v, 0)
+        self._writer.flush()
 
     def _imitate(self) -> None:
         """The warm start (``train.imitation``), logged under ``imitation/`` at step 0."""
@@ -512,6 +525,22 @@ class Trainer:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
+    """The weights of ``config.init_policy`` (a policy file or checkpoint), checked to fit.
+
+    Why a run may start from them: to train a finished agent further under other settings
+    (another reward or opponent mix) as a new run, where ``--resume`` may only continue the
+    same one. The network must have the run's shape (``hidden``, ``card_hidden``, ``advice``).
+    """
+    c = config
+    net, _ = load_policy(c.init_policy)
+    have = {"hidden": list(net.hidden), "card_hidden": net.card_hidden, "advice": net.advice}
+    want = {"hidden": list(c.hidden), "card_hidden": c.card_hidden, "advice": c.advice}
+    if have != want:
+        raise ValueError(f"init_policy {c.init_policy!r} holds a network with {have}; this run's config asks for {want}")
+    return net.state_dict()
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
