@@ -28,8 +28,6 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
          "given the opponent's true hand vs heuristic, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
-        ("bench_knocks.py", ["--agent", "simple", "--opponent", "heuristic", "--reference", "heuristic", "--hands", "6"],
-         "knock decisions (heuristic asked the same question)"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
@@ -80,3 +78,20 @@ def test_bench_agents_refuses_counts_without_two_whole_deals(tmp_path, flag, cou
     out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
                           "--hands", "4", flag, count], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode != 0 and f"{flag} must be 0 or an even number of at least 4" in out.stderr
+
+
+def test_bench_knocks_parts_add_up_to_the_points_a_hand(tmp_path):
+    out = subprocess.run([sys.executable, str(BENCH / "bench_knocks.py"), "--agent", "simple", "--opponent", "heuristic",
+                          "--reference", "heuristic", "--hands", "20", "--seed", "3"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    headline = float(lines[0].split(": ")[-1].split(" points")[0])
+    table = lines[lines.index(next(line for line in lines if line.startswith("outcome"))) + 1:]
+    rows = table[: table.index("")]
+    assert sum(int(row.split()[-3]) for row in rows) == 20  # every hand once
+    assert abs(sum(float(row.split()[-1]) for row in rows) - headline) <= 0.005 * len(rows) + 0.005
+    knockers = {line.split()[0]: int(line.split()[1]) for line in lines if line.split()[:1] in (["agent"], ["opponent"])
+                and len(line.split()) >= 5 and line.split()[1].isdigit()}
+    hands_knocked = sum(int(row.split()[-3]) for row in rows if "knocks:" in row)
+    assert knockers["agent"] + knockers["opponent"] == hands_knocked
