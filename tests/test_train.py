@@ -230,7 +230,7 @@ def test_policy_files_are_checked(tmp_path):
     bad.write_bytes(b"not a policy")
     with pytest.raises(ValueError, match="bad.pt' is not a readable policy file"):
         agents.make(f"ppo:{bad}")
-    with pytest.raises(FileNotFoundError, match="nowhere.pt"):
+    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
         agents.make(f"ppo:path={tmp_path / 'nowhere.pt'}")
     torch.save({"format": "something else"}, bad)
     with pytest.raises(ValueError, match="not a rummy-env-policy-v1 policy file"):
@@ -343,7 +343,7 @@ def test_a_run_can_start_from_another_runs_policy(tmp_path):
     assert any(not torch.equal(t.net.state_dict()[k], v) for k, v in first.net.state_dict().items())  # and trains on
     with pytest.raises(ValueError, match="holds a network with .*'hidden': \\[32\\].*asks for .*'hidden': \\[16\\]"):
         Trainer.start(tiny(tmp_path, init_policy=policy, hidden=[16]), tmp_path / "third")
-    with pytest.raises(FileNotFoundError, match="nowhere.pt"):
+    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
         Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt")), tmp_path / "fourth")
     assert not (tmp_path / "third").exists() and not (tmp_path / "fourth").exists()  # no half-made run folders
     with pytest.raises(ValueError, match="from a policy or from imitation, not both"):

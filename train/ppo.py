@@ -535,7 +535,12 @@ def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
     same one. The network must have the run's shape (``hidden``, ``card_hidden``, ``advice``).
     """
     c = config
-    net, _ = load_policy(c.init_policy)
+    try:
+        net, _ = load_policy(c.init_policy)
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"init_policy: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"init_policy: {exc}") from None
     have = {"hidden": list(net.hidden), "card_hidden": net.card_hidden, "advice": net.advice}
     want = {"hidden": list(c.hidden), "card_hidden": c.card_hidden, "advice": c.advice}
     if have != want:
