@@ -230,7 +230,7 @@ def test_policy_files_are_checked(tmp_path):
     bad.write_bytes(b"not a policy")
     with pytest.raises(ValueError, match="bad.pt' is not a readable policy file"):
         agents.make(f"ppo:{bad}")
-    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
+    with pytest.raises(FileNotFoundError, match="nowhere.pt"):
         agents.make(f"ppo:path={tmp_path / 'nowhere.pt'}")
     torch.save({"format": "something else"}, bad)
     with pytest.raises(ValueError, match="not a rummy-env-policy-v1 policy file"):
