@@ -65,14 +65,19 @@ class PPOAgent(Agent):
         agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
         return agent
 
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        legal = legal_actions(observation)
+    def inputs(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
+        """The network's input for this decision: the ``flat`` encoding of the information
+        set, then (advice networks) the advice features; what training feeds it too."""
         infoset, rules = information(info)
-        torch = self._torch
         features = encode(infoset, rules, "flat")
         if self.net.advice:
-            features = np.concatenate([features, advice_of_infoset(infoset, rules, legal)])
-        obs = torch.from_numpy(features)[None]
+            features = np.concatenate([features, advice_of_infoset(infoset, rules, legal_actions(observation))])
+        return features
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        legal = legal_actions(observation)
+        torch = self._torch
+        obs = torch.from_numpy(self.inputs(observation, info))[None]
         mask = torch.zeros((1, self.net.num_actions), dtype=torch.bool)
         mask[0, torch.from_numpy(legal)] = True
         with torch.no_grad():

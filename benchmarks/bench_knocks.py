@@ -17,7 +17,15 @@ Over duplicate deals (each deal played twice, seats swapped) it prints:
    of the agent's knocks. These are points of the knocks made, not a comparison with
    what waiting would have brought.
 
+``--knock-by reference`` answers that question: the agent then plays every move itself
+except the choice to knock or not, which is the reference's (the reference's knock when
+it knocks; the agent's own choice among the other moves when only the agent would
+knock, and then no knock is made, so such decisions leave no row in table 3). The
+points per hand against the agent's own run over the same deals show what its knock
+choices are worth.
+
     python benchmarks/bench_knocks.py --agent ppo --opponent heuristic --reference heuristic --hands 1000
+    python benchmarks/bench_knocks.py --agent ppo --opponent heuristic --hands 1000 --knock-by reference
 """
 
 from __future__ import annotations
@@ -56,17 +64,24 @@ def _mean_ci(values: list[float]) -> str:
 
 class KnockSpy(Agent):
     """Plays as ``agent``; at each decision where the agent or ``reference`` knocks, it
-    records (turn, deadwood of the knock made, agent knocks?, reference knocks?). The
-    reference sees only the agent's own observation and info, after the agent chose."""
+    records (turn, deadwood of the knock made, knock played?, reference knocks?). The
+    reference sees only the agent's own observation and info, after the agent chose.
+    With ``follow_reference`` the reference decides whether to knock (module docstring)."""
 
-    def __init__(self, agent: Agent, reference: Agent) -> None:
+    def __init__(self, agent: Agent, reference: Agent, follow_reference: bool = False) -> None:
         super().__init__(None)
-        self.agent, self.reference, self.log = agent, reference, []
+        self.agent, self.reference, self.follow, self.log = agent, reference, follow_reference, []
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         action = self.agent.act(observation, info)
         if any(_knocks(a) for a in np.flatnonzero(observation["action_mask"])):
             other = self.reference.act(observation, info)
+            if self.follow and _knocks(other):
+                action = other
+            elif self.follow and _knocks(action):  # only the agent would knock: its best other move
+                mask = observation["action_mask"].copy()
+                mask[KNOCK : BIG_GIN + 1] = 0
+                action = self.agent.act({**observation, "action_mask": mask}, info)
             if _knocks(action) or _knocks(other):
                 infoset, rules = information(info)
                 made = action if _knocks(action) else other
@@ -81,6 +96,8 @@ def main() -> None:
     ap.add_argument("--agent", default="ppo", help="the agent studied (an agent spec)")
     ap.add_argument("--opponent", default="heuristic")
     ap.add_argument("--reference", default="heuristic", help="whose knock decisions to compare with")
+    ap.add_argument("--knock-by", choices=("agent", "reference"), default="agent",
+                    help="who decides whether the agent knocks (reference: its other moves stay the agent's)")
     ap.add_argument("--hands", type=int, default=300, help="hands (an even number: deals x 2)")
     ap.add_argument("--rules", default="classic")
     ap.add_argument("--seed", type=int, default=0)
@@ -102,7 +119,8 @@ def main() -> None:
         deck = rng.permutation(NUM_CARDS).tolist()
         for seat in (0, 1):
             seed = args.seed + 2 * deal + seat
-            spy = KnockSpy(agents.make(args.agent, seed=seed), agents.make(args.reference, seed=seed))
+            spy = KnockSpy(agents.make(args.agent, seed=seed), agents.make(args.reference, seed=seed),
+                           follow_reference=args.knock_by == "reference")
             other = agents.make(args.opponent, seed=seed + 1_000_003)
             result = play_hand([spy, other] if seat == 0 else [other, spy], rules=args.rules, deck=deck, dealer=1)
             points = result.rewards[seat]
@@ -124,7 +142,8 @@ def main() -> None:
     total = sum(len(v) for v in outcomes.values())
     every = [p for v in outcomes.values() for p in v]
     print(f"agent {args.agent} vs opponent {args.opponent}, {args.rules}, {total} hands ({total // 2} deals, seats "
-          f"swapped): {np.mean(every):+.2f} points a hand to the agent; reference {args.reference}")
+          f"swapped): {np.mean(every):+.2f} points a hand to the agent; reference {args.reference}"
+          + ("; knocks decided by the reference" if args.knock_by == "reference" else ""))
     print(f"\n{'outcome':32s} {'hands':>6s} {'share':>7s} {'points a hand':>14s}")
     for key in sorted(outcomes):
         values = outcomes[key]

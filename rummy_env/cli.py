@@ -240,6 +240,41 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _distill(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from train.distill import collect, fit, load
+
+    if not args.hands and args.out is None:
+        raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
+    if args.hands:
+        with tqdm(total=args.hands, disable=args.quiet, desc=f"labelling with {args.teacher}", unit="hand") as bar:
+            played = collect(args.student, args.teacher, args.opponent, args.hands, args.labels, rules=args.rules,
+                             seed=args.seed, win_bonus=args.win_bonus, workers=args.workers, decisions=args.decisions,
+                             progress=lambda done, total: bar.update(done - bar.n))
+        print(f"labels: {args.labels} ({played} hands played now, {args.hands - played} were there)")
+    if args.out is None:
+        return 0
+    data = load(args.labels)
+    deviate = float(np.mean(data["act"] != data["student"]))
+    student = args.init
+    if student is None:
+        import agents
+        from agents.ppo import PPOAgent
+
+        learner = agents.make(args.student)
+        if not isinstance(learner, PPOAgent):
+            raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {args.student!r}")
+        student = str(learner.path)
+    stats = fit(student, data, args.out, epochs=args.epochs, lr=args.lr, seed=args.seed)
+    print(f"fitted {student} to {len(data['act']):,} labelled moves ({deviate:.1%} where the teacher's differs from the "
+          f"student's): the network now plays the teacher's move in {stats['agreement']:.1%} of them "
+          f"({stats['agreement_before']:.1%} before; cross-entropy {stats['policy_loss']:.3f}, "
+          f"{stats['policy_loss_before']:.3f} before)")
+    print(f"policy: {args.out}  (use as agent ppo:{args.out})")
+    return 0
+
+
 def _curves(args: argparse.Namespace) -> int:
     from train.curves import plot_curves
 
@@ -321,6 +356,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
     _add_config_fields(tr)
     tr.set_defaults(func=_train)
+
+    di = sub.add_parser("distill", help="fit a ppo network to a search agent's moves in its own games (DAgger), "
+                        "e.g. rummy distill --hands 400 --labels runs/labels --out runs/distilled.pt")
+    di.add_argument("--student", default="ppo", help="the ppo agent whose games are labelled (default: the shipped one)")
+    di.add_argument("--teacher", default="mcts", help="the agent whose moves are the labels (default mcts)")
+    di.add_argument("--opponent", default="heuristic", help="the student's opponent in those games")
+    di.add_argument("--hands", type=int, default=0, help="hands to label, seeds SEED.. (0: only fit what is there)")
+    di.add_argument("--labels", required=True, help="folder of label files, one per hand (a rerun skips hands there)")
+    di.add_argument("--out", help="policy file to write after fitting (none: only collect)")
+    di.add_argument("--init", help="policy file to fit (default: the student's)")
+    di.add_argument("--epochs", type=int, default=3)
+    di.add_argument("--lr", type=float, default=3e-4)
+    di.add_argument("--rules", default="classic")
+    di.add_argument("--seed", type=int, default=0)
+    di.add_argument("--win-bonus", type=float, default=0.1, help="added to the hand results the value fits (as in training)")
+    di.add_argument("--workers", type=int, default=1)
+    di.add_argument("--decisions", choices=("all", "knock"), default="all",
+                    help="label every decision, or only those where a knock is legal")
+    di.add_argument("--quiet", action="store_true", help="no progress bar")
+    di.set_defaults(func=_distill)
 
     cu = sub.add_parser("curves", help="plot learning curves from run folders, e.g. rummy curves runs/ppo__* -o curves.png")
     cu.add_argument("runs", nargs="+", help="run folders (NAME__SEED__TIME runs of one NAME are averaged over seeds)")

@@ -95,3 +95,16 @@ def test_bench_knocks_parts_add_up_to_the_points_a_hand(tmp_path):
                 and len(line.split()) >= 5 and line.split()[1].isdigit()}
     hands_knocked = sum(int(row.split()[-3]) for row in rows if "knocks:" in row)
     assert knockers["agent"] + knockers["opponent"] == hands_knocked
+
+
+def test_bench_knocks_can_let_the_reference_decide_every_knock(tmp_path):
+    """With --knock-by reference the agent knocks exactly when the reference would."""
+    run = [sys.executable, str(BENCH / "bench_knocks.py"), "--agent", "simple", "--opponent", "heuristic",
+           "--reference", "heuristic", "--hands", "20", "--seed", "3"]
+    own = subprocess.run(run, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    led = subprocess.run(run + ["--knock-by", "reference"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert own.returncode == 0 and led.returncode == 0, own.stderr + led.stderr
+    assert "knocks decided by the reference" in led.stdout.splitlines()[0]
+    kinds = lambda out: {line[:34].strip() for line in out.stdout.splitlines() if line.startswith("agent ") and ", reference" in line}
+    assert kinds(own) - {"agent knocks, reference knocks", "agent waits, reference waits"}  # simple knocks sooner
+    assert kinds(led) <= {"agent knocks, reference knocks"}

@@ -15,6 +15,7 @@ from rummy_env.cli import main  # noqa: E402
 from train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from train.curves import plot_curves, read_scalars  # noqa: E402
 from train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
+from rummy_env.vector import VectorGinRummy  # noqa: E402
 from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
@@ -44,6 +45,14 @@ def test_config_refuses_unknown_fields_and_bad_values(tmp_path):
         load_config(tmp_path / "nope.yaml")
     with pytest.raises(ValueError, match="'win_bonus' = -0.1: must be >= 0"):
         load_config(None, {"win_bonus": "-0.1"})
+    with pytest.raises(ValueError, match="'critic' = 'magic': choose shared or oracle"):
+        load_config(None, {"critic": "magic"})
+    with pytest.raises(ValueError, match="'critic_warmup' = 10: must be an integer >= 0 and below total_updates"):
+        load_config(None, {"critic_warmup": "10", "total_updates": "10"})
+    with pytest.raises(ValueError, match="'critic_warmup' = 2: needs critic: oracle"):
+        load_config(None, {"critic_warmup": "2"})
+    with pytest.raises(ValueError, match="'critic_hidden' = \\(0,\\): must be a non-empty list"):
+        load_config(None, {"critic_hidden": "[0]"})
 
 
 def test_the_win_bonus_rewards_hands_won_and_keeps_the_game_zero_sum():
@@ -177,8 +186,12 @@ class Killed(Exception):
     """Stands for a crash in the middle of a run."""
 
 
-def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(tmp_path):
-    straight = Trainer.start(tiny(tmp_path, total_updates=5), tmp_path / "a")
+ORACLE = {"critic": "oracle", "critic_hidden": [16], "critic_warmup": 1}
+
+
+@pytest.mark.parametrize("critic", [{}, ORACLE], ids=["shared", "oracle"])
+def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(tmp_path, critic):
+    straight = Trainer.start(tiny(tmp_path, total_updates=5, **critic), tmp_path / "a")
     straight.train()
     straight.close()
 
@@ -186,7 +199,7 @@ def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(
         if trainer.update == 3:
             raise Killed  # the checkpoint is from update 2: update 3 is lost and redone
 
-    broken = Trainer.start(tiny(tmp_path, total_updates=5), tmp_path / "b")
+    broken = Trainer.start(tiny(tmp_path, total_updates=5, **critic), tmp_path / "b")
     with pytest.raises(Killed):
         broken.train(on_update=kill_after_3)
     broken.close()
@@ -196,6 +209,9 @@ def test_resume_after_a_kill_repeats_no_update_and_matches_an_uninterrupted_run(
     resumed.close()
     a, b = straight.net.state_dict(), resumed.net.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+    if critic:
+        a, b = straight.critic.state_dict(), resumed.critic.state_dict()
+        assert all(torch.equal(a[k], b[k]) for k in a)
     sa, sb = read_scalars(tmp_path / "a"), read_scalars(tmp_path / "b")
     for tag in ("losses/policy_loss", "losses/value_loss", "charts/episodes"):
         steps, values = sb[tag]
@@ -282,7 +298,6 @@ def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
 
 def test_simple_actions_follow_the_simple_agent():
     """The vectorised simple opponent makes one of the moves the simple agent may make."""
-    from rummy_env.vector import VectorGinRummy
     from agents.simple import simple_actions
     from train.opponents import information_set_of
     from agents.simple import least_deadwood_discards
@@ -406,3 +421,70 @@ def test_the_demo_trains_then_plays_a_tournament_with_the_new_agent(tmp_path, ca
     results = (demo / "tournament" / "results.jsonl").read_text().splitlines()
     assert len(results) == 1 + 10 * 2  # header + 10 pairs x 1 deal x 2 seatings
     assert f"ppo:{run / 'policy.pt'}" in out and "Bradley-Terry" in out
+
+
+# ---------------------------------------------------------------- the oracle critic
+
+
+def test_privileged_features_are_the_opponents_hand_the_stock_and_its_next_card():
+    from rummy_env import melds
+    from rummy_env.cards import NUM_CARDS
+    from rummy_env.game import DRAW_STOCK
+    from train.critic import PRIVILEGED_SIZE, privileged
+
+    env = VectorGinRummy(16, seed=5)
+    res = env.reset()
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(30):
+        rows = np.arange(16)
+        p = env.current.astype(np.intp)
+        feats = privileged(env, rows, p)
+        assert feats.shape == (16, PRIVILEGED_SIZE)
+        for g in rows:
+            opp = int(env.hands[g, 1 - p[g]])
+            assert [c for c in range(NUM_CARDS) if feats[g, c]] == [c for c in range(NUM_CARDS) if opp >> c & 1]
+            seen = int(env.hands[g, 0]) | int(env.hands[g, 1]) | int(env.pile_mask[g])
+            stock = [c for c in range(NUM_CARDS) if not seen >> c & 1]  # every other card is in the stock
+            assert [c for c in range(NUM_CARDS) if feats[g, NUM_CARDS + c]] == stock
+            nxt = int(feats[g, 2 * NUM_CARDS : 3 * NUM_CARDS].argmax())
+            assert feats[g, 2 * NUM_CARDS : 3 * NUM_CARDS].sum() == 1 and nxt in stock
+            assert feats[g, -2] * 100 == pytest.approx(melds.min_deadwood(opp))
+            assert feats[g, -1] * 100 == pytest.approx(min(melds.min_deadwood((opp | 1 << nxt) & ~(1 << c))
+                                                           for c in range(NUM_CARDS) if (opp | 1 << nxt) >> c & 1))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in res.action_mask])
+        drawing = np.flatnonzero(actions == DRAW_STOCK)
+        before = env.hands[drawing, p[drawing]].copy()
+        res = env.step(actions)
+        for i, g in enumerate(drawing):  # the card drawn is the one the features named next
+            if not res.terminated[g]:
+                drawn = int(env.hands[g, p[g]]) & ~int(before[i])
+                assert drawn == 1 << int(feats[g, 2 * NUM_CARDS : 3 * NUM_CARDS].argmax())
+                checked += 1
+    assert checked > 50
+    env.stock_next[3] = NUM_CARDS  # an empty stock: no next card, and the "after" figure is the deadwood now
+    feats = privileged(env, np.array([3]), env.current[[3]])[0]
+    assert feats[NUM_CARDS:-2].sum() == 0 and feats[-1] == feats[-2]
+    assert feats[-2] * 100 == pytest.approx(melds.min_deadwood(int(env.hands[3, 1 - env.current[3]])))
+
+
+def test_oracle_critic_warmup_trains_the_value_only_and_the_policy_file_holds_no_critic(tmp_path):
+    t = Trainer.start(tiny(tmp_path, total_updates=3, critic="oracle", critic_hidden=[16], critic_warmup=2), tmp_path / "o")
+    start_policy = {k: v.clone() for k, v in t.net.state_dict().items()}
+    start_critic = {k: v.clone() for k, v in t.critic.state_dict().items()}
+    seen = {}
+
+    def record(trainer):
+        seen[trainer.update] = ({k: v.clone() for k, v in trainer.net.state_dict().items()},
+                                {k: v.clone() for k, v in trainer.critic.state_dict().items()})
+
+    t.train(on_update=record)
+    t.close()
+    policy, critic = seen[2]
+    assert all(torch.equal(policy[k], start_policy[k]) for k in policy)  # warmup: the policy did not move
+    assert not all(torch.equal(critic[k], start_critic[k]) for k in critic)
+    policy3, _ = seen[3]
+    assert not all(torch.equal(policy3[k], policy[k]) for k in policy)  # after it, it learns
+    net, _ = load_policy(tmp_path / "o" / "policy.pt")  # a plain policy: the critic stays in the checkpoint
+    assert set(net.state_dict()) == set(policy)
+    assert load_checkpoint(tmp_path / "o" / "checkpoint.pt")["critic"] is not None

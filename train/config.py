@@ -25,6 +25,9 @@ from rummy_env.rules import load_rules
 #   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
 #   random / simple / heuristic - the scripted agents of ``agents/``
 OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
+# Value baselines (``critic``): the policy network's own value head, or the oracle critic
+# of ``train.critic`` (it also reads the cards the player cannot see; training only).
+CRITICS = ("shared", "oracle")
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,11 @@ class PPOConfig:
     hidden: tuple[int, ...] = (256, 256)  # trunk layer widths
     card_hidden: int = 64  # width of the per-card head (train.model.PolicyNet)
     advice: bool = False  # also feed the heuristic's evaluation (agents.heuristic_features)
+    # the value baseline: "shared" (the policy network's value head) or "oracle" (a separate
+    # network that also sees the opponent's hand and the stock, train.critic; training only)
+    critic: str = "shared"
+    critic_hidden: tuple[int, ...] = (256, 256)  # layer widths of the oracle critic
+    critic_warmup: int = 0  # first updates in which only the value learns (a fresh critic on a trained policy)
     # self-play
     opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
     # start from the weights of a policy file or checkpoint (same network shape); null: fresh weights
@@ -82,6 +90,7 @@ class PPOConfig:
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["hidden"] = list(self.hidden)
+        out["critic_hidden"] = list(self.critic_hidden)
         out["eval_opponents"] = list(self.eval_opponents)
         out["opponents"] = dict(self.opponents)
         return out
@@ -135,8 +144,17 @@ def _validate(c: PPOConfig) -> None:
         _fail("target_kl", c.target_kl, "must be > 0 or null")
     if c.reward not in ("points", "scaled", "win_loss"):
         _fail("reward", c.reward, "choose points, scaled or win_loss")
-    if not c.hidden or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in c.hidden):
-        _fail("hidden", c.hidden, "must be a non-empty list of positive layer widths")
+    for name in ("hidden", "critic_hidden"):
+        widths = getattr(c, name)
+        if not widths or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in widths):
+            _fail(name, widths, "must be a non-empty list of positive layer widths")
+    if c.critic not in CRITICS:
+        _fail("critic", c.critic, f"choose {' or '.join(CRITICS)}")
+    if isinstance(c.critic_warmup, bool) or not isinstance(c.critic_warmup, int) or not 0 <= c.critic_warmup < c.total_updates:
+        _fail("critic_warmup", c.critic_warmup, f"must be an integer >= 0 and below total_updates ({c.total_updates})")
+    if c.critic_warmup and c.critic != "oracle":
+        _fail("critic_warmup", c.critic_warmup, "needs critic: oracle (the shared value head's loss would move the "
+              "policy's trunk too)")
     load_rules(c.rules)  # raises a clear error for an unknown preset or file
     unknown = sorted(set(c.opponents) - set(OPPONENT_KINDS))
     if unknown:
@@ -156,9 +174,10 @@ _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 def _coerce(name: str, value: Any) -> Any:
     """A YAML or command-line value converted to the field's type."""
     default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
-    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy"):
+    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy",
+                                               "critic"):
         value = yaml.safe_load(value)
-    if name in ("hidden", "eval_opponents"):
+    if name in ("hidden", "critic_hidden", "eval_opponents"):
         if isinstance(value, (int, str)):
             value = [value]
         if not isinstance(value, (list, tuple)):

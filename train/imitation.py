@@ -17,13 +17,12 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from agents.heuristic_features import advice_of_env
 from agents.heuristic_vector import heuristic_actions
 from agents.simple import simple_actions
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import VectorGinRummy
 from train.config import with_win_bonus
-from train.model import PolicyNet
+from train.model import PolicyNet, vector_inputs
 
 TEACHERS = ("simple", "heuristic")
 
@@ -45,7 +44,7 @@ def collect(teacher: str, rules: str, reward: str, samples: int, num_envs: int =
     rows = np.arange(num_envs)
     while done_count < samples:
         mask = r.action_mask
-        observation = np.concatenate([r.observation, advice_of_env(env, rows)], axis=1) if advice else r.observation
+        observation = vector_inputs(r.observation, env, rows, advice)
         actions = (simple_actions if teacher == "simple" else heuristic_actions)(env, rows, rng)
         for g in rows:
             pending[g].append((observation[g], mask[g].astype(bool), int(actions[g]), int(r.player[g])))

@@ -15,15 +15,19 @@ action count and the rules it was trained under.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
+import numpy as np
 import torch
 from torch import nn
 
-from agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE
+from agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
 from rummy_env.cards import NUM_CARDS
 from rummy_env.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.game import DISCARD, KNOCK, NUM_ACTIONS
+
+if TYPE_CHECKING:
+    from rummy_env.vector import VectorGinRummy
 
 POLICY_FORMAT = "rummy-env-policy-v1"
 _NEG = -1e9
@@ -96,6 +100,19 @@ class PolicyNet(nn.Module):
         logits = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1)
         logits = logits.masked_fill(~mask, _NEG)
         return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
+
+
+def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray, advice: bool) -> np.ndarray:
+    """The network's input for each game of the vector engine ``env``: its ``flat``
+    ``observation``, then with ``advice`` the advice features of the player to move in
+    games ``rows`` (zeros in the others, which no network reads). The ``ppo`` agent builds
+    the same from one information set (``agents/ppo.py``; tested to agree)."""
+    if not advice:
+        return observation
+    out = np.zeros((observation.shape[0], FLAT_SIZE + ADVICE_SIZE), dtype=np.float32)
+    out[:, :FLAT_SIZE] = observation
+    out[rows, FLAT_SIZE:] = advice_of_env(env, rows)
+    return out
 
 
 def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

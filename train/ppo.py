@@ -14,6 +14,10 @@ the learner's moves. What makes it right for Gin Rummy:
   terminal, with the draw's 0 reward: nothing is bootstrapped across a deal. At the end
   of a rollout the seat to move bootstraps from its value; the other seat's last move
   gets no advantage that update (its outcome is not known yet).
+- **Oracle critic** (``critic: oracle``, ``train.critic``): the value baseline may also
+  read the opponent's hand and the stock, to take out of the advantages some of the
+  noise the hidden cards put in; it is a baseline only, so the policy learns from and
+  plays on its own information set. ``critic_warmup`` updates train the value alone first.
 - **Self-play.** Games are assigned opponents at each deal by ``PPOConfig.opponents``
   (``train.opponents``); snapshots join the pool every ``snapshot_every`` updates.
 
@@ -42,14 +46,14 @@ import torch
 import yaml
 
 from agents.arena import play_hand
-from agents.heuristic_features import advice_of_env
 from agents.heuristic_vector import heuristic_actions
 from agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
-from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy
+from train.critic import PRIVILEGED_SIZE, OracleCritic, privileged
+from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
 from train.opponents import random_actions
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
@@ -101,7 +105,10 @@ class Trainer:
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(c.seed)
         self.net = PolicyNet(c.hidden, c.card_hidden, advice=c.advice)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
+        # the value baseline: the policy's own head, or the oracle critic (train/critic.py)
+        self.critic = OracleCritic(self.net.obs_size, c.critic_hidden) if c.critic == "oracle" else None
+        self._params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
+        self.optimizer = torch.optim.Adam(self._params, lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
         self.gen = torch.Generator().manual_seed(c.seed + 1)
         self.rng = np.random.default_rng(c.seed + 2)
         self.env = VectorGinRummy(c.num_envs, rules=c.rules, encoding="flat", reward=c.reward, seed=c.seed + 3)
@@ -263,6 +270,7 @@ class Trainer:
         act_buf = np.zeros((T, n), dtype=np.int64)
         logp_buf = np.zeros((T, n), dtype=np.float32)
         val_buf = np.zeros((T, n), dtype=np.float32)
+        priv_buf = np.zeros((T, n, PRIVILEGED_SIZE if self.critic is not None else 0), dtype=np.float32)
         rec_buf = np.zeros((T, n), dtype=bool)
         player_buf = np.zeros((T, n), dtype=np.int64)
         rew_buf = np.zeros((T, n, 2), dtype=np.float32)
@@ -270,6 +278,8 @@ class Trainer:
         returns: dict[str, list[float]] = {k: [] for k in OPPONENT_KINDS if k != "self"}
         outcomes = np.zeros(6, dtype=np.int64)
         self.net.eval()
+        if self.critic is not None:
+            self.critic.eval()
         obs = env.observe()
         mask = env.action_mask().astype(bool)
         for t in range(T):
@@ -282,6 +292,9 @@ class Trainer:
                 o = torch.from_numpy(inputs[rows])
                 m = torch.from_numpy(mask[rows])
                 logp, value = self.net(o, m)
+                if self.critic is not None:
+                    priv_buf[t, rows] = privileged(env, rows, player[rows])
+                    value = self.critic(o, torch.from_numpy(priv_buf[t, rows]))
                 a = self._sample(logp)
                 actions[rows] = a.numpy()
                 logp_buf[t, rows] = logp.gather(1, a[:, None]).squeeze(1).numpy()
@@ -316,7 +329,11 @@ class Trainer:
                 self._assign(done)
             obs, mask = r.observation, r.action_mask.astype(bool)
         with torch.no_grad():
-            _, last_value = self.net(torch.from_numpy(self._inputs(obs, np.arange(n))), torch.from_numpy(mask))
+            last_inputs = torch.from_numpy(self._inputs(obs, np.arange(n)))
+            if self.critic is not None:
+                last_value = self.critic(last_inputs, torch.from_numpy(privileged(env, np.arange(n), env.current)))
+            else:
+                _, last_value = self.net(last_inputs, torch.from_numpy(mask))
         adv, ret = self._gae(val_buf, player_buf, rew_buf, term_buf, rec_buf, last_value.numpy(), env.current.astype(np.int64))
         sel = rec_buf.reshape(-1)
         return {
@@ -327,19 +344,14 @@ class Trainer:
             "val": val_buf.reshape(-1)[sel],
             "adv": adv.reshape(-1)[sel],
             "ret": ret.reshape(-1)[sel],
+            "priv": priv_buf.reshape(T * n, -1)[sel],
             "returns": returns,
             "outcomes": outcomes,
         }
 
     def _inputs(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The network's input for each game: the flat observation, then (with ``advice``)
-        the advice features for games ``rows`` (zeros in the others, which no network reads)."""
-        if not self.config.advice:
-            return observation
-        out = np.zeros((observation.shape[0], self.net.obs_size), dtype=np.float32)
-        out[:, : observation.shape[1]] = observation
-        out[rows, observation.shape[1] :] = advice_of_env(self.env, rows)
-        return out
+        """The networks' inputs (``train.model.vector_inputs``), advice for games ``rows`` only."""
+        return vector_inputs(observation, self.env, rows, self.config.advice)
 
     def _gae(self, values, players, rewards, terminated, recorded, last_value, last_player):
         """Advantages per (game, seat) trajectory; see the module docstring."""
@@ -376,7 +388,11 @@ class Trainer:
     def _learn(self, batch: dict[str, Any]) -> dict[str, float]:
         c = self.config
         self.net.train()
+        if self.critic is not None:
+            self.critic.train()
+        warmup = self.update < c.critic_warmup  # only the value learns (the policy's loss is left out)
         obs = torch.from_numpy(batch["obs"])
+        priv = torch.from_numpy(batch["priv"])
         mask = torch.from_numpy(batch["mask"])
         act = torch.from_numpy(batch["act"])
         old_logp = torch.from_numpy(batch["logp"])
@@ -390,6 +406,8 @@ class Trainer:
             for start in range(0, m, c.minibatch_size):
                 idx = order[start : start + c.minibatch_size]
                 logp_all, value = self.net(obs[idx], mask[idx])
+                if self.critic is not None:
+                    value = self.critic(obs[idx], priv[idx])
                 logp = logp_all.gather(1, act[idx, None]).squeeze(1)
                 log_ratio = logp - old_logp[idx]
                 ratio = log_ratio.exp()
@@ -402,10 +420,10 @@ class Trainer:
                 else:
                     v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
                 entropy = masked_entropy(logp_all, mask[idx]).mean()
-                loss = pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
+                loss = c.vf_coef * v_loss if warmup else pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(self._params, c.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
                     stats["policy_loss"].append(float(pg_loss))
@@ -495,6 +513,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "torch_generator": self.gen.get_state(),
             "pool": self.pool,
+            "critic": None if self.critic is None else self.critic.state_dict(),
             "counters": {"update": self.update, "global_step": self.global_step, "episodes": self.episodes,
                          "train_seconds": self.train_seconds},
             "games": pickle.dumps({
@@ -510,6 +529,8 @@ class Trainer:
     def _restore(self, state: dict[str, Any]) -> None:
         policy = state["policy"]
         self.net.load_state_dict(policy["state_dict"])
+        if self.critic is not None:
+            self.critic.load_state_dict(state["critic"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.gen.set_state(state["torch_generator"])
         self.pool = state["pool"]
@@ -569,4 +590,6 @@ def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:
     needed = ("config", "policy", "optimizer", "torch_generator", "pool", "counters", "games")
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT or any(k not in state for k in needed):
         raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
+    if state["config"].get("critic", "shared") == "oracle" and not isinstance(state.get("critic"), dict):
+        raise CheckpointError(f"{str(path)!r} is from a run with the oracle critic but holds no critic weights")
     return state

@@ -1,0 +1,237 @@
+"""Distilling a search agent into the policy network: a search teacher labels the moves
+of the network's own games, and the network is fitted to those labels (DAgger).
+
+Why: PPO from the heuristic's play stays level with the heuristic (README, training
+findings), while ``mcts``, a one-step search over the heuristic, beats it by about 4
+points a hand at a second a move. A network that plays the search's moves would carry
+that strength at the network's speed. This is the imitation step of expert iteration
+(Anthony et al., 2017) with DAgger's data (Ross et al., 2011): the student plays its own
+moves, so the positions labelled are the ones the student reaches, and at each of its
+decisions the teacher is asked what it would play in the student's place, from the
+student's own observation and info (the teacher sees no more than the student).
+
+``collect`` plays hands of the student against an opponent in parallel and writes one
+file per hand (``hand-SEED.npz``: the network's inputs, the legal masks, the teacher's
+and the student's moves and the student's result of the hand), each written whole the
+moment its hand ends; a rerun skips the hands already there, so a long collection can
+be stopped and continued without losing or repeating work. The folder's ``labels.json``
+says how its labels were made (student, teacher, opponent, rules, win bonus, input
+size, which decisions); a collection with other settings is refused rather than mixed
+in. ``fit`` then trains the student's network on them (``train.imitation.pretrain``:
+cross-entropy on the teacher's moves, the value on the results as the ``scaled``
+reward: points / 100 plus the win bonus, as in training). ``rummy distill`` does both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Union
+
+import numpy as np
+
+import agents
+from agents.arena import play_hand
+from agents.base import Agent
+from agents.ppo import PPOAgent
+from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
+from train.config import with_win_bonus
+
+LABEL_FIELDS = ("obs", "mask", "act", "student", "ret")
+DECISIONS = ("all", "knock")  # which decisions are labelled: every real one, or those where a knock is legal
+LABELS_FORMAT = "rummy-env-labels-v1"
+_HAND_FILE = re.compile(r"hand-(-?\d+)\.npz")
+
+
+class _Labeller(Agent):
+    """Plays the student's moves; records the teacher's answer at each real decision (with
+    ``only_knocks``, only where a knock or Big Gin is legal)."""
+
+    def __init__(self, student: PPOAgent, teacher: Agent, only_knocks: bool = False) -> None:
+        super().__init__(None)
+        self.student, self.teacher, self.only_knocks = student, teacher, only_knocks
+        self.rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        action = self.student.act(observation, info)
+        mask = observation["action_mask"].astype(bool)
+        if mask.sum() > 1 and (not self.only_knocks or mask[KNOCK : BIG_GIN + 1].any()):
+            label = self.teacher.act(observation, info)
+            self.rows.append((self.student.inputs(observation, info), mask, int(label), action))
+        return action
+
+
+def label_hand(job: tuple[str, str, str, str, int, float, str, str]) -> int:
+    """One hand of the student against the opponent, its decisions labelled by the teacher.
+    ``job``: (student, teacher, opponent specs, rules, seed, win_bonus, folder, decisions);
+    the student sits in seat ``seed % 2``. Writes ``hand-SEED.npz`` in the folder; returns
+    the seed."""
+    student_spec, teacher_spec, opponent_spec, rules, seed, win_bonus, folder, decisions = job
+    student = agents.make(student_spec, seed=seed)
+    if not isinstance(student, PPOAgent):
+        raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {student_spec!r}")
+    spy = _Labeller(student, agents.make(teacher_spec, seed=seed), only_knocks=decisions == "knock")
+    seat = seed % 2
+    opponent = agents.make(opponent_spec, seed=seed + 1_000_003)
+    result = play_hand([spy, opponent] if seat == 0 else [opponent, spy], rules=rules, seed=seed)
+    ret = float(with_win_bonus(np.float32(result.rewards[seat] / 100), win_bonus))
+    size = student.net.obs_size
+    data = {
+        "obs": np.array([r[0] for r in spy.rows], dtype=np.float32).reshape(-1, size),
+        "mask": np.array([r[1] for r in spy.rows], dtype=bool).reshape(-1, NUM_ACTIONS),
+        "act": np.array([r[2] for r in spy.rows], dtype=np.int64),
+        "student": np.array([r[3] for r in spy.rows], dtype=np.int64),
+        "ret": np.full(len(spy.rows), ret, dtype=np.float32),
+    }
+    path = Path(folder) / f"hand-{seed}.npz"
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)  # whole or absent: a crash never leaves half a file under the real name
+    return seed
+
+
+def _manifest(student: str, teacher: str, opponent: str, rules: str, win_bonus: float, obs_size: int,
+              decisions: str) -> dict[str, Any]:
+    return {"format": LABELS_FORMAT, "student": student, "teacher": teacher, "opponent": opponent, "rules": rules,
+            "win_bonus": float(win_bonus), "obs_size": int(obs_size), "decisions": decisions}
+
+
+def _hand_files(folder: Path) -> list[tuple[int, Path]]:
+    """The label files of ``folder`` as (seed, path), in seed order (temporary files of an
+    interrupted write are not label files)."""
+    found = [(_HAND_FILE.fullmatch(p.name), p) for p in folder.glob("hand-*.npz")]
+    return sorted((int(m.group(1)), p) for m, p in found if m)
+
+
+def collect(student: str, teacher: str, opponent: str, hands: int, folder: Union[str, Path], rules: str = "classic",
+            seed: int = 0, win_bonus: float = 0.1, workers: int = 1, decisions: str = "all",
+            progress: Optional[Callable[[int, int], None]] = None) -> int:
+    """Label the hands ``seed .. seed + hands - 1`` not yet in ``folder``; returns how many
+    were played now. ``decisions``: ``all`` (every decision with more than one legal move)
+    or ``knock`` (only those where a knock is legal: the teacher's time goes to the rarest
+    and costliest choice). ``progress(done, total)`` after each hand."""
+    if decisions not in DECISIONS:
+        raise ValueError(f"decisions must be one of {', '.join(DECISIONS)}, got {decisions!r}")
+    if hands < 1:
+        raise ValueError(f"hands must be >= 1, got {hands}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    for spec in (student, teacher, opponent):
+        agents.make(spec)  # a bad spec fails here, before any work
+    learner = agents.make(student)
+    if not isinstance(learner, PPOAgent):
+        raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {student!r}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = _manifest(student, teacher, opponent, rules, win_bonus, learner.net.obs_size, decisions)
+    path = folder / "labels.json"
+    if path.is_file():
+        held = json.loads(path.read_text())
+        changed = sorted(k for k in manifest if held.get(k) != manifest[k])
+        if changed:
+            raise ValueError(f"{str(folder)!r} holds labels made with other settings ("
+                             + ", ".join(f"{k}: {held.get(k)!r} there, {manifest[k]!r} now" for k in changed)
+                             + "); collect into another folder")
+    elif _hand_files(folder):
+        raise ValueError(f"{str(folder)!r} holds label files but no labels.json saying how they were made; "
+                         "collect into another folder")
+    else:
+        path.write_text(json.dumps(manifest, indent=1) + "\n")
+    for stale in folder.glob(".hand-*.tmp"):  # left by a collection stopped mid-write
+        stale.unlink()
+    todo = [s for s in range(seed, seed + hands) if not (folder / f"hand-{s}.npz").is_file()]
+    jobs = [(student, teacher, opponent, rules, s, win_bonus, str(folder), decisions) for s in todo]
+    done = hands - len(todo)
+    for _ in _run(jobs, workers):
+        done += 1
+        if progress is not None:
+            progress(done, hands)
+    return len(todo)
+
+
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)  # one process per core: torch's own threads would only compete
+
+
+def _run(jobs: list[tuple], workers: int) -> Iterator[int]:
+    if workers == 1 or len(jobs) <= 1:
+        yield from map(label_hand, jobs)
+        return
+    with get_context("spawn").Pool(workers, initializer=_one_thread) as pool:  # spawn: forking after torch loads can hang
+        yield from pool.imap_unordered(label_hand, jobs, chunksize=1)
+
+
+def load(folder: Union[str, Path]) -> dict[str, np.ndarray]:
+    """Every hand's labels in ``folder`` (in seed order), as one dataset for ``fit``."""
+    folder = Path(folder)
+    files = _hand_files(folder)
+    if not files:
+        raise FileNotFoundError(f"no labelled hands (hand-SEED.npz) in {str(folder)!r}")
+    size = json.loads((folder / "labels.json").read_text())["obs_size"] if (folder / "labels.json").is_file() else None
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in LABEL_FIELDS}
+    for _, f in files:
+        try:
+            with np.load(f) as data:
+                for k in LABEL_FIELDS:
+                    parts[k].append(data[k])
+        except Exception as exc:
+            raise ValueError(f"{str(f)!r} is not a readable label file ({type(exc).__name__}: {exc}); "
+                             "delete it and collect again") from None
+        size = parts["obs"][-1].shape[1] if size is None else size
+        if parts["obs"][-1].shape[1] != size:
+            raise ValueError(f"{str(f)!r} holds inputs of size {parts['obs'][-1].shape[1]}, the folder's others {size}")
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def agreement(net: Any, data: dict[str, np.ndarray], batch_size: int = 4096) -> tuple[float, float]:
+    """(share of moves where ``net``'s most probable move is the label, mean cross-entropy
+    of the labels), without training."""
+    import torch
+
+    hits, loss = 0.0, 0.0
+    net.eval()
+    with torch.no_grad():
+        for start in range(0, len(data["act"]), batch_size):
+            part = slice(start, start + batch_size)
+            logp, _ = net(torch.from_numpy(data["obs"][part]), torch.from_numpy(data["mask"][part]))
+            act = torch.from_numpy(data["act"][part])
+            hits += float((logp.argmax(1) == act).sum())
+            loss -= float(logp.gather(1, act[:, None]).sum())
+    return hits / len(data["act"]), loss / len(data["act"])
+
+
+def fit(policy: Union[str, Path], data: dict[str, np.ndarray], out: Union[str, Path], epochs: int = 3,
+        lr: float = 3e-4, batch_size: int = 512, seed: int = 0) -> dict[str, float]:
+    """Train the network in policy file ``policy`` on the teacher's labels; write the result
+    to ``out`` (a policy file, usable as ``ppo:OUT``). Returns ``agreement`` (the share of
+    labelled moves where the network's most probable move is the teacher's) and
+    ``policy_loss`` (the labels' mean cross-entropy) after the fit, the same with
+    ``_before`` before it, and ``value_loss`` (the fit's last epoch)."""
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if not lr > 0:
+        raise ValueError(f"lr must be > 0, got {lr}")
+    import torch
+
+    from train.imitation import pretrain
+    from train.model import load_policy, save_policy
+
+    net, meta = load_policy(policy)
+    if data["obs"].shape[1] != net.obs_size:
+        raise ValueError(f"the labels hold inputs of size {data['obs'].shape[1]}; the network in {str(policy)!r} "
+                         f"reads {net.obs_size} (labels made with another network?)")
+    before = agreement(net, data)
+    stats = pretrain(net, data, epochs, lr, batch_size, torch.Generator().manual_seed(seed))
+    after = agreement(net, data)
+    save_policy(net, out, meta.get("rules") or "classic",
+                {"distilled_from": str(policy), "labels": int(len(data["act"])), "epochs": epochs, "lr": lr})
+    return {"agreement": after[0], "policy_loss": after[1], "agreement_before": before[0],
+            "policy_loss_before": before[1], "value_loss": stats["value_loss"]}
