@@ -373,7 +373,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     di.add_argument("--win-bonus", type=float, default=0.1, help="added to the hand results the value fits (as in training)")
     di.add_argument("--workers", type=int, default=1)
     di.add_argument("--decisions", choices=("all", "knock"), default="all",
-                    help="label every decision, or only those where a knock is legal")
+                    help="the teacher labels every decision, or only those where a knock is legal "
+                         "(the student's own moves label the others)")
     di.add_argument("--quiet", action="store_true", help="no progress bar")
     di.set_defaults(func=_distill)
 

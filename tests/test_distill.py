@@ -39,11 +39,14 @@ def test_knock_decisions_only(tmp_path):
 
     collect("ppo", "heuristic", "simple", 8, tmp_path / "k", seed=20, decisions="knock")
     data = load(tmp_path / "k")
-    assert len(data["act"]) > 0 and data["mask"][:, KNOCK : BIG_GIN + 1].any(axis=1).all()
     collect("ppo", "heuristic", "simple", 8, tmp_path / "a", seed=20)
     every = load(tmp_path / "a")
-    knockable = every["mask"][:, KNOCK : BIG_GIN + 1].any(axis=1)
-    assert np.array_equal(every["obs"][knockable], data["obs"])  # the same games, the knock decisions of them
+    assert np.array_equal(every["obs"], data["obs"]) and np.array_equal(every["student"], data["student"])  # same games
+    knockable = data["mask"][:, KNOCK : BIG_GIN + 1].any(axis=1)
+    assert knockable.any() and not knockable.all()
+    assert np.array_equal(data["act"][knockable], every["act"][knockable])  # the teacher's answers there
+    assert np.array_equal(data["act"][~knockable], data["student"][~knockable])  # the student's own moves elsewhere
+    assert (every["act"][~knockable] != every["student"][~knockable]).any()  # which the teacher would not all play
     with pytest.raises(ValueError, match="decisions must be one of all, knock"):
         collect("ppo", "heuristic", "simple", 1, tmp_path / "z", decisions="discards")
 

@@ -41,14 +41,17 @@ from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
 from train.config import with_win_bonus
 
 LABEL_FIELDS = ("obs", "mask", "act", "student", "ret")
-DECISIONS = ("all", "knock")  # which decisions are labelled: every real one, or those where a knock is legal
+DECISIONS = ("all", "knock")  # whom the teacher labels: every real decision, or those where a knock is legal
 LABELS_FORMAT = "rummy-env-labels-v1"
 _HAND_FILE = re.compile(r"hand-(-?\d+)\.npz")
 
 
 class _Labeller(Agent):
-    """Plays the student's moves; records the teacher's answer at each real decision (with
-    ``only_knocks``, only where a knock or Big Gin is legal)."""
+    """Plays the student's moves; records the teacher's answer at each real decision. With
+    ``only_knocks`` the teacher is asked only where a knock or Big Gin is legal, and the
+    other decisions are labelled with the student's own move: an anchor that keeps the
+    fit from changing the rest of the policy (a fit on knock decisions alone wrecked it:
+    the card head that scores knocks also scores every discard)."""
 
     def __init__(self, student: PPOAgent, teacher: Agent, only_knocks: bool = False) -> None:
         super().__init__(None)
@@ -58,8 +61,9 @@ class _Labeller(Agent):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         action = self.student.act(observation, info)
         mask = observation["action_mask"].astype(bool)
-        if mask.sum() > 1 and (not self.only_knocks or mask[KNOCK : BIG_GIN + 1].any()):
-            label = self.teacher.act(observation, info)
+        if mask.sum() > 1:
+            asked = not self.only_knocks or mask[KNOCK : BIG_GIN + 1].any()
+            label = self.teacher.act(observation, info) if asked else action
             self.rows.append((self.student.inputs(observation, info), mask, int(label), action))
         return action
 
@@ -113,9 +117,10 @@ def collect(student: str, teacher: str, opponent: str, hands: int, folder: Union
             seed: int = 0, win_bonus: float = 0.1, workers: int = 1, decisions: str = "all",
             progress: Optional[Callable[[int, int], None]] = None) -> int:
     """Label the hands ``seed .. seed + hands - 1`` not yet in ``folder``; returns how many
-    were played now. ``decisions``: ``all`` (every decision with more than one legal move)
-    or ``knock`` (only those where a knock is legal: the teacher's time goes to the rarest
-    and costliest choice). ``progress(done, total)`` after each hand."""
+    were played now. ``decisions``: ``all`` (the teacher labels every decision with more
+    than one legal move) or ``knock`` (the teacher labels those where a knock is legal,
+    the rarest and costliest choice, and the student's own moves label the others).
+    ``progress(done, total)`` after each hand."""
     if decisions not in DECISIONS:
         raise ValueError(f"decisions must be one of {', '.join(DECISIONS)}, got {decisions!r}")
     if hands < 1:
