@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 import agents  # noqa: E402
 from agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
+from rummy_env.vector import VectorGinRummy  # noqa: E402
 from train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from train.curves import plot_curves, read_scalars  # noqa: E402
 from train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
-from rummy_env.vector import VectorGinRummy  # noqa: E402
 from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
