@@ -127,9 +127,9 @@ def collect(student: str, teacher: str, opponent: str, hands: int, folder: Union
         raise ValueError(f"hands must be >= 1, got {hands}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    for spec in (student, teacher, opponent):
-        agents.make(spec)  # a bad spec fails here, before any work
-    learner = agents.make(student)
+    learner = agents.make(student)  # a bad spec fails here, before any work
+    for spec in (teacher, opponent):
+        agents.make(spec)
     if not isinstance(learner, PPOAgent):
         raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {student!r}")
     folder = Path(folder)
