@@ -275,6 +275,43 @@ def _distill(args: argparse.Namespace) -> int:
     return 0
 
 
+def _knock_labels(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from train.knock_labels import collect, fit
+
+    if not args.hands and args.out is None:
+        raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
+    if args.chunk_hands < 1:
+        raise ValueError(f"--chunk-hands must be >= 1, got {args.chunk_hands}")
+    policy = args.policy
+    if policy is None:
+        import agents
+
+        policy = str(agents.make("ppo").path)
+    if args.hands:
+        with tqdm(total=-(-args.hands // args.chunk_hands), disable=args.quiet, desc="playing knocks out",
+                  unit="chunk") as bar:
+            played = collect(policy, args.hands, args.labels, rules=args.rules, seed=args.seed, stocks=args.stocks,
+                             win_bonus=args.win_bonus, anchor=args.anchor, chunk_hands=args.chunk_hands,
+                             workers=args.workers, progress=lambda done, total: bar.update(done - bar.n))
+        print(f"labels: {args.labels} ({played} chunks of {args.chunk_hands} hands played now)")
+    if args.out is None:
+        return 0
+    stats = fit(policy, args.labels, args.out, epochs=args.epochs, lr=args.lr, anchor_weight=args.anchor_weight,
+                seed=args.seed)
+    where = f"{stats['held_out']:,} held-out knock decisions" if stats["held_out"] else "the labels fitted (none held out)"
+    print(f"fitted {policy} to {stats['decisions']:,} knock decisions and {stats['anchors']:,} of its own other moves; "
+          f"on {where}:")
+    for epoch, figures in enumerate([stats["before"]] + stats["epochs"]):
+        mark = "  <- kept" if epoch == stats["kept"] else ""
+        print(f"  epoch {epoch}: gain {figures['gain']:+.3f} a knock decision over always playing on (points and "
+              f"win bonus), "
+              f"knocks {figures['knock_rate']:.1%}, own moves kept {figures['anchor_agreement']:.1%}{mark}")
+    print(f"policy: {args.out}  (use as agent ppo:{args.out})")
+    return 0
+
+
 def _curves(args: argparse.Namespace) -> int:
     from train.curves import plot_curves
 
@@ -377,6 +414,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "(the student's own moves label the others)")
     di.add_argument("--quiet", action="store_true", help="no progress bar")
     di.set_defaults(func=_distill)
+
+    kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
+                        "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
+    kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo)")
+    kl.add_argument("--hands", type=int, default=0,
+                    help="hands the folder should hold, in whole chunks; those there are kept (0: only fit)")
+    kl.add_argument("--labels", required=True, help="folder of label chunks (a rerun skips the chunks there)")
+    kl.add_argument("--out", help="policy file to write after fitting (none: only collect)")
+    kl.add_argument("--stocks", type=int, default=8, help="stock orders each decision's playing on is averaged over")
+    kl.add_argument("--win-bonus", type=float, default=25.0, help="points a won hand is worth on top of its score")
+    kl.add_argument("--anchor", type=float, default=0.05, help="share of the other decisions kept with the policy's move")
+    kl.add_argument("--chunk-hands", type=int, default=2000, help="hands per chunk file")
+    kl.add_argument("--epochs", type=int, default=6, help="at most; the best on held-out chunks is kept")
+    kl.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate for the fit")
+    kl.add_argument("--anchor-weight", type=float, default=1.0, help="weight of an anchor against an average knock label")
+    kl.add_argument("--rules", default="classic")
+    kl.add_argument("--seed", type=int, default=0)
+    kl.add_argument("--workers", type=int, default=1, help="processes playing chunks at once (one per core)")
+    kl.add_argument("--quiet", action="store_true", help="no progress bar")
+    kl.set_defaults(func=_knock_labels)
 
     cu = sub.add_parser("curves", help="plot learning curves from run folders, e.g. rummy curves runs/ppo__* -o curves.png")
     cu.add_argument("runs", nargs="+", help="run folders (NAME__SEED__TIME runs of one NAME are averaged over seeds)")

@@ -195,6 +195,28 @@ class VectorGinRummy:
             self.passed[g] = s.passed
         self._mask = None
 
+    _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
+              "passes", "must_draw_stock", "taken", "knock_limit", "known", "discarded", "passed")
+
+    def copy_games(self, source: "VectorGinRummy", source_rows, rows) -> None:
+        """Put the positions of games ``source_rows`` of engine ``source`` into games
+        ``rows`` of this one (the same source row may fill several), whole: hands,
+        stock order, pile and what each player has seen. Rollouts use it to play one
+        position on many times, each copy's stock reordered by the caller."""
+        source_rows = np.asarray(source_rows, dtype=np.intp)
+        rows = np.asarray(rows, dtype=np.intp)
+        if source.rules != self.rules:
+            raise ValueError(f"the source engine plays {source.rules}, this one {self.rules}")
+        if source_rows.ndim != 1 or rows.shape != source_rows.shape:
+            raise ValueError(f"source_rows and rows must be 1-d and of one length, got {source_rows.shape} and {rows.shape}")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
+            raise ValueError(f"rows must be distinct game indices in 0..{self.num_envs - 1}")
+        if source_rows.size and (source_rows.min() < 0 or source_rows.max() >= source.num_envs):
+            raise ValueError(f"source_rows must be game indices in 0..{source.num_envs - 1}")
+        for name in self._STATE:
+            getattr(self, name)[rows] = getattr(source, name)[source_rows]
+        self._mask = None
+
     # ------------------------------------------------------------------ stepping
 
     def action_mask(self) -> np.ndarray:

@@ -1,3 +1,4 @@
 """train: masked PPO with self-play on the vector engine (``ppo``), its config (``config``),
-network (``model``), opponents (``opponents``), imitation warm start (``imitation``) and
+network (``model``), opponents (``opponents``), imitation warm start (``imitation``), fine-tunes
+(``distill``: a search agent's moves; ``knock_labels``: knock decisions played out both ways) and
 learning-curve plots (``curves``). Needs torch (the ``train`` extra); the env does not."""
