@@ -1,8 +1,10 @@
 """``ppo``: a policy network trained by ``rummy train`` (masked PPO with self-play).
 
-``make("ppo")`` loads the checkpoint shipped with the package (``agents/data/ppo_gin.pt``,
-its config, curves and measured results in the README); ``make("ppo:path=runs/X/policy.pt")``
-(or ``ppo:runs/X/policy.pt``) loads another policy file or training checkpoint.
+``make("ppo")`` loads the policy shipped with the package (``agents/data/ppo_gin.pt``: PPO
+from ``configs/ppo.yaml``, then its knock decisions fine-tuned by ``train.knock_labels``;
+how it was made in ``agents/data/README.md``, its results in the README);
+``make("ppo:path=runs/X/policy.pt")`` (or ``ppo:runs/X/policy.pt``) loads another policy
+file or training checkpoint, such as the PPO-only ``agents/data/ppo_gin_base.pt``.
 
 The network reads the ``flat`` encoding of the player's information set, re-encoded
 here from ``info`` (so it works whatever encoding the env was built with) and without
