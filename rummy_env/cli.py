@@ -12,6 +12,9 @@
 - ``rummy replay FILE``: step through a recorded tournament game.
 - ``rummy train --config FILE``: masked PPO with self-play (``train/``; needs torch);
   ``--resume RUN_DIR`` continues a run.
+- ``rummy distill``: fit a ppo network to a search agent's moves in its own games.
+- ``rummy knock-labels``: fine-tune a ppo network's knock decisions on both choices
+  played out (``train/knock_labels.py``).
 - ``rummy curves RUN_DIR... -o curves.png``: learning curves from TensorBoard logs.
 """
 
@@ -417,7 +420,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
                         "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
-    kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo)")
+    kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo, "
+                    "already three rounds fine-tuned; agents/data/ppo_gin_base.pt is PPO alone)")
     kl.add_argument("--hands", type=int, default=0,
                     help="hands the folder should hold, in whole chunks; those there are kept (0: only fit)")
     kl.add_argument("--labels", required=True, help="folder of label chunks (a rerun skips the chunks there)")
