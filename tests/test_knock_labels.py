@@ -226,3 +226,23 @@ def test_knock_labels_command_collects_then_fits(tmp_path, capsys):
     assert "stocks must be an integer >= 1" in capsys.readouterr().err
     assert main(["knock-labels", "--labels", str(tmp_path / "m")]) == 2
     assert "nothing to do" in capsys.readouterr().err
+
+
+def test_a_stopped_collection_continues_without_losing_or_repeating_chunks(tmp_path):
+    folder = tmp_path / "stopped"
+
+    def stop_after_one(done, total):
+        if done == 1:
+            raise KeyboardInterrupt  # as if killed once the first chunk is written
+
+    with pytest.raises(KeyboardInterrupt):
+        collect(POLICY, 30, folder, seed=3, stocks=1, chunk_hands=10, progress=stop_after_one)
+    assert sorted(p.name for p in folder.glob("chunk-*")) == ["chunk-0.npz"]
+    (folder / ".chunk-1.999.tmp").write_bytes(b"half a file")  # a write cut short
+    assert collect(POLICY, 30, folder, seed=3, stocks=1, chunk_hands=10) == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["chunk-0.npz", "chunk-1.npz", "chunk-2.npz", "labels.json"]
+    collect(POLICY, 30, tmp_path / "whole", seed=3, stocks=1, chunk_hands=10)
+    for i in range(3):  # the same labels as a collection never stopped
+        with np.load(folder / f"chunk-{i}.npz") as x, np.load(tmp_path / "whole" / f"chunk-{i}.npz") as y:
+            for k in x.files:
+                np.testing.assert_array_equal(x[k], y[k])
