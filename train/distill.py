@@ -25,11 +25,9 @@ reward: points / 100 plus the win bonus, as in training). ``rummy distill`` does
 from __future__ import annotations
 
 import json
-import os
 import re
-from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -39,6 +37,7 @@ from agents.base import Agent
 from agents.ppo import PPOAgent
 from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
 from train.config import with_win_bonus
+from train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 LABEL_FIELDS = ("obs", "mask", "act", "student", "ret")
 DECISIONS = ("all", "knock")  # whom the teacher labels: every real decision, or those where a knock is legal
@@ -90,13 +89,7 @@ def label_hand(job: tuple[str, str, str, str, int, float, str, str]) -> int:
         "student": np.array([r[3] for r in spy.rows], dtype=np.int64),
         "ret": np.full(len(spy.rows), ret, dtype=np.float32),
     }
-    path = Path(folder) / f"hand-{seed}.npz"
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)  # whole or absent: a crash never leaves half a file under the real name
+    write_npz(Path(folder) / f"hand-{seed}.npz", data)
     return seed
 
 
@@ -133,45 +126,16 @@ def collect(student: str, teacher: str, opponent: str, hands: int, folder: Union
     if not isinstance(learner, PPOAgent):
         raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {student!r}")
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     manifest = _manifest(student, teacher, opponent, rules, win_bonus, learner.net.obs_size, decisions)
-    path = folder / "labels.json"
-    if path.is_file():
-        held = json.loads(path.read_text())
-        changed = sorted(k for k in manifest if held.get(k) != manifest[k])
-        if changed:
-            raise ValueError(f"{str(folder)!r} holds labels made with other settings ("
-                             + ", ".join(f"{k}: {held.get(k)!r} there, {manifest[k]!r} now" for k in changed)
-                             + "); collect into another folder")
-    elif _hand_files(folder):
-        raise ValueError(f"{str(folder)!r} holds label files but no labels.json saying how they were made; "
-                         "collect into another folder")
-    else:
-        path.write_text(json.dumps(manifest, indent=1) + "\n")
-    for stale in folder.glob(".hand-*.tmp"):  # left by a collection stopped mid-write
-        stale.unlink()
+    open_folder(folder, manifest, folder.is_dir() and bool(_hand_files(folder)), "label")
     todo = [s for s in range(seed, seed + hands) if not (folder / f"hand-{s}.npz").is_file()]
     jobs = [(student, teacher, opponent, rules, s, win_bonus, str(folder), decisions) for s in todo]
     done = hands - len(todo)
-    for _ in _run(jobs, workers):
+    for _ in run_jobs(label_hand, jobs, workers):
         done += 1
         if progress is not None:
             progress(done, hands)
     return len(todo)
-
-
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)  # one process per core: torch's own threads would only compete
-
-
-def _run(jobs: list[tuple], workers: int) -> Iterator[int]:
-    if workers == 1 or len(jobs) <= 1:
-        yield from map(label_hand, jobs)
-        return
-    with get_context("spawn").Pool(workers, initializer=_one_thread) as pool:  # spawn: forking after torch loads can hang
-        yield from pool.imap_unordered(label_hand, jobs, chunksize=1)
 
 
 def load(folder: Union[str, Path]) -> dict[str, np.ndarray]:
@@ -180,7 +144,7 @@ def load(folder: Union[str, Path]) -> dict[str, np.ndarray]:
     files = _hand_files(folder)
     if not files:
         raise FileNotFoundError(f"no labelled hands (hand-SEED.npz) in {str(folder)!r}")
-    size = json.loads((folder / "labels.json").read_text())["obs_size"] if (folder / "labels.json").is_file() else None
+    size = json.loads((folder / MANIFEST).read_text())["obs_size"] if (folder / MANIFEST).is_file() else None
     parts: dict[str, list[np.ndarray]] = {k: [] for k in LABEL_FIELDS}
     for _, f in files:
         try:

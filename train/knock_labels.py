@@ -43,17 +43,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import numpy as np
 
 from agents.heuristic_vector import heuristic_actions
 from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
 from rummy_env.vector import VectorGinRummy
+from train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 if TYPE_CHECKING:
     from train.model import PolicyNet
@@ -199,13 +198,7 @@ def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]
     empty = {"obs": (0, net.obs_size), "mask": (0, NUM_ACTIONS)}
     data = {k: np.concatenate(v).astype(_DTYPES[k]) if v else np.zeros(empty.get(k, (0,)), dtype=_DTYPES[k])
             for k, v in parts.items()}
-    path = Path(folder) / f"chunk-{index}.npz"
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)  # whole or absent
+    write_npz(Path(folder) / f"chunk-{index}.npz", data)
     return index
 
 
@@ -239,58 +232,28 @@ def collect(policy: Union[str, Path], hands: int, folder: Union[str, Path], rule
     if trained_for != rules:
         raise ValueError(f"the policy in {str(policy)!r} was trained for rules {trained_for!r}, not {rules!r}")
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     manifest = {"format": LABELS_FORMAT, "policy": str(policy), "policy_sha256": _file_hash(policy), "rules": rules,
                 "seed": int(seed), "stocks": int(stocks), "win_bonus": float(win_bonus), "anchor": float(anchor),
                 "chunk_hands": int(chunk_hands), "obs_size": int(net.obs_size), "opponent": "heuristic"}
-    path = folder / "labels.json"
-    if path.is_file():
-        held = json.loads(path.read_text())
-        changed = sorted(k for k in manifest if k != "policy" and held.get(k) != manifest[k])
-        if changed:
-            raise ValueError(f"{str(folder)!r} holds labels made with other settings ("
-                             + ", ".join(f"{k}: {held.get(k)!r} there, {manifest[k]!r} now" for k in changed)
-                             + "); collect into another folder")
-    elif _chunk_files(folder):
-        raise ValueError(f"{str(folder)!r} holds chunk files but no labels.json saying how they were made; "
-                         "collect into another folder")
-    else:
-        tmp = path.with_name(".labels.json.tmp")
-        tmp.write_text(json.dumps(manifest, indent=1) + "\n")
-        os.replace(tmp, path)  # whole or absent
-    for stale in folder.glob(".chunk-*.tmp"):  # left by a collection stopped mid-write
-        stale.unlink()
+    # the same contents under another path is the same policy
+    open_folder(folder, manifest, folder.is_dir() and bool(_chunk_files(folder)), "chunk", ignore=("policy",))
     chunks = -(-hands // chunk_hands)
     todo = [i for i in range(chunks) if not (folder / f"chunk-{i}.npz").is_file()]
-    jobs = [(str(policy), manifest["policy_sha256"], rules, int(seed), i, int(chunk_hands), int(stocks), float(win_bonus), float(anchor),
-             str(folder)) for i in todo]
+    jobs = [(str(policy), manifest["policy_sha256"], rules, int(seed), i, int(chunk_hands), int(stocks),
+             float(win_bonus), float(anchor), str(folder)) for i in todo]
     done = chunks - len(todo)
     if progress is not None:
         progress(done, chunks)  # the chunks already there
-    for _ in _run(jobs, workers):
+    for _ in run_jobs(label_chunk, jobs, workers):
         done += 1
         if progress is not None:
             progress(done, chunks)
     return len(todo)
 
 
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)  # one process per core
-
-
-def _run(jobs: list[tuple], workers: int) -> Iterator[int]:
-    if workers == 1 or len(jobs) <= 1:
-        yield from map(label_chunk, jobs)
-        return
-    with get_context("spawn").Pool(workers, initializer=_one_thread) as pool:  # spawn: forking after torch loads can hang
-        yield from pool.imap_unordered(label_chunk, jobs, chunksize=1)
-
-
 def _manifest_of(folder: Path) -> dict[str, Any]:
     try:
-        made = json.loads((folder / "labels.json").read_text())
+        made = json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{str(folder)!r} has no readable labels.json saying how its labels were made "
                          f"({type(exc).__name__}: {exc}); collect into a new folder") from None
