@@ -198,7 +198,8 @@ class VectorGinRummy:
     _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
               "passes", "must_draw_stock", "taken", "knock_limit", "known", "discarded", "passed")
 
-    def copy_games(self, source: "VectorGinRummy", source_rows, rows) -> None:
+    def copy_games(self, source: VectorGinRummy, source_rows: np.ndarray | Sequence[int],
+                   rows: np.ndarray | Sequence[int]) -> None:
         """Put the positions of games ``source_rows`` of engine ``source`` into games
         ``rows`` of this one (the same source row may fill several), whole: hands,
         stock order, pile and what each player has seen. Rollouts use it to play one
