@@ -32,7 +32,7 @@ Each is 0 where it does not apply (the draw figures in the discard phase and bac
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 import numpy as np
 
@@ -48,9 +48,10 @@ ADVICE_SCALARS = ("take", "after_take", "stock_expected", "take_gain", "knock")
 ADVICE_SIZE = len(ADVICE_CARD_SLICES) * NUM_CARDS + len(ADVICE_SCALARS)
 
 
-def advice(pos: Positions, rules: Rules) -> np.ndarray:
-    """(n, ADVICE_SIZE) float32 features of the positions ``pos`` (layout: module docstring)."""
-    a: Analysis = analyse(pos, rules)
+def advice(pos: Positions, rules: Rules, analysis: Optional[Analysis] = None) -> np.ndarray:
+    """(n, ADVICE_SIZE) float32 features of the positions ``pos`` (layout: module docstring);
+    ``analysis``: ``analyse(pos, rules)`` when the caller already has it."""
+    a: Analysis = analyse(pos, rules) if analysis is None else analysis
     n = pos.hands.size
     out = np.zeros((n, ADVICE_SIZE), dtype=np.float32)
     cards = out[:, : len(ADVICE_CARD_SLICES) * NUM_CARDS].reshape(n, len(ADVICE_CARD_SLICES), NUM_CARDS)

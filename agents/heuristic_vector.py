@@ -14,7 +14,7 @@ caller, which search uses to give every candidate move the same tie-breaks in a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Optional
 
 import numpy as np
@@ -71,6 +71,10 @@ class Positions:
     def unseen(self) -> np.ndarray:
         return _FULL & ~(self.hands | self.opponent_known | self.pile)
 
+    def subset(self, index) -> "Positions":
+        """The positions ``index`` (an index array or a slice) of these."""
+        return Positions(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
 
 def positions_of(env: VectorGinRummy, rows: np.ndarray) -> Positions:
     """The positions of the players to move in games ``rows`` of ``env``."""
@@ -106,6 +110,10 @@ class Analysis:
     knock: np.ndarray
     knock_card: np.ndarray
 
+    def subset(self, index) -> "Analysis":
+        """The analysis of positions ``index`` (an index array or a slice) only."""
+        return Analysis(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
 
 def analyse(
     pos: Positions,
@@ -126,10 +134,15 @@ def analyse(
         expected=np.full((n, NUM_CARDS), np.inf), risk=np.zeros((n, NUM_CARDS)), scores=np.full((n, NUM_CARDS), np.inf),
         knock=np.zeros(n, dtype=bool), knock_card=np.zeros(n, dtype=np.intp),
     )
+    # the expected-deadwood term of draw rows (10-card hands) and of every legal discard of
+    # discard rows goes through ``_mean_over_unseen`` in one call: its cost is mostly per call
+    bases, base_unseen, base_whole = [], [], []
     can = np.flatnonzero((pos.phase != Phase.DISCARD) & (mask[:, TAKE_DISCARD] == 1))
     if can.size:
-        out.take[can], out.after_take[can], out.stock_expected[can] = _wants_top(
-            pos.hands[can], pos.top[can], unseen[can], take_margin, opts)
+        after_take, now = _take_values(pos.hands[can], pos.top[can], opts)
+        bases.append(pos.hands[can])
+        base_unseen.append(unseen[can])
+        base_whole.append(now)
     d = np.flatnonzero(pos.phase == Phase.DISCARD)
     if d.size:
         after = pos.after[d].astype(np.float64)
@@ -140,7 +153,18 @@ def analyse(
         # the least dangerous card among those leaving the least deadwood; the lowest id on ties
         out.knock_card[d] = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
         legal = mask[d, DISCARD : DISCARD + NUM_CARDS] == 1
-        out.expected[d] = expected_deadwood(pos.hands[d], legal, after, unseen[d], opts)
+        row, card, base, unseen_d, whole_d = _discard_bases(pos.hands[d], legal, after, unseen[d])
+        bases.append(base)
+        base_unseen.append(unseen_d)
+        base_whole.append(whole_d)
+    if not bases:
+        return out
+    mean = _mean_over_unseen(np.concatenate(bases), np.concatenate(base_unseen), opts, whole=np.concatenate(base_whole))
+    if can.size:
+        out.take[can], out.after_take[can], out.stock_expected[can] = _take_choice(
+            after_take, now, mean[: can.size], unseen[can], take_margin)
+    if d.size:
+        out.expected[d] = _discard_expected(legal.shape, row, card, unseen_d, whole_d, mean[can.size :])
         out.risk[d] = risk
         out.scores[d] = discard_scores(out.expected[d], risk, danger_weight)
     return out
@@ -220,27 +244,33 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: O
     (``best_discard_deadwood(base)`` plus u's value), exactly.
     """
     whole = (melds.min_deadwood(base, **opts) if whole is None else whole).astype(np.float64)
-    kept = melds.best_discard_deadwood(base, **opts).astype(np.float64)
     completions = melds.meld_completions(base, aces_high=opts["aces_high"])
+    pair, card = np.nonzero(_card_bits(unseen & completions))
+    # one solver call for both: base's best discard, and that of base | u for each completion u
+    solved = melds.best_discard_deadwood(np.concatenate([base, base[pair] | _BITS[card]]), **opts)
+    kept = solved[: base.size].astype(np.float64)
     plain = _card_bits(unseen & ~completions)
     values = np.minimum(whole[:, None], kept[:, None] + _VALUES[int(opts["five_under_ten"])][None, :])
     sums = np.where(plain, values, 0.0).sum(axis=1)
-    pair, card = np.nonzero(_card_bits(unseen & completions))
-    sums += np.bincount(pair, weights=melds.best_discard_deadwood(base[pair] | _BITS[card], **opts), minlength=base.size)
+    sums += np.bincount(pair, weights=solved[base.size :], minlength=base.size)
     counts = np.bitwise_count(unseen)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts
 
 
-def _wants_top(hands: np.ndarray, top: np.ndarray, unseen: np.ndarray, margin: float, opts: dict):
-    """Take the face-up card: its best deadwood beats the expected best after a stock draw.
-    Returns the choice, the least deadwood after taking and the expected after a stock draw."""
+def _take_values(hands: np.ndarray, top: np.ndarray, opts: dict) -> tuple[np.ndarray, np.ndarray]:
+    """For 10-card ``hands`` and the face-up card ``top``: the least deadwood after taking it
+    (and discarding another card), and the hands' least deadwood now."""
     after = melds.discard_deadwood(hands | _BITS[top], **opts).astype(np.float64)
     after[after < 0] = np.inf
     after[np.arange(top.size), top] = np.inf  # the card just taken cannot be discarded
-    after_take = after.min(axis=1)
-    now = melds.min_deadwood(hands, **opts)
-    expected = _mean_over_unseen(hands, unseen, opts, whole=now)
+    return after.min(axis=1), melds.min_deadwood(hands, **opts)
+
+
+def _take_choice(after_take: np.ndarray, now: np.ndarray, expected: np.ndarray, unseen: np.ndarray, margin: float):
+    """Take the face-up card: its best deadwood beats the ``expected`` best after a stock draw
+    (``_mean_over_unseen`` of the hands) by ``margin``. Returns the choice, the least
+    deadwood after taking, and the expected after a stock draw."""
     none = unseen == 0
     take = np.where(none, after_take < now, after_take + margin < expected)
     return take, after_take, np.where(none, now, expected)
@@ -260,10 +290,22 @@ def expected_deadwood(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, u
     agent's meld-potential term. ``legal`` (n, 52) bool: the cards that may be discarded
     (+inf elsewhere); ``after``: ``melds.discard_deadwood`` of the hands (the deadwood
     of each hand without each card); ``opts``: the solver's rule options."""
+    row, card, base, unseen_rows, whole = _discard_bases(hands, legal, after, unseen)
+    mean = _mean_over_unseen(base, unseen_rows, opts, whole=whole)
+    return _discard_expected(legal.shape, row, card, unseen_rows, whole, mean)
+
+
+def _discard_bases(hands: np.ndarray, legal: np.ndarray, after: np.ndarray, unseen: np.ndarray):
+    """The 10-card hands left by each legal discard: (row, card) of each, the hand, the
+    unseen cards of its row and its least deadwood (``after``: no need to solve it again)."""
     row, card = np.nonzero(legal)
-    # the least deadwood of the hand without the card is ``after``: no need to solve it again
-    expected = _mean_over_unseen(hands[row] & ~_BITS[card], unseen[row], opts, whole=after[row, card])
-    expected = np.where(unseen[row] == 0, after[row, card], expected)
-    scores = np.full(legal.shape, np.inf)
-    scores[row, card] = expected
+    return row, card, hands[row] & ~_BITS[card], unseen[row], after[row, card]
+
+
+def _discard_expected(shape: tuple, row: np.ndarray, card: np.ndarray, unseen: np.ndarray, whole: np.ndarray,
+                      mean: np.ndarray) -> np.ndarray:
+    """``expected_deadwood``'s (n, 52) table from ``_mean_over_unseen`` of the ``_discard_bases``
+    (``whole`` where nothing is unseen; +inf for cards that may not be discarded)."""
+    scores = np.full(shape, np.inf)
+    scores[row, card] = np.where(unseen == 0, whole, mean)
     return scores

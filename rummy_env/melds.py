@@ -46,8 +46,8 @@ _RANK_MASKS = [sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NU
 _CHUNK = 1 << 15
 _ABSENT = 10_000  # dead_minus entry for a rank the field does not hold: never a minimum
 _BIT_LISTS = [[r for r in range(NUM_RANKS) if (m >> r) & 1] for m in range(1 << NUM_RANKS)]
-# (8192, 13): the ranks set in a 13-bit field, in order, padded with 0
-_BIT_POSITIONS = np.array([b + [0] * (NUM_RANKS - len(b)) for b in _BIT_LISTS], dtype=np.intp)
+# (8192,): the lowest rank set in a 13-bit field (0 for the empty field)
+_LOWEST_BIT = np.array([b[0] if b else 0 for b in _BIT_LISTS], dtype=np.intp)
 
 
 def _run_cover(fields: np.ndarray, aces_high: bool) -> np.ndarray:
@@ -148,15 +148,16 @@ def _set_groups(h: np.ndarray, f: list[np.ndarray], t: _Tables):
         return
     four, three = four[rest], three[rest] & ~four[rest]
     sig = np.bitwise_count(four) * 16 + np.bitwise_count(three)
-    for g in np.unique(sig):
+    for g in np.flatnonzero(np.bincount(sig)):  # the signatures present, without a sort
         sel = np.flatnonzero(sig == g)
         k4, k3 = int(g) // 16, int(g) % 16
         hs = h[rest[sel]][:, None]
         x = np.zeros((sel.size, 1), dtype=np.uint64)
         for table, k, ranks in ((t.opt4, k4, four), (t.opt3, k3, three)):
-            pos = _BIT_POSITIONS[ranks[sel]]
-            for j in range(k):
-                opts = table[pos[:, j]] & hs
+            left = ranks[sel]
+            for _ in range(k):  # the ranks one at a time, lowest first
+                opts = table[_LOWEST_BIT[left]] & hs
+                left = left & (left - 1)
                 x = (x[:, :, None] | opts[:, None, :]).reshape(sel.size, -1)
         yield rest[sel], x
 

@@ -161,6 +161,53 @@ def test_card_head_on_legal_cards_only_equals_the_dense_head(advice):
     dense = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1).masked_fill(~mask, -1e9)
     torch.testing.assert_close(logp[mask], torch.log_softmax(dense, -1)[mask])
 
+
+@pytest.mark.parametrize("advice", [False, True])
+def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_path, advice):
+    # the rollout analyses the networks' games and the heuristic opponent's games in one
+    # call; inputs and moves must be those of the separate calls, random draws included
+    from agents.heuristic_vector import actions_from, heuristic_actions
+    trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48), tmp_path / "run")
+    env, rng = trainer.env, np.random.default_rng(3)
+    checked = 0
+    for _ in range(40):
+        obs = env.observe()
+        order = rng.permutation(env.num_envs)
+        rows, theirs = np.sort(order[:20]), np.sort(order[20:35])
+        inputs, heuristic = trainer._inputs_and_heuristic(obs, rows, theirs)
+        np.testing.assert_array_equal(inputs, trainer._inputs(obs, rows))
+        a, b = np.random.default_rng(checked), np.random.default_rng(checked)
+        np.testing.assert_array_equal(actions_from(*heuristic, a.random((theirs.size, 52))),
+                                      heuristic_actions(env, theirs, b))
+        checked += 1
+        mask = env.action_mask()
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    assert trainer._inputs_and_heuristic(env.observe(), np.arange(4), np.zeros(0, dtype=np.intp))[1] is None
+
+
+def test_pool_networks_hold_the_last_snapshots_frozen(tmp_path):
+    trainer = Trainer(tiny(tmp_path, pool_size=2), tmp_path / "run")
+    for step in range(3):
+        with torch.no_grad():
+            for p in trainer.net.parameters():
+                p.add_(0.1 * (step + 1))
+        trainer._snapshot()
+    assert len(trainer.pool) == len(trainer._pool_nets) == 2
+    obs = torch.randn(5, trainer.net.obs_size)
+    mask = torch.ones(5, trainer.net.num_actions, dtype=torch.bool)
+    for state, net in zip(trainer.pool, trainer._pool_nets):
+        fresh = PolicyNet(trainer.config.hidden, trainer.config.card_hidden, advice=trainer.config.advice)
+        fresh.load_state_dict(state)
+        assert not net.training and not any(p.requires_grad for p in net.parameters())
+        torch.testing.assert_close(net(obs, mask), fresh(obs, mask))
+    # the snapshots are copies: training the learner further leaves them alone
+    before = [net(obs, mask)[0] for net in trainer._pool_nets]
+    with torch.no_grad():
+        for p in trainer.net.parameters():
+            p.add_(1.0)
+    assert all(torch.equal(net(obs, mask)[0], b) for net, b in zip(trainer._pool_nets, before))
+    assert not torch.equal(trainer._pool_nets[-1](obs, mask)[0], trainer.net.eval()(obs, mask)[0])
+
 # ---------------------------------------------------------------- the command, resume, errors
 
 

@@ -15,7 +15,7 @@ action count and the rules it was trained under.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 import torch
@@ -102,16 +102,18 @@ class PolicyNet(nn.Module):
         return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
 
 
-def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray, advice: bool) -> np.ndarray:
+def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray, advice: bool,
+                  features: Optional[np.ndarray] = None) -> np.ndarray:
     """The network's input for each game of the vector engine ``env``: its ``flat``
     ``observation``, then with ``advice`` the advice features of the player to move in
-    games ``rows`` (zeros in the others, which no network reads). The ``ppo`` agent builds
-    the same from one information set (``agents/ppo.py``; tested to agree)."""
+    games ``rows`` (zeros in the others, which no network reads); ``features``: those
+    advice features when the caller already has them. The ``ppo`` agent builds the same
+    from one information set (``agents/ppo.py``; tested to agree)."""
     if not advice:
         return observation
     out = np.zeros((observation.shape[0], FLAT_SIZE + ADVICE_SIZE), dtype=np.float32)
     out[:, :FLAT_SIZE] = observation
-    out[rows, FLAT_SIZE:] = advice_of_env(env, rows)
+    out[rows, FLAT_SIZE:] = advice_of_env(env, rows) if features is None else features
     return out
 
 

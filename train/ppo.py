@@ -46,7 +46,8 @@ import torch
 import yaml
 
 from agents.arena import play_hand
-from agents.heuristic_vector import heuristic_actions
+from agents.heuristic_features import advice
+from agents.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
 from agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
@@ -57,7 +58,7 @@ from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, 
 from train.opponents import random_actions
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
-SELF, POOL = OPPONENT_KINDS.index("self"), OPPONENT_KINDS.index("pool")
+SELF, POOL, HEURISTIC = (OPPONENT_KINDS.index(k) for k in ("self", "pool", "heuristic"))
 # Fields that may change when resuming (they do not change what is learned).
 RESUMABLE_OVERRIDES = ("total_updates", "eval_every", "checkpoint_every", "progress", "torch_threads")
 
@@ -245,15 +246,22 @@ class Trainer:
     def _snapshot(self) -> None:
         self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
         del self.pool[: -self.config.pool_size]
-        self._build_pool_nets()
+        self._pool_nets.append(self._pool_net(self.pool[-1]))
+        del self._pool_nets[: -self.config.pool_size]
 
     def _build_pool_nets(self) -> None:
-        self._pool_nets = []
-        for state in self.pool:
-            net = PolicyNet(self.config.hidden, self.config.card_hidden, advice=self.config.advice)
-            net.load_state_dict(state)
-            net.eval()
-            self._pool_nets.append(net)
+        self._pool_nets = [self._pool_net(state) for state in self.pool]
+
+    def _pool_net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
+        """A frozen network holding the snapshot ``state``. A copy of the learner rather than
+        a new ``PolicyNet``: a new one runs its orthogonal initialisations (QR
+        decompositions, tens of milliseconds) only to have them overwritten."""
+        net = copy.deepcopy(self.net)
+        net.load_state_dict(state)
+        net.requires_grad_(False)
+        for p in net.parameters():
+            p.grad = None
+        return net.eval()
 
     def _sample(self, logp: torch.Tensor) -> torch.Tensor:
         """Gumbel-max sampling (faster than ``multinomial`` here); masked actions never win."""
@@ -285,7 +293,10 @@ class Trainer:
         for t in range(T):
             player = env.current.astype(np.int64)
             learner = (self.kind == SELF) | (player == self.learner_seat)
-            inputs = self._inputs(obs, np.flatnonzero(learner | (self.kind == POOL)))  # the networks' games
+            others = ~learner
+            hr = np.flatnonzero(others & (self.kind == HEURISTIC))
+            # the networks' inputs, and the heuristic opponent's analysis of its games
+            inputs, heuristic = self._inputs_and_heuristic(obs, np.flatnonzero(learner | (self.kind == POOL)), hr)
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
             with torch.no_grad():
@@ -299,7 +310,6 @@ class Trainer:
                 actions[rows] = a.numpy()
                 logp_buf[t, rows] = logp.gather(1, a[:, None]).squeeze(1).numpy()
                 val_buf[t, rows] = value.numpy()
-                others = ~learner
                 for i, net in enumerate(self._pool_nets):
                     pr = np.flatnonzero(others & (self.kind == POOL) & (self.pool_index == i))
                     if pr.size:
@@ -311,9 +321,8 @@ class Trainer:
             sr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("simple")))
             if sr.size:
                 actions[sr] = simple_actions(env, sr, self.rng)
-            hr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("heuristic")))
-            if hr.size:
-                actions[hr] = heuristic_actions(env, hr, self.rng)
+            if hr.size:  # the draws of ``heuristic_actions(env, hr, self.rng)``, on the analysis above
+                actions[hr] = actions_from(*heuristic, self.rng.random((hr.size, NUM_CARDS)))
             obs_buf[t], mask_buf[t], act_buf[t] = inputs, mask, actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
@@ -352,6 +361,25 @@ class Trainer:
     def _inputs(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The networks' inputs (``train.model.vector_inputs``), advice for games ``rows`` only."""
         return vector_inputs(observation, self.env, rows, self.config.advice)
+
+    def _inputs_and_heuristic(self, observation: np.ndarray, rows: np.ndarray,
+                              heuristic_rows: np.ndarray) -> tuple[np.ndarray, Optional[tuple[Positions, Analysis]]]:
+        """``_inputs(observation, rows)``, and the heuristic's positions and analysis of games
+        ``heuristic_rows`` (``agents.heuristic_vector``). With advice, one analysis covers
+        both sets of games: its cost is largely per call, not per game. None for no games."""
+        env, c = self.env, self.config
+        if not c.advice:
+            if not heuristic_rows.size:
+                return observation, None
+            pos = positions_of(env, heuristic_rows)
+            return observation, (pos, analyse(pos, env.rules))
+        both = positions_of(env, np.concatenate([rows, heuristic_rows]))
+        analysis = analyse(both, env.rules)
+        mine = slice(0, rows.size)
+        features = advice(both.subset(mine), env.rules, analysis.subset(mine))
+        theirs = slice(rows.size, None)
+        heuristic = (both.subset(theirs), analysis.subset(theirs)) if heuristic_rows.size else None
+        return vector_inputs(observation, env, rows, True, features), heuristic
 
     def _gae(self, values, players, rewards, terminated, recorded, last_value, last_player):
         """Advantages per (game, seat) trajectory; see the module docstring."""
