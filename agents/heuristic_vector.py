@@ -39,13 +39,20 @@ _RELATED = np.array([
         if _RANK[c] == _RANK[f] or (_SUIT[c] == _SUIT[f] and abs(int(_RANK[c]) - int(_RANK[f])) <= 2))
     for c in range(NUM_CARDS)
 ], dtype=np.uint64)
-# deadwood value of each card id, without and with five_under_ten
-_VALUES = np.array([[card_value(c, f) for c in range(NUM_CARDS)] for f in (False, True)], dtype=np.int32)
+# the deadwood values a card can have and, per value, the 52-bit mask of the cards worth
+# it; without and with five_under_ten
+_VALUE_MASKS = []
+for _f in (False, True):
+    _value = np.array([card_value(c, _f) for c in range(NUM_CARDS)])
+    _worth = np.unique(_value)
+    _VALUE_MASKS.append((_worth.astype(np.float64), np.array([_BITS[_value == v].sum() for v in _worth], dtype=np.uint64)))
 
 
-def _card_bits(masks: np.ndarray) -> np.ndarray:
-    """(n,) uint64 card masks -> (n, 52) bool."""
-    return (masks[:, None] & _BITS) != 0
+def _set_bits(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every card of (n,) uint64 card masks as (row, card) index arrays, in ``np.nonzero``'s
+    order (by row, then card), read off the masks' bytes rather than an (n, 52) comparison."""
+    (flat,) = np.unpackbits(np.ascontiguousarray(masks, dtype="<u8").view(np.uint8), bitorder="little").view(bool).nonzero()
+    return flat >> 6, flat & 63
 
 
 @dataclass
@@ -245,13 +252,16 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: O
     """
     whole = (melds.min_deadwood(base, **opts) if whole is None else whole).astype(np.float64)
     completions = melds.meld_completions(base, aces_high=opts["aces_high"])
-    pair, card = np.nonzero(_card_bits(unseen & completions))
+    pair, card = _set_bits(unseen & completions)
     # one solver call for both: base's best discard, and that of base | u for each completion u
     solved = melds.best_discard_deadwood(np.concatenate([base, base[pair] | _BITS[card]]), **opts)
     kept = solved[: base.size].astype(np.float64)
-    plain = _card_bits(unseen & ~completions)
-    values = np.minimum(whole[:, None], kept[:, None] + _VALUES[int(opts["five_under_ten"])][None, :])
-    sums = np.where(plain, values, 0.0).sum(axis=1)
+    # a plain u adds min(whole, kept + value(u)) = kept + min(whole - kept, value(u)): summed
+    # per card value, ten popcounts instead of a pass over 52 cards (integers: exact)
+    worth, worth_masks = _VALUE_MASKS[int(opts["five_under_ten"])]
+    plain = unseen & ~completions
+    by_value = np.bitwise_count(plain[:, None] & worth_masks[None, :])
+    sums = kept * np.bitwise_count(plain) + (by_value * np.minimum((whole - kept)[:, None], worth[None, :])).sum(axis=1)
     sums += np.bincount(pair, weights=solved[base.size :], minlength=base.size)
     counts = np.bitwise_count(unseen)
     with np.errstate(invalid="ignore", divide="ignore"):
