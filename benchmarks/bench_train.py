@@ -3,7 +3,8 @@ including the network's moves, the opponents' moves and the PPO updates.
 
 An env step is one move of either seat in one game (what the vector engine counts).
 Evaluations and checkpoints are switched off; their cost is not a training cost of
-each step. The first update (warm-up) is not timed. Several opponent mixes are
+each step. The first update (warm-up) is not timed. The opponent pool starts full
+(``pool_size`` snapshots), as it is for all but the first updates of a run. Several opponent mixes are
 measured, because the opponents cost differently: the network opponents need forward
 passes, the scripted ones (``simple``, ``heuristic``) array operations, and self-play
 makes both seats training data (twice the update work per step).
@@ -27,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, machine  # noqa: E402
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from train.config import load_config  # noqa: E402
@@ -40,8 +42,7 @@ MIXES = {
 
 
 def measure(config_path: str, updates: int, opponents, extra: dict[str, str]) -> dict[str, float]:
-    overrides = {**extra, "total_updates": updates + 1, "eval_every": 0, "checkpoint_every": 10**6, "progress": False,
-                 "snapshot_every": 1}
+    overrides = {**extra, "total_updates": updates + 1, "eval_every": 0, "checkpoint_every": 10**6, "progress": False}
     if opponents is not None:
         overrides["opponents"] = opponents
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +50,10 @@ def measure(config_path: str, updates: int, opponents, extra: dict[str, str]) ->
         config = load_config(config_path, overrides)
         trainer = Trainer(config, Path(tmp) / "bench")
         trainer._open_writer(None)
+        # a full opponent pool, as after the first pool_size x snapshot_every updates of a run
+        for _ in range(config.pool_size):
+            trainer._snapshot()
+        trainer._assign(np.arange(config.num_envs))
         phases = {"rollout": 0.0, "update": 0.0}
         rollout, learn = trainer._rollout, trainer._learn
 

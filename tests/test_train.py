@@ -16,6 +16,7 @@ from rummy_env.vector import VectorGinRummy  # noqa: E402
 from train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from train.curves import plot_curves, read_scalars  # noqa: E402
 from train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
+from train.policy_stack import PolicyStack  # noqa: E402
 from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
@@ -185,28 +186,77 @@ def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_pat
     assert trainer._inputs_and_heuristic(env.observe(), np.arange(4), np.zeros(0, dtype=np.intp))[1] is None
 
 
-def test_pool_networks_hold_the_last_snapshots_frozen(tmp_path):
+def random_positions(n, obs_size, gen):
+    """Observations and masks of n positions of every kind: draws, discards, knocks, Big Gin."""
+    obs = torch.rand(n, obs_size, generator=gen)
+    mask = torch.zeros(n, 108, dtype=torch.bool)
+    for i in range(n):
+        kind = i % 4
+        if kind == 0:
+            mask[i, [0, 1]] = True
+        else:
+            cards = torch.randperm(52, generator=gen)[:11]
+            mask[i, 3 + cards] = True
+            if kind >= 2:
+                mask[i, 55 + cards[:3]] = True
+            if kind == 3:
+                mask[i, 107] = True
+    return obs, mask
+
+
+@pytest.mark.parametrize("advice", [False, True])
+def test_a_policy_stack_gives_each_position_its_own_networks_policy(advice):
+    gen = torch.Generator().manual_seed(1)
+    torch.manual_seed(2)
+    nets = [PolicyNet((32, 16), 8, advice=advice).eval() for _ in range(5)]
+    stack = PolicyStack([n.state_dict() for n in nets], advice)
+    obs, mask = random_positions(40, nets[0].obs_size, gen)
+    which = torch.randint(0, 5, (40,), generator=gen)
+    which[:6] = 3  # groups of different sizes, one network with no positions
+    which[which == 1] = 0
+    logp = stack.log_probs(which, obs, mask)
+    with torch.no_grad():
+        for i, net in enumerate(nets):
+            rows = (which == i).nonzero().squeeze(1)
+            if rows.numel():
+                torch.testing.assert_close(logp[rows], net(obs[rows], mask[rows])[0], atol=1e-5, rtol=1e-5)
+    assert (logp[~mask].exp() == 0).all() and torch.allclose(logp.exp().sum(1), torch.ones(40))
+    assert stack.log_probs(which[:0], obs[:0], mask[:0]).shape == (0, 108)
+    with pytest.raises(ValueError, match="at least one network"):
+        PolicyStack([], advice)
+    with pytest.raises(ValueError, match="one shape"):
+        PolicyStack([nets[0].state_dict(), PolicyNet((32,), 8, advice=advice).state_dict()], advice)
+    with pytest.raises(ValueError, match=r"network indices in \[0, 5\)"):
+        stack.log_probs(torch.full((40,), 5), obs, mask)
+
+
+def test_the_pool_holds_the_last_snapshots_frozen(tmp_path):
     trainer = Trainer(tiny(tmp_path, pool_size=2), tmp_path / "run")
+    torch.manual_seed(0)
     for step in range(3):
         with torch.no_grad():
             for p in trainer.net.parameters():
-                p.add_(0.1 * (step + 1))
+                p.add_(0.05 * torch.randn_like(p))
         trainer._snapshot()
-    assert len(trainer.pool) == len(trainer._pool_nets) == 2
-    obs = torch.randn(5, trainer.net.obs_size)
-    mask = torch.ones(5, trainer.net.num_actions, dtype=torch.bool)
-    for state, net in zip(trainer.pool, trainer._pool_nets):
-        fresh = PolicyNet(trainer.config.hidden, trainer.config.card_hidden, advice=trainer.config.advice)
-        fresh.load_state_dict(state)
-        assert not net.training and not any(p.requires_grad for p in net.parameters())
-        torch.testing.assert_close(net(obs, mask), fresh(obs, mask))
+    assert len(trainer.pool) == trainer._pool_stack.size == 2
+    obs, mask = random_positions(8, trainer.net.obs_size, torch.Generator().manual_seed(0))
+    nets = []
+    for state in trainer.pool:
+        nets.append(PolicyNet(trainer.config.hidden, trainer.config.card_hidden, advice=trainer.config.advice).eval())
+        nets[-1].load_state_dict(state)
+    with torch.no_grad():
+        expected = [net(obs, mask)[0] for net in nets]
+        learner = trainer.net.eval()(obs, mask)[0]
+    for i in range(2):
+        torch.testing.assert_close(trainer._pool_stack.log_probs(torch.full((8,), i), obs, mask), expected[i])
+    assert not torch.allclose(expected[0], expected[1])  # two different snapshots
     # the snapshots are copies: training the learner further leaves them alone
-    before = [net(obs, mask)[0] for net in trainer._pool_nets]
     with torch.no_grad():
         for p in trainer.net.parameters():
-            p.add_(1.0)
-    assert all(torch.equal(net(obs, mask)[0], b) for net, b in zip(trainer._pool_nets, before))
-    assert not torch.equal(trainer._pool_nets[-1](obs, mask)[0], trainer.net.eval()(obs, mask)[0])
+            p.add_(0.05 * torch.randn_like(p))
+    torch.testing.assert_close(trainer._pool_stack.log_probs(torch.full((8,), 1), obs, mask), expected[1])
+    torch.testing.assert_close(learner, expected[1])  # the last snapshot is the learner as it was
+
 
 # ---------------------------------------------------------------- the command, resume, errors
 
@@ -431,7 +481,7 @@ def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
     t = Trainer.start(tiny(tmp_path, total_updates=3, advice=True, opponents={"pool": 0.5, "self": 0.3, "heuristic": 0.2},
                            snapshot_every=1, eval_every=0), tmp_path / "advice")
     t.train()
-    assert t.net.advice and t._pool_nets and all(net.advice for net in t._pool_nets)
+    assert t.net.advice and t._pool_stack.advice and t._pool_stack.size == 3
     t.close()
 
 

@@ -82,24 +82,42 @@ class PolicyNet(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked log-probabilities (N, A) and values (N,); ``mask`` is bool (N, A)."""
         z = self.trunk(obs)
-        # the card head runs only on (position, card) pairs with a legal discard or knock: the
-        # other cards' logits are masked below whatever they are (no gradient reaches them),
-        # and a position has at most 11 such cards, none at all when drawing
-        legal = mask[:, _DISCARDS] | mask[:, _KNOCKS]
-        rows, cards = legal.nonzero(as_tuple=True)
+        rows, cards = card_pairs(mask)
         per_card = z.new_zeros(obs.shape[0] * NUM_CARDS, 2)
         if rows.numel():
-            features = obs[:, : _CARD_FEATURES * NUM_CARDS].view(-1, _CARD_FEATURES, NUM_CARDS)[rows, :, cards]
-            if self.advice:
-                advice = obs[:, FLAT_SIZE : FLAT_SIZE + _ADVICE_CARDS * NUM_CARDS].view(-1, _ADVICE_CARDS, NUM_CARDS)
-                features = torch.cat([features, advice[rows, :, cards]], dim=1)
+            features = card_features(obs, rows, cards, self.advice)
             h = torch.relu(self.card_in(features) + self.card_context(z).index_select(0, rows))
             per_card = per_card.index_copy(0, rows * NUM_CARDS + cards, self.card_out(h))
-        per_card = per_card.view(-1, NUM_CARDS, 2)
-        g = self.global_logits(z)
-        logits = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1)
-        logits = logits.masked_fill(~mask, _NEG)
-        return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
+        return masked_log_probs(self.global_logits(z), per_card, mask), self.value(z).squeeze(-1)
+
+
+def card_pairs(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The (position, card) pairs the card head runs on: those with a legal discard or
+    knock. The other cards' logits are masked below whatever they are (no gradient
+    reaches them), and a position has at most 11 such cards, none at all when drawing."""
+    legal = mask[:, _DISCARDS] | mask[:, _KNOCKS]
+    return legal.nonzero(as_tuple=True)
+
+
+def card_features(obs: torch.Tensor, rows: torch.Tensor, cards: torch.Tensor, advice: bool) -> torch.Tensor:
+    """The card head's input for pairs (``rows``, ``cards``): the card's 9 card-slice
+    entries, then with ``advice`` its 4 advice slices."""
+    features = obs[:, : _CARD_FEATURES * NUM_CARDS].view(-1, _CARD_FEATURES, NUM_CARDS)[rows, :, cards]
+    if advice:
+        extra = obs[:, FLAT_SIZE : FLAT_SIZE + _ADVICE_CARDS * NUM_CARDS].view(-1, _ADVICE_CARDS, NUM_CARDS)
+        features = torch.cat([features, extra[rows, :, cards]], dim=1)
+    return features
+
+
+def masked_log_probs(global_logits: torch.Tensor, per_card: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over the 108 actions from the trunk's 4 card-free logits (draw,
+    take, pass, Big Gin) and the card head's (N * 52, 2) discard and knock logits, in the
+    action layout, illegal actions set to -1e9 before the softmax."""
+    per_card = per_card.view(-1, NUM_CARDS, 2)
+    g = global_logits
+    logits = torch.cat([g[:, :3], per_card[..., 0], per_card[..., 1], g[:, 3:]], dim=1)
+    logits = logits.masked_fill(~mask, _NEG)
+    return torch.log_softmax(logits, dim=-1)
 
 
 def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray, advice: bool,

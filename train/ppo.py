@@ -56,6 +56,7 @@ from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, wi
 from train.critic import PRIVILEGED_SIZE, OracleCritic, privileged
 from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
 from train.opponents import random_actions
+from train.policy_stack import PolicyStack
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
 SELF, POOL, HEURISTIC = (OPPONENT_KINDS.index(k) for k in ("self", "pool", "heuristic"))
@@ -118,7 +119,7 @@ class Trainer:
         self._kinds = np.array([OPPONENT_KINDS.index(k) for k in names])
         self._weights = weights / weights.sum()
         self.pool: list[dict[str, torch.Tensor]] = []
-        self._pool_nets: list[PolicyNet] = []
+        self._pool_stack: Optional[PolicyStack] = None
         self.update = 0
         self.global_step = 0
         self.episodes = 0
@@ -246,22 +247,11 @@ class Trainer:
     def _snapshot(self) -> None:
         self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
         del self.pool[: -self.config.pool_size]
-        self._pool_nets.append(self._pool_net(self.pool[-1]))
-        del self._pool_nets[: -self.config.pool_size]
+        self._build_pool_stack()
 
-    def _build_pool_nets(self) -> None:
-        self._pool_nets = [self._pool_net(state) for state in self.pool]
-
-    def _pool_net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
-        """A frozen network holding the snapshot ``state``. A copy of the learner rather than
-        a new ``PolicyNet``: a new one runs its orthogonal initialisations (QR
-        decompositions, tens of milliseconds) only to have them overwritten."""
-        net = copy.deepcopy(self.net)
-        net.load_state_dict(state)
-        net.requires_grad_(False)
-        for p in net.parameters():
-            p.grad = None
-        return net.eval()
+    def _build_pool_stack(self) -> None:
+        """The pool's networks, evaluated together (``train.policy_stack``); None while empty."""
+        self._pool_stack = PolicyStack(self.pool, self.config.advice) if self.pool else None
 
     def _sample(self, logp: torch.Tensor) -> torch.Tensor:
         """Gumbel-max sampling (faster than ``multinomial`` here); masked actions never win."""
@@ -310,11 +300,11 @@ class Trainer:
                 actions[rows] = a.numpy()
                 logp_buf[t, rows] = logp.gather(1, a[:, None]).squeeze(1).numpy()
                 val_buf[t, rows] = value.numpy()
-                for i, net in enumerate(self._pool_nets):
-                    pr = np.flatnonzero(others & (self.kind == POOL) & (self.pool_index == i))
-                    if pr.size:
-                        lp, _ = net(torch.from_numpy(inputs[pr]), torch.from_numpy(mask[pr]))
-                        actions[pr] = self._sample(lp).numpy()
+                pr = np.flatnonzero(others & (self.kind == POOL))
+                if pr.size:  # each game against its own snapshot
+                    lp = self._pool_stack.log_probs(torch.from_numpy(self.pool_index[pr]), torch.from_numpy(inputs[pr]),
+                                                    torch.from_numpy(mask[pr]))
+                    actions[pr] = self._sample(lp).numpy()
             rr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("random")))
             if rr.size:
                 actions[rr] = random_actions(mask[rr], self.rng)
@@ -562,7 +552,7 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.gen.set_state(state["torch_generator"])
         self.pool = state["pool"]
-        self._build_pool_nets()
+        self._build_pool_stack()
         counters = state["counters"]
         self.update, self.global_step = counters["update"], counters["global_step"]
         self.episodes, self.train_seconds = counters["episodes"], counters["train_seconds"]
