@@ -53,7 +53,7 @@ from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
-from train.critic import PRIVILEGED_SIZE, OracleCritic, privileged
+from train.critic import OracleCritic, privileged
 from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
 from train.opponents import random_actions
 from train.policy_stack import PolicyStack
@@ -263,12 +263,14 @@ class Trainer:
     def _rollout(self) -> dict[str, Any]:
         c, env = self.config, self.env
         T, n = c.rollout_steps, c.num_envs
-        obs_buf = np.zeros((T, n, self.net.obs_size), dtype=np.float32)
-        mask_buf = np.zeros((T, n, NUM_ACTIONS), dtype=bool)
+        # the learner's inputs, masks (and privileged features) step by step, learner games only:
+        # concatenated they are the batch in the order of rec_buf's True entries (step, then game)
+        obs_parts: list[np.ndarray] = []
+        mask_parts: list[np.ndarray] = []
+        priv_parts: list[np.ndarray] = []
         act_buf = np.zeros((T, n), dtype=np.int64)
         logp_buf = np.zeros((T, n), dtype=np.float32)
         val_buf = np.zeros((T, n), dtype=np.float32)
-        priv_buf = np.zeros((T, n, PRIVILEGED_SIZE if self.critic is not None else 0), dtype=np.float32)
         rec_buf = np.zeros((T, n), dtype=bool)
         player_buf = np.zeros((T, n), dtype=np.int64)
         rew_buf = np.zeros((T, n, 2), dtype=np.float32)
@@ -289,13 +291,15 @@ class Trainer:
             inputs, heuristic = self._inputs_and_heuristic(obs, np.flatnonzero(learner | (self.kind == POOL)), hr)
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
+            obs_parts.append(inputs[rows])
+            mask_parts.append(mask[rows])
             with torch.no_grad():
-                o = torch.from_numpy(inputs[rows])
-                m = torch.from_numpy(mask[rows])
+                o = torch.from_numpy(obs_parts[-1])
+                m = torch.from_numpy(mask_parts[-1])
                 logp, value = self.net(o, m)
                 if self.critic is not None:
-                    priv_buf[t, rows] = privileged(env, rows, player[rows])
-                    value = self.critic(o, torch.from_numpy(priv_buf[t, rows]))
+                    priv_parts.append(privileged(env, rows, player[rows]))
+                    value = self.critic(o, torch.from_numpy(priv_parts[-1]))
                 a = self._sample(logp)
                 actions[rows] = a.numpy()
                 logp_buf[t, rows] = logp.gather(1, a[:, None]).squeeze(1).numpy()
@@ -313,7 +317,7 @@ class Trainer:
                 actions[sr] = simple_actions(env, sr, self.rng)
             if hr.size:  # the draws of ``heuristic_actions(env, hr, self.rng)``, on the analysis above
                 actions[hr] = actions_from(*heuristic, self.rng.random((hr.size, NUM_CARDS)))
-            obs_buf[t], mask_buf[t], act_buf[t] = inputs, mask, actions
+            act_buf[t] = actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
             rew_buf[t], term_buf[t] = with_win_bonus(r.rewards, c.win_bonus), r.terminated
@@ -336,14 +340,14 @@ class Trainer:
         adv, ret = self._gae(val_buf, player_buf, rew_buf, term_buf, rec_buf, last_value.numpy(), env.current.astype(np.int64))
         sel = rec_buf.reshape(-1)
         return {
-            "obs": obs_buf.reshape(T * n, -1)[sel],
-            "mask": mask_buf.reshape(T * n, -1)[sel],
+            "obs": np.concatenate(obs_parts),
+            "mask": np.concatenate(mask_parts),
             "act": act_buf.reshape(-1)[sel],
             "logp": logp_buf.reshape(-1)[sel],
             "val": val_buf.reshape(-1)[sel],
             "adv": adv.reshape(-1)[sel],
             "ret": ret.reshape(-1)[sel],
-            "priv": priv_buf.reshape(T * n, -1)[sel],
+            "priv": np.concatenate(priv_parts) if priv_parts else np.zeros((int(sel.sum()), 0), dtype=np.float32),
             "returns": returns,
             "outcomes": outcomes,
         }
