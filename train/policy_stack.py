@@ -58,7 +58,9 @@ class PolicyStack:
         n = obs.shape[0]
         which = which.to(torch.int64)
         if which.shape != (n,) or (n and (int(which.min()) < 0 or int(which.max()) >= self.size)):
-            raise ValueError(f"which must hold {n} network indices in [0, {self.size}), got shape {tuple(which.shape)}")
+            got = f"{int(which.min())}..{int(which.max())}" if which.numel() else "none"
+            raise ValueError(f"which must hold {n} network indices in [0, {self.size}); got shape "
+                             f"{tuple(which.shape)}, values {got}")
         counts = torch.bincount(which, minlength=self.size)
         group = max(int(counts.max()) if n else 0, 1)
         # each position's slot in a (networks, group) grid: its network's row, in input order
