@@ -52,6 +52,8 @@ def advice(pos: Positions, rules: Rules, analysis: Optional[Analysis] = None) ->
     """(n, ADVICE_SIZE) float32 features of the positions ``pos`` (layout: module docstring);
     ``analysis``: ``analyse(pos, rules)`` when the caller already has it."""
     a: Analysis = analyse(pos, rules) if analysis is None else analysis
+    if a.take.shape[0] != pos.hands.size:
+        raise ValueError(f"the analysis has {a.take.shape[0]} positions, pos has {pos.hands.size}")
     n = pos.hands.size
     out = np.zeros((n, ADVICE_SIZE), dtype=np.float32)
     cards = out[:, : len(ADVICE_CARD_SLICES) * NUM_CARDS].reshape(n, len(ADVICE_CARD_SLICES), NUM_CARDS)

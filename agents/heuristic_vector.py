@@ -257,7 +257,8 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: O
     solved = melds.best_discard_deadwood(np.concatenate([base, base[pair] | _BITS[card]]), **opts)
     kept = solved[: base.size].astype(np.float64)
     # a plain u adds min(whole, kept + value(u)) = kept + min(whole - kept, value(u)): summed
-    # per card value, ten popcounts instead of a pass over 52 cards (integers: exact)
+    # per card value, one popcount per value (10, or 2 with five_under_ten) instead of a pass
+    # over 52 cards (integers: exact)
     worth, worth_masks = _VALUE_MASKS[int(opts["five_under_ten"])]
     plain = unseen & ~completions
     by_value = np.bitwise_count(plain[:, None] & worth_masks[None, :])

@@ -4,7 +4,8 @@ including the network's moves, the opponents' moves and the PPO updates.
 An env step is one move of either seat in one game (what the vector engine counts).
 Evaluations and checkpoints are switched off; their cost is not a training cost of
 each step. The first update (warm-up) is not timed. The opponent pool starts full
-(``pool_size`` snapshots), as it is for all but the first updates of a run. Several opponent mixes are
+(``pool_size`` snapshots), as it is after the first ``pool_size x snapshot_every`` updates
+of a run (1,000 with ``configs/ppo.yaml``). Several opponent mixes are
 measured, because the opponents cost differently: the network opponents need forward
 passes, the scripted ones (``simple``, ``heuristic``) array operations, and self-play
 makes both seats training data (twice the update work per step).

@@ -103,3 +103,21 @@ def test_advice_does_not_change_with_the_cards_the_player_cannot_see():
     env._mask = None  # recompute the legal moves from the changed games
     assert changed > 0
     np.testing.assert_array_equal(advice_of_env(env, rows), before)
+
+
+def test_advice_from_a_ready_analysis_is_the_advice_and_checks_its_rows():
+    from agents.heuristic_features import advice
+    from agents.heuristic_vector import analyse, positions_of
+
+    env = VectorGinRummy(32, seed=4)
+    env.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        env.step(heuristic_actions(env, np.arange(32), rng))
+    pos = positions_of(env, np.arange(32))
+    analysis = analyse(pos, env.rules)
+    half = slice(0, 16)
+    np.testing.assert_array_equal(advice(pos.subset(half), env.rules, analysis.subset(half)),
+                                  advice_of_env(env, np.arange(16)))
+    with pytest.raises(ValueError, match="the analysis has 32 positions, pos has 16"):
+        advice(pos.subset(half), env.rules, analysis)

@@ -226,6 +226,8 @@ def test_a_policy_stack_gives_each_position_its_own_networks_policy(advice):
         PolicyStack([], advice)
     with pytest.raises(ValueError, match="one shape"):
         PolicyStack([nets[0].state_dict(), PolicyNet((32,), 8, advice=advice).state_dict()], advice)
+    with pytest.raises(ValueError, match=f"with advice={not advice}"):
+        PolicyStack([n.state_dict() for n in nets], not advice)
     with pytest.raises(ValueError, match=r"network indices in \[0, 5\)"):
         stack.log_probs(torch.full((40,), 5), obs, mask)
 
@@ -254,6 +256,7 @@ def test_the_pool_holds_the_last_snapshots_frozen(tmp_path):
     with torch.no_grad():
         for p in trainer.net.parameters():
             p.add_(0.05 * torch.randn_like(p))
+    trainer._build_pool_stack()
     torch.testing.assert_close(trainer._pool_stack.log_probs(torch.full((8,), 1), obs, mask), expected[1])
     torch.testing.assert_close(learner, expected[1])  # the last snapshot is the learner as it was
 

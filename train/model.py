@@ -59,7 +59,7 @@ class PolicyNet(nn.Module):
         self.advice = bool(advice)
         self.obs_size = FLAT_SIZE + (ADVICE_SIZE if self.advice else 0)
         self.num_actions = NUM_ACTIONS
-        card_features = _CARD_FEATURES + (_ADVICE_CARDS if self.advice else 0)
+        card_width = _CARD_FEATURES + (_ADVICE_CARDS if self.advice else 0)
         layers: list[nn.Module] = []
         width = self.obs_size
         for h in self.hidden:
@@ -69,7 +69,7 @@ class PolicyNet(nn.Module):
         self.value = nn.Linear(width, 1)
         self.global_logits = nn.Linear(width, 4)  # draw stock, take discard, pass, Big Gin
         self.card_context = nn.Linear(width, self.card_hidden)
-        self.card_in = nn.Linear(card_features, self.card_hidden)
+        self.card_in = nn.Linear(card_width, self.card_hidden)
         self.card_out = nn.Linear(self.card_hidden, 2)  # discard c, knock with c
         for layer in [*self.trunk, self.card_context, self.card_in]:
             if isinstance(layer, nn.Linear):

@@ -17,7 +17,9 @@ from typing import Sequence
 
 import torch
 
+from agents.heuristic_features import ADVICE_SIZE
 from rummy_env.cards import NUM_CARDS
+from rummy_env.encoding import FLAT_SIZE
 from train.model import card_features, card_pairs, masked_log_probs
 
 
@@ -32,6 +34,10 @@ class PolicyStack:
         keys = {tuple((k, tuple(v.shape)) for k, v in s.items()) for s in states}
         if len(keys) > 1:
             raise ValueError("the networks of a PolicyStack must have one shape (hidden, card_hidden, advice)")
+        inputs = FLAT_SIZE + (ADVICE_SIZE if advice else 0)
+        if states[0]["trunk.0.weight"].shape[1] != inputs:
+            raise ValueError(f"the networks read {states[0]['trunk.0.weight'].shape[1]} inputs; with advice={advice} "
+                             f"they would read {inputs}")
         self.size = len(states)
         self.advice = bool(advice)
 

@@ -50,7 +50,6 @@ from agents.heuristic_features import advice
 from agents.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
 from agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
-from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
 from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
 from train.critic import OracleCritic, privileged
