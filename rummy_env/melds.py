@@ -274,9 +274,9 @@ def _ranks(positions: np.ndarray, aces_high: bool) -> np.ndarray:
 
 
 def _reach(runs: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """Cards of ``allowed`` joined to ``runs`` by consecutive cards (run-order fields)."""
-    runs, allowed = np.broadcast_arrays(runs, allowed)
-    reach = np.zeros_like(allowed)
+    """Cards of ``allowed`` joined to ``runs`` by consecutive cards (run-order fields; the
+    two broadcast against each other)."""
+    reach = np.zeros(np.broadcast_shapes(runs.shape, allowed.shape), dtype=allowed.dtype)
     while True:
         grown = runs | reach
         new = ((grown << 1) | (grown >> 1)) & allowed & ~reach & SUIT_BITS
@@ -334,13 +334,14 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
     rf = _fields(rem)
     keep = (t.dead.take(rf[0]) + t.dead.take(rf[1]) + t.dead.take(rf[2]) + t.dead.take(rf[3])) == kd[g]
     g, x, rf = g[keep], x[keep], [f[keep] for f in rf]
-    xf, df = _fields(x), _fields(d[g])
+    # the four suits stacked on a leading axis: one array operation for all four
+    xf, df, rf = np.stack(_fields(x)), np.stack(_fields(d[g])), np.stack(rf)
     ab, cd = xf[0] & xf[1], xf[2] & xf[3]
     exactly3 = ((ab & (xf[2] | xf[3])) | (cd & (xf[0] | xf[1]))) & ~(ab & cd)
-    set_cand = [exactly3 & ~xf[s] & df[s] for s in range(4)]
-    runs = [_positions(_run_cover(rf[s], aces_high), aces_high) for s in range(4)]
-    run_cand = [_ranks(_reach(runs[s], _positions(df[s], aces_high)), aces_high) for s in range(4)]
-    cand = _combine([set_cand[s] | run_cand[s] for s in range(4)])
+    set_cand = exactly3 & ~xf & df
+    runs = _positions(_run_cover(rf, aces_high), aces_high)
+    run_cand = _ranks(_reach(runs, _positions(df, aces_high)), aces_high)
+    cand = _combine(list(set_cand | run_cand))
     size = np.bitwise_count(cand)
     result = min_deadwood(d[g], **opts)
     for m in np.unique(size[size > 0]):
@@ -352,12 +353,10 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
             c ^= lows[:, j]
         include = ((np.arange(1 << int(m))[:, None] >> np.arange(int(m))) & 1).astype(np.uint64)
         laid = (lows[:, None, :] * include[None]).sum(axis=-1, dtype=np.uint64)  # (n, 2^m) subsets
-        lf = _fields(laid)
-        valid = np.ones(laid.shape, dtype=bool)
-        for s in range(4):
-            need = lf[s] & ~set_cand[s][sel, None]
-            joined = _ranks(_reach(runs[s][sel, None], _positions(lf[s], aces_high)), aces_high)
-            valid &= (need & ~joined) == 0
+        lf = np.stack(_fields(laid))
+        need = lf & ~set_cand[:, sel, None]
+        joined = _ranks(_reach(runs[:, sel, None], _positions(lf, aces_high)), aces_high)
+        valid = ((need & ~joined) == 0).all(axis=0)
         left = min_deadwood(d[g][sel, None] & ~laid, **opts)
         result[sel] = np.where(valid, left, np.int16(32000)).min(axis=1)
     out = np.full(n, -1, dtype=np.int16)
