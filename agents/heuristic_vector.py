@@ -48,6 +48,24 @@ for _f in (False, True):
     _VALUE_MASKS.append((_worth.astype(np.float64), np.array([_BITS[_value == v].sum() for v in _worth], dtype=np.uint64)))
 
 
+_COMPILED: list = []  # [agents.heuristic_jit or None], resolved on first use
+
+
+def _compiled():
+    """The compiled kernels (``agents.heuristic_jit``) when numba is installed and not
+    switched off (``rummy_env.melds_jit.available``), else None. Imported on first use,
+    so that importing the agents does not import numba."""
+    if not _COMPILED:
+        try:
+            from agents import heuristic_jit
+            from rummy_env import melds_jit
+        except ImportError:
+            _COMPILED.append(None)
+        else:
+            _COMPILED.append(heuristic_jit if melds_jit.available() else None)
+    return _COMPILED[0]
+
+
 def _set_bits(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every card of (n,) uint64 card masks as (row, card) index arrays, in ``np.nonzero``'s
     order (by row, then card), read off the masks' bytes rather than an (n, 52) comparison."""
@@ -252,6 +270,15 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: O
     """
     whole = (melds.min_deadwood(base, **opts) if whole is None else whole).astype(np.float64)
     completions = melds.meld_completions(base, aces_high=opts["aces_high"])
+    if _compiled() is not None:
+        return _compiled().mean_over_unseen(base, unseen, completions, whole, opts["aces_high"], opts["five_under_ten"])
+    return _mean_over_unseen_numpy(base, unseen, completions, whole, opts)
+
+
+def _mean_over_unseen_numpy(base: np.ndarray, unseen: np.ndarray, completions: np.ndarray, whole: np.ndarray,
+                            opts: dict) -> np.ndarray:
+    """``_mean_over_unseen`` as numpy array operations (without numba; the reference the
+    compiled kernel is tested against)."""
     pair, card = _set_bits(unseen & completions)
     # one solver call for both: base's best discard, and that of base | u for each completion u
     solved = melds.best_discard_deadwood(np.concatenate([base, base[pair] | _BITS[card]]), **opts)
@@ -272,6 +299,13 @@ def _mean_over_unseen(base: np.ndarray, unseen: np.ndarray, opts: dict, whole: O
 def _take_values(hands: np.ndarray, top: np.ndarray, opts: dict) -> tuple[np.ndarray, np.ndarray]:
     """For 10-card ``hands`` and the face-up card ``top``: the least deadwood after taking it
     (and discarding another card), and the hands' least deadwood now."""
+    if _compiled() is not None:
+        return _compiled().take_values(hands, top, opts["aces_high"], opts["five_under_ten"])
+    return _take_values_numpy(hands, top, opts)
+
+
+def _take_values_numpy(hands: np.ndarray, top: np.ndarray, opts: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``_take_values`` as numpy array operations (without numba; the reference)."""
     after = melds.discard_deadwood(hands | _BITS[top], **opts).astype(np.float64)
     after[after < 0] = np.inf
     after[np.arange(top.size), top] = np.inf  # the card just taken cannot be discarded

@@ -1,0 +1,135 @@
+"""Compiled (numba) single-hand kernels over the meld solver's tables: optional speed.
+
+Why: the batch solver in ``rummy_env.melds`` is exact and vectorized, but its cost on a
+few thousand hands is mostly numpy's per-call overhead and the temporaries of grouping
+hands by their sets. Callers that solve many small hands per step (the heuristic's
+expected deadwood, searched once per position in training and in search playouts) go
+faster through a loop compiled by numba over the very same tables. This module needs
+numba (``pip install "rummy-env[fast]"``; the ``train`` extra includes it); without it,
+or with the environment variable ``RUMMY_ENV_NO_NUMBA=1``, ``available()`` is False and
+callers use the numpy solver. Tests compare the two on many hands.
+
+Kernels take the tables of ``melds._tables(aces_high, five_under_ten)`` as arguments
+(``kernel_tables``) so one compiled function serves every rule option.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numba
+import numpy as np
+
+from rummy_env import melds
+
+_SUIT = np.uint64(melds.SUIT_BITS)
+_13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
+
+
+def available() -> bool:
+    """Whether compiled kernels may be used (numba imported, not switched off)."""
+    return os.environ.get("RUMMY_ENV_NO_NUMBA", "") not in ("1", "true", "yes")
+
+
+def kernel_tables(aces_high: bool, five_under_ten: bool) -> tuple[np.ndarray, ...]:
+    """(dead, gain, opt4, opt3) of ``melds._tables`` in the dtypes the kernels take."""
+    t = melds._tables(aces_high, five_under_ten)
+    return t.dead.astype(np.int64), t.gain.astype(np.int64), t.opt4, t.opt3
+
+
+@numba.njit(cache=True)
+def best_discard_deadwood(hands, dead, gain, opt4, opt3):
+    """``melds.best_discard_deadwood`` of (n,) uint64 hands (each with at least one card),
+    as int64, with the tables of ``kernel_tables``. One loop over the hands: a compiled
+    function called per hand would spend more on passing the tables than on the hand."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int64)
+    ranks = np.empty(4, np.int64)  # the ranks held 3 or 4 times (at most 4 in 13 cards)
+    options = np.empty(4, np.int64)  # 6 set choices for a rank held 4 times, 2 for one held 3 times
+    counter = np.zeros(4, np.int64)
+    for i in range(n):
+        h = hands[i]
+        f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
+        ab, cd = f0 & f1, f2 & f3
+        four = ab & cd
+        three = (ab & (f2 | f3)) | (cd & (f0 | f1))  # ranks held at least 3 times
+        best = dead[f0] + dead[f1] + dead[f2] + dead[f3] - max(max(gain[f0], gain[f1]), max(gain[f2], gain[f3]))
+        if three == 0:
+            out[i] = best
+            continue
+        k = 0
+        for r in range(13):
+            if (three >> r) & 1:
+                ranks[k] = r
+                options[k] = 6 if (four >> r) & 1 else 2
+                counter[k] = 0
+                k += 1
+        while True:  # every choice of set cards X (all-zero counter: X empty, done above)
+            j = 0
+            while j < k:
+                counter[j] += 1
+                if counter[j] < options[j]:
+                    break
+                counter[j] = 0
+                j += 1
+            if j == k:
+                break
+            x = np.uint64(0)
+            for j in range(k):
+                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+            rem = h & ~x
+            g0, g1, g2, g3 = (np.int64(rem & _SUIT), np.int64((rem >> _13) & _SUIT), np.int64((rem >> _26) & _SUIT),
+                              np.int64((rem >> _39) & _SUIT))
+            v = dead[g0] + dead[g1] + dead[g2] + dead[g3] - max(max(gain[g0], gain[g1]), max(gain[g2], gain[g3]))
+            if v < best:
+                best = v
+        out[i] = best
+    return out
+
+
+@numba.njit(cache=True)
+def min_deadwood(hands, dead, opt4, opt3):
+    """``melds.min_deadwood`` of (n,) uint64 hands, as int64 (the loop of
+    ``best_discard_deadwood`` without the discard)."""
+    n = hands.shape[0]
+    out = np.empty(n, np.int64)
+    ranks = np.empty(4, np.int64)
+    options = np.empty(4, np.int64)
+    counter = np.zeros(4, np.int64)
+    for i in range(n):
+        h = hands[i]
+        f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
+        ab, cd = f0 & f1, f2 & f3
+        four = ab & cd
+        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+        best = dead[f0] + dead[f1] + dead[f2] + dead[f3]
+        if three == 0:
+            out[i] = best
+            continue
+        k = 0
+        for r in range(13):
+            if (three >> r) & 1:
+                ranks[k] = r
+                options[k] = 6 if (four >> r) & 1 else 2
+                counter[k] = 0
+                k += 1
+        while True:
+            j = 0
+            while j < k:
+                counter[j] += 1
+                if counter[j] < options[j]:
+                    break
+                counter[j] = 0
+                j += 1
+            if j == k:
+                break
+            x = np.uint64(0)
+            for j in range(k):
+                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+            rem = h & ~x
+            v = (dead[np.int64(rem & _SUIT)] + dead[np.int64((rem >> _13) & _SUIT)] + dead[np.int64((rem >> _26) & _SUIT)]
+                 + dead[np.int64((rem >> _39) & _SUIT)])
+            if v < best:
+                best = v
+        out[i] = best
+    return out

@@ -1,0 +1,110 @@
+"""The compiled (numba) kernels give exactly the numpy solver's and heuristic's numbers,
+under every rule option; the heuristic's analysis is the same with and without them."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents import heuristic_jit  # noqa: E402
+from agents import heuristic_vector as hv  # noqa: E402
+from rummy_env import melds, melds_jit  # noqa: E402
+from rummy_env.rules import Rules  # noqa: E402
+from rummy_env.vector import VectorGinRummy  # noqa: E402
+
+OPTIONS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def random_hands(rng, n, sizes):
+    hands = np.zeros(n, dtype=np.uint64)
+    for i in range(n):
+        for c in rng.permutation(52)[: rng.choice(sizes)]:
+            hands[i] |= np.uint64(1) << np.uint64(c)
+    return hands
+
+
+def set_heavy_hands(rng, n):
+    """Hands holding ranks 3 and 4 times (up to 13 cards): every branch of the set choices."""
+    hands = np.zeros(n, dtype=np.uint64)
+    for i in range(n):
+        cards = []
+        for rank in rng.choice(13, size=rng.integers(1, 4), replace=False):
+            cards += [s * 13 + int(rank) for s in rng.choice(4, size=rng.integers(3, 5), replace=False)]
+        rest = [c for c in rng.permutation(52) if c not in cards]
+        cards += rest[: max(0, int(rng.integers(1, 14)) - len(cards))]
+        for c in cards[:13]:
+            hands[i] |= np.uint64(1) << np.uint64(int(c))
+    return hands
+
+
+@pytest.mark.parametrize("aces_high,five_under_ten", OPTIONS)
+def test_compiled_solver_equals_the_numpy_solver(aces_high, five_under_ten):
+    rng = np.random.default_rng(int(aces_high) * 2 + int(five_under_ten))
+    hands = np.concatenate([random_hands(rng, 3000, range(1, 14)), set_heavy_hands(rng, 2000)])
+    dead, gain, opt4, opt3 = melds_jit.kernel_tables(aces_high, five_under_ten)
+    opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+    np.testing.assert_array_equal(melds_jit.min_deadwood(hands, dead, opt4, opt3), melds.min_deadwood(hands, **opts))
+    np.testing.assert_array_equal(melds_jit.best_discard_deadwood(hands, dead, gain, opt4, opt3),
+                                  melds.best_discard_deadwood(hands, **opts))
+
+
+def positions(rules, seed, n=96, steps=60):
+    """Positions of heuristic games at every stage of a hand."""
+    env = VectorGinRummy(n, rules=rules, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(steps):
+        out.append(hv.positions_of(env, np.arange(n)))
+        env.step(hv.heuristic_actions(env, np.arange(n), rng))
+    return out
+
+
+@pytest.mark.parametrize("aces_high,five_under_ten", OPTIONS)
+def test_compiled_expected_deadwood_and_take_values_equal_numpy(aces_high, five_under_ten):
+    rules = Rules(aces="high" if aces_high else "low", five_under_ten=five_under_ten)
+    opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+    rng = np.random.default_rng(7)
+    checked = 0
+    for pos in positions(rules, seed=int(aces_high) + 2 * int(five_under_ten)):
+        base = pos.hands & ~(np.uint64(1) << rng.integers(0, 52, size=pos.hands.size).astype(np.uint64))
+        unseen = pos.unseen & ~base
+        unseen[::17] = 0  # nothing unseen: NaN in both
+        whole = melds.min_deadwood(base, **opts).astype(np.float64)
+        completions = melds.meld_completions(base, aces_high=aces_high)
+        np.testing.assert_array_equal(heuristic_jit.mean_over_unseen(base, unseen, completions, whole, aces_high, five_under_ten),
+                                      hv._mean_over_unseen_numpy(base, unseen, completions, whole, opts))
+        drawing = np.flatnonzero((pos.phase != 2) & (pos.top >= 0))
+        if drawing.size:
+            got = heuristic_jit.take_values(pos.hands[drawing], pos.top[drawing], aces_high, five_under_ten)
+            want = hv._take_values_numpy(pos.hands[drawing], pos.top[drawing], opts)
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+                assert g.dtype == w.dtype
+            checked += drawing.size
+    assert checked > 1000
+
+
+def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch):
+    fields = ("take", "after_take", "stock_expected", "expected", "risk", "scores", "knock", "knock_card")
+    for rules in ("classic", Rules(aces="high", five_under_ten=True)):
+        for pos in positions(rules, seed=11, n=64, steps=40)[::3]:
+            compiled = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
+            monkeypatch.setattr(hv, "_COMPILED", [None])
+            plain = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
+            monkeypatch.undo()
+            assert hv._compiled() is heuristic_jit
+            for f in fields:
+                np.testing.assert_array_equal(getattr(compiled, f), getattr(plain, f), err_msg=f)
+
+
+def test_the_kernels_can_be_switched_off(monkeypatch):
+    assert melds_jit.available()
+    for value in ("1", "true", "yes"):
+        monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", value)
+        assert not melds_jit.available()
+    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
+    assert melds_jit.available()
+    monkeypatch.setattr(hv, "_COMPILED", [])
+    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
+    assert hv._compiled() is None  # resolved again: the numpy path
