@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from rummy_env.cards import NUM_CARDS, card_value
-from rummy_env.melds_jit import best_discard_deadwood, kernel_tables, min_deadwood
+from rummy_env.melds_jit import best_discard_deadwood, min_deadwood
 
 # per rule option five_under_ten: each card id's deadwood value
 _CARDS = NUM_CARDS
@@ -29,12 +29,10 @@ def mean_over_unseen(base: np.ndarray, unseen: np.ndarray, completions: np.ndarr
                      aces_high: bool, five_under_ten: bool) -> np.ndarray:
     """``heuristic_vector._mean_over_unseen`` given the hands' ``meld_completions`` and
     least deadwood ``whole`` (float64 (n,); NaN where nothing is unseen)."""
-    dead, gain, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     base = np.ascontiguousarray(base, dtype=np.uint64)
     unseen = np.ascontiguousarray(unseen, dtype=np.uint64)
     completions = np.ascontiguousarray(completions, dtype=np.uint64)
-    hands = _hands_to_solve(base, unseen & completions)
-    solved = best_discard_deadwood(hands, dead, gain, opt4, opt3)
+    solved = best_discard_deadwood(_hands_to_solve(base, unseen & completions), aces_high, five_under_ten)
     return _mean(unseen, completions, np.ascontiguousarray(whole, dtype=np.float64).astype(np.int64), solved,
                  _VALUES[int(five_under_ten)])
 
@@ -88,10 +86,9 @@ def take_values(hands: np.ndarray, top: np.ndarray, aces_high: bool, five_under_
     """``heuristic_vector._take_values``: for 10-card ``hands`` and the face-up card ``top``,
     the least deadwood after taking it and discarding another card (float64), and the
     hands' least deadwood now (int16)."""
-    dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     hands = np.ascontiguousarray(hands, dtype=np.uint64)
-    solved = min_deadwood(_take_hands(hands, np.ascontiguousarray(top, dtype=np.int64)), dead, opt4, opt3)
-    return _least_after_take(hands, solved), solved[: hands.size].astype(np.int16)
+    solved = min_deadwood(_take_hands(hands, np.ascontiguousarray(top, dtype=np.int64)), aces_high, five_under_ten)
+    return _least_after_take(hands, solved), solved[: hands.size]
 
 
 @numba.njit(cache=True)

@@ -52,17 +52,15 @@ _COMPILED: list = []  # [agents.heuristic_jit or None], resolved on first use
 
 
 def _compiled():
-    """The compiled kernels (``agents.heuristic_jit``) when numba is installed and not
-    switched off (``rummy_env.melds_jit.available``), else None. Imported on first use,
-    so that importing the agents does not import numba."""
+    """The compiled kernels (``agents.heuristic_jit``) when the meld solver's are in use
+    (``rummy_env.melds._kernels``: numba installed, not switched off, checked), else None."""
     if not _COMPILED:
-        try:
-            from agents import heuristic_jit
-            from rummy_env import melds_jit
-        except ImportError:
+        if melds._kernels() is None:
             _COMPILED.append(None)
         else:
-            _COMPILED.append(heuristic_jit if melds_jit.available() else None)
+            from agents import heuristic_jit
+
+            _COMPILED.append(heuristic_jit)
     return _COMPILED[0]
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -98,6 +99,32 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
 
 # Default tables are built at import (a few milliseconds); others on first use.
 _tables()
+
+
+_KERNELS: list = []  # [rummy_env.melds_jit or None], resolved on the first batch call
+
+
+def _kernels():
+    """``rummy_env.melds_jit`` (compiled single-hand loops over the same tables) when numba
+    is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels agree with
+    the array operations on a few hands; else None, and the batch functions run as numpy
+    array operations. Imported on first use: importing the solver does not import numba."""
+    if not _KERNELS:
+        kernels = None
+        try:
+            from rummy_env import melds_jit
+        except ImportError:
+            pass
+        else:
+            if melds_jit.available():
+                problem = melds_jit.self_check()
+                if problem:
+                    warnings.warn(f"rummy_env: the numba kernels are not used ({problem}); "
+                                  "the meld solver runs as numpy array operations", RuntimeWarning, stacklevel=3)
+                else:
+                    kernels = melds_jit
+        _KERNELS.append(kernels)
+    return _KERNELS[0]
 
 
 def _fields(h: np.ndarray) -> list[np.ndarray]:
@@ -172,6 +199,14 @@ def min_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = False
     if isinstance(hands, (int, np.integer)):
         return _scalar_min_deadwood(_check_scalar(hands), t)
     h = _as_hands(hands)
+    kernels = _kernels()
+    if kernels is not None:
+        return kernels.min_deadwood(h, aces_high, five_under_ten)
+    return _min_deadwood_numpy(h, t)
+
+
+def _min_deadwood_numpy(h: np.ndarray, t: _Tables) -> np.ndarray:
+    """``min_deadwood`` of checked uint64 hands as array operations (the path without numba)."""
     flat = h.ravel()
     out = np.empty(flat.shape, dtype=np.int16)
     dead = t.dead
@@ -197,6 +232,14 @@ def discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: bool = F
     if isinstance(hands, (int, np.integer)):
         return _scalar_discard_deadwood(_check_scalar(hands), t)
     h = _as_hands(hands)
+    kernels = _kernels()
+    if kernels is not None:
+        return kernels.discard_deadwood(h, aces_high, five_under_ten)
+    return _discard_deadwood_numpy(h, t)
+
+
+def _discard_deadwood_numpy(h: np.ndarray, t: _Tables) -> np.ndarray:
+    """``discard_deadwood`` of checked uint64 hands as array operations (the path without numba)."""
     flat = h.ravel()
     out = np.empty((flat.size, NUM_CARDS), dtype=np.int16)
     for start in range(0, flat.size, _CHUNK):
@@ -230,6 +273,15 @@ def best_discard_deadwood(hands, *, aces_high: bool = False, five_under_ten: boo
     h = _as_hands(hands)
     if h.size and (np.bitwise_count(h) == 0).any():
         raise ValueError("best_discard_deadwood needs hands holding at least one card")
+    kernels = _kernels()
+    if kernels is not None:
+        return kernels.best_discard_deadwood(h, aces_high, five_under_ten)
+    return _best_discard_deadwood_numpy(h, t)
+
+
+def _best_discard_deadwood_numpy(h: np.ndarray, t: _Tables) -> np.ndarray:
+    """``best_discard_deadwood`` of checked non-empty uint64 hands as array operations
+    (the path without numba)."""
     flat = h.ravel()
     out = np.empty(flat.shape, dtype=np.int16)
     dead, gain = t.dead, t.gain

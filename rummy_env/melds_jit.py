@@ -15,12 +15,14 @@ Kernels take the tables of ``melds._tables(aces_high, five_under_ten)`` as argum
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numba
 import numpy as np
 
 from rummy_env import melds
+from rummy_env.cards import NUM_CARDS
 
 _SUIT = np.uint64(melds.SUIT_BITS)
 _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
@@ -31,14 +33,91 @@ def available() -> bool:
     return os.environ.get("RUMMY_ENV_NO_NUMBA", "") not in ("1", "true", "yes")
 
 
+@functools.lru_cache(maxsize=None)
 def kernel_tables(aces_high: bool, five_under_ten: bool) -> tuple[np.ndarray, ...]:
     """(dead, gain, opt4, opt3) of ``melds._tables`` in the dtypes the kernels take."""
     t = melds._tables(aces_high, five_under_ten)
     return t.dead.astype(np.int64), t.gain.astype(np.int64), t.opt4, t.opt3
 
 
+def min_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
+    """``melds.min_deadwood`` of checked uint64 hands of any shape (int16, that shape)."""
+    dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
+    flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
+    return _min_deadwood_kernel(flat, dead, opt4, opt3).astype(np.int16).reshape(np.shape(hands))
+
+
+def best_discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
+    """``melds.best_discard_deadwood`` of checked non-empty uint64 hands (int16, their shape)."""
+    dead, gain, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
+    flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
+    return _best_discard_kernel(flat, dead, gain, opt4, opt3).astype(np.int16).reshape(np.shape(hands))
+
+
+def discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
+    """``melds.discard_deadwood`` of checked uint64 hands of shape S: int16 S + (52,), the
+    least deadwood without each card held, -1 for cards not held."""
+    dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
+    flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
+    solved = _min_deadwood_kernel(_without_each_card(flat), dead, opt4, opt3)
+    return _per_card_table(flat, solved).reshape(np.shape(hands) + (NUM_CARDS,))
+
+
 @numba.njit(cache=True)
-def best_discard_deadwood(hands, dead, gain, opt4, opt3):
+def _without_each_card(hands):
+    """For each hand and each card it holds (in card order), the hand without that card."""
+    total = 0
+    for i in range(hands.shape[0]):
+        for card in range(NUM_CARDS):
+            if (hands[i] >> np.uint64(card)) & np.uint64(1):
+                total += 1
+    out = np.empty(total, np.uint64)
+    k = 0
+    for i in range(hands.shape[0]):
+        for card in range(NUM_CARDS):
+            bit = np.uint64(1) << np.uint64(card)
+            if hands[i] & bit:
+                out[k] = hands[i] & ~bit
+                k += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _per_card_table(hands, solved):
+    out = np.full((hands.shape[0], NUM_CARDS), -1, np.int16)
+    k = 0
+    for i in range(hands.shape[0]):
+        for card in range(NUM_CARDS):
+            if (hands[i] >> np.uint64(card)) & np.uint64(1):
+                out[i, card] = solved[k]
+                k += 1
+    return out
+
+
+def self_check() -> str:
+    """'' when the kernels compile (or load from numba's cache) and agree with the array
+    operations on a few hands of each rule option; else what went wrong."""
+    rng = np.random.default_rng(0)
+    hands = np.array([sum(1 << int(c) for c in rng.permutation(NUM_CARDS)[: 1 + i % 13]) for i in range(64)],
+                     dtype=np.uint64)
+    hands[:4] = [0x1FFF, 0x1 | 0x2000 | 0x4000000 | 0x8000000000, 0x7 | 0x38000, 0x1 | 0x2000 | 0x4000000]
+    try:
+        for aces_high in (False, True):
+            for five_under_ten in (False, True):
+                t = melds._tables(aces_high, five_under_ten)
+                if not (np.array_equal(min_deadwood(hands, aces_high, five_under_ten), melds._min_deadwood_numpy(hands, t))
+                        and np.array_equal(best_discard_deadwood(hands, aces_high, five_under_ten),
+                                           melds._best_discard_deadwood_numpy(hands, t))
+                        and np.array_equal(discard_deadwood(hands, aces_high, five_under_ten),
+                                           melds._discard_deadwood_numpy(hands, t))):
+                    return "they disagree with the array operations"
+    except Exception as exc:  # numba cannot compile or cache here
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
+@numba.njit(cache=True)
+def _best_discard_kernel(hands, dead, gain, opt4, opt3):
     """``melds.best_discard_deadwood`` of (n,) uint64 hands (each with at least one card),
     as int64, with the tables of ``kernel_tables``. One loop over the hands: a compiled
     function called per hand would spend more on passing the tables than on the hand."""
@@ -88,7 +167,7 @@ def best_discard_deadwood(hands, dead, gain, opt4, opt3):
 
 
 @numba.njit(cache=True)
-def min_deadwood(hands, dead, opt4, opt3):
+def _min_deadwood_kernel(hands, dead, opt4, opt3):
     """``melds.min_deadwood`` of (n,) uint64 hands, as int64 (the loop of
     ``best_discard_deadwood`` without the discard)."""
     n = hands.shape[0]

@@ -13,6 +13,7 @@ from rummy_env.rules import Rules  # noqa: E402
 from rummy_env.vector import VectorGinRummy  # noqa: E402
 
 OPTIONS = [(False, False), (True, False), (False, True), (True, True)]
+pytestmark = pytest.mark.skipif(not melds_jit.available(), reason="RUMMY_ENV_NO_NUMBA is set: the kernels are off")
 
 
 def random_hands(rng, n, sizes):
@@ -41,11 +42,21 @@ def set_heavy_hands(rng, n):
 def test_compiled_solver_equals_the_numpy_solver(aces_high, five_under_ten):
     rng = np.random.default_rng(int(aces_high) * 2 + int(five_under_ten))
     hands = np.concatenate([random_hands(rng, 3000, range(1, 14)), set_heavy_hands(rng, 2000)])
-    dead, gain, opt4, opt3 = melds_jit.kernel_tables(aces_high, five_under_ten)
+    t = melds._tables(aces_high, five_under_ten)
+    for name in ("min_deadwood", "discard_deadwood"):
+        got = getattr(melds_jit, name)(hands, aces_high, five_under_ten)
+        want = getattr(melds, f"_{name}_numpy")(hands, t)
+        assert got.dtype == want.dtype == np.int16
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    full = hands[np.bitwise_count(hands) > 0][:4900].reshape(-1, 7)  # any shape
+    got = melds_jit.best_discard_deadwood(full, aces_high, five_under_ten)
+    np.testing.assert_array_equal(got, melds._best_discard_deadwood_numpy(full, t))
+    assert got.shape == full.shape
+    # the public functions take the compiled path
     opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
-    np.testing.assert_array_equal(melds_jit.min_deadwood(hands, dead, opt4, opt3), melds.min_deadwood(hands, **opts))
-    np.testing.assert_array_equal(melds_jit.best_discard_deadwood(hands, dead, gain, opt4, opt3),
-                                  melds.best_discard_deadwood(hands, **opts))
+    assert melds._kernels() is melds_jit
+    np.testing.assert_array_equal(melds.discard_deadwood(hands[:50].reshape(5, 10), **opts),
+                                  melds._discard_deadwood_numpy(hands[:50], t).reshape(5, 10, 52))
 
 
 def positions(rules, seed, n=96, steps=60):
@@ -98,13 +109,23 @@ def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch)
                 np.testing.assert_array_equal(getattr(compiled, f), getattr(plain, f), err_msg=f)
 
 
-def test_the_kernels_can_be_switched_off(monkeypatch):
+def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatch):
     assert melds_jit.available()
     for value in ("1", "true", "yes"):
         monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", value)
         assert not melds_jit.available()
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
     assert melds_jit.available()
+    assert melds_jit.self_check() == ""
+    # resolved again with the switch on: the numpy paths, for the solver and the heuristic
+    monkeypatch.setattr(melds, "_KERNELS", [])
     monkeypatch.setattr(hv, "_COMPILED", [])
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
-    assert hv._compiled() is None  # resolved again: the numpy path
+    assert melds._kernels() is None and hv._compiled() is None
+    assert melds.min_deadwood(np.array([0x1FFF], dtype=np.uint64))[0] == 0
+    # kernels that disagree with the array operations are not used, with a warning
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
+    monkeypatch.setattr(melds_jit, "self_check", lambda: "they disagree with the array operations")
+    with pytest.warns(RuntimeWarning, match="numba kernels are not used .they disagree"):
+        assert melds._kernels() is None
