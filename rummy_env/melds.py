@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -104,6 +105,12 @@ _tables()
 _KERNELS: list = []  # [rummy_env.melds_jit or None], resolved on the first batch call
 
 
+def numba_switched_off() -> bool:
+    """Whether the environment variable ``RUMMY_ENV_NO_NUMBA`` (1, true or yes) keeps the
+    compiled kernels off (numba is then not even imported)."""
+    return os.environ.get("RUMMY_ENV_NO_NUMBA", "").lower() in ("1", "true", "yes")
+
+
 def _kernels():
     """``rummy_env.melds_jit`` (compiled single-hand loops over the same tables) when numba
     is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels agree with
@@ -112,6 +119,8 @@ def _kernels():
     if not _KERNELS:
         kernels = None
         try:
+            if numba_switched_off():
+                raise ImportError
             from rummy_env import melds_jit
         except ImportError:
             pass

@@ -16,7 +16,6 @@ Kernels take the tables of ``melds._tables(aces_high, five_under_ten)`` as argum
 from __future__ import annotations
 
 import functools
-import os
 
 import numba
 import numpy as np
@@ -30,7 +29,7 @@ _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
 
 def available() -> bool:
     """Whether compiled kernels may be used (numba imported, not switched off)."""
-    return os.environ.get("RUMMY_ENV_NO_NUMBA", "") not in ("1", "true", "yes")
+    return not melds.numba_switched_off()
 
 
 @functools.lru_cache(maxsize=None)
