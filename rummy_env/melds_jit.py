@@ -58,38 +58,64 @@ def discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -
     least deadwood without each card held, -1 for cards not held."""
     dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
-    solved = _min_deadwood_kernel(_without_each_card(flat), dead, opt4, opt3)
-    return _per_card_table(flat, solved).reshape(np.shape(hands) + (NUM_CARDS,))
+    minus = melds._tables(aces_high, five_under_ten).dead_minus
+    return _discard_kernel(flat, dead, minus, opt4, opt3).reshape(np.shape(hands) + (NUM_CARDS,))
 
 
 @numba.njit(cache=True)
-def _without_each_card(hands):
-    """For each hand and each card it holds (in card order), the hand without that card."""
-    total = 0
-    for i in range(hands.shape[0]):
-        for card in range(NUM_CARDS):
-            if (hands[i] >> np.uint64(card)) & np.uint64(1):
-                total += 1
-    out = np.empty(total, np.uint64)
-    k = 0
-    for i in range(hands.shape[0]):
-        for card in range(NUM_CARDS):
-            bit = np.uint64(1) << np.uint64(card)
-            if hands[i] & bit:
-                out[k] = hands[i] & ~bit
+def _discard_kernel(hands, dead, dead_minus, opt4, opt3):
+    """Per hand and card held, the least deadwood without the card: for each choice X of
+    set cards, a card outside X in suit field g leaves the other suits' deadwood plus
+    ``dead_minus[g, rank]``; a card of X is covered by the choices that leave it out."""
+    n = hands.shape[0]
+    out = np.full((n, NUM_CARDS), -1, np.int16)
+    best = np.empty(NUM_CARDS, np.int64)
+    ranks = np.empty(4, np.int64)
+    options = np.empty(4, np.int64)
+    counter = np.zeros(4, np.int64)
+    fields = np.empty(4, np.int64)
+    for i in range(n):
+        h = hands[i]
+        f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
+        ab, cd = f0 & f1, f2 & f3
+        four = ab & cd
+        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+        k = 0
+        for r in range(13):
+            if (three >> r) & 1:
+                ranks[k] = r
+                options[k] = 6 if (four >> r) & 1 else 2
+                counter[k] = 0
                 k += 1
-    return out
-
-
-@numba.njit(cache=True)
-def _per_card_table(hands, solved):
-    out = np.full((hands.shape[0], NUM_CARDS), -1, np.int16)
-    k = 0
-    for i in range(hands.shape[0]):
+        best[:] = np.int64(1) << 40
+        while True:  # every choice X, the empty one first
+            x = np.uint64(0)
+            for j in range(k):
+                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+            rem = h & ~x
+            fields[0], fields[1] = np.int64(rem & _SUIT), np.int64((rem >> _13) & _SUIT)
+            fields[2], fields[3] = np.int64((rem >> _26) & _SUIT), np.int64((rem >> _39) & _SUIT)
+            total = dead[fields[0]] + dead[fields[1]] + dead[fields[2]] + dead[fields[3]]
+            for suit in range(4):
+                g = fields[suit]
+                others = total - dead[g]
+                for r in range(13):
+                    if (g >> r) & 1:
+                        v = others + dead_minus[g, r]
+                        if v < best[suit * 13 + r]:
+                            best[suit * 13 + r] = v
+            j = 0
+            while j < k:
+                counter[j] += 1
+                if counter[j] < options[j]:
+                    break
+                counter[j] = 0
+                j += 1
+            if j == k:
+                break
         for card in range(NUM_CARDS):
-            if (hands[i] >> np.uint64(card)) & np.uint64(1):
-                out[i, card] = solved[k]
-                k += 1
+            if (h >> np.uint64(card)) & np.uint64(1):
+                out[i, card] = best[card]
     return out
 
 
