@@ -80,6 +80,22 @@ def measure(config_path: str, updates: int, opponents, extra: dict[str, str]) ->
             "update_s": p1["update"] - p0["update"], "seconds": t1 - t0, "steps": steps}
 
 
+def matmul_gflops() -> float:
+    """This VM's speed now: float32 GFLOPS of the first layer's product on a minibatch
+    (1024 x 692 by 692 x 256, torch's threads), the best of 5 rounds. Printed before and
+    after the runs, because a shared VM's speed drifts between hours."""
+    a, w = torch.rand(1024, 692), torch.rand(692, 256)
+    for _ in range(10):
+        a @ w
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(50):
+            a @ w
+        best = min(best, (time.perf_counter() - t) / 50)
+    return 2 * 1024 * 692 * 256 / best / 1e9
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "ppo.yaml"))
@@ -96,7 +112,10 @@ def main() -> None:
         if not sep or not field:
             parser.error(f"--set takes FIELD=VALUE, got {item!r}")
         extra[field] = value
-    print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    config = load_config(args.config, extra)
+    torch.set_num_threads(config.torch_threads)
+    print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads); "
+          f"matrix products now {matmul_gflops():.0f} GFLOPS")
     print(f"config: {args.config}{''.join(f' --set {k}={v}' for k, v in extra.items())}; "
           f"{args.updates} timed updates per mix (evaluations and checkpoints off)")
     for name in args.mix or list(MIXES):
@@ -106,6 +125,7 @@ def main() -> None:
         spread = f", range {runs[0]['steps_per_s']:,.0f}-{runs[-1]['steps_per_s']:,.0f} over {len(runs)} runs" if len(runs) > 1 else ""
         print(f"  opponents {name:12s} {r['steps_per_s']:>9,.0f} env steps/s   "
               f"({r['steps']:,} steps in {r['seconds']:.1f} s: rollouts {r['rollout_s']:.1f} s, updates {r['update_s']:.1f} s{spread})")
+    print(f"matrix products at the end: {matmul_gflops():.0f} GFLOPS")
 
 
 if __name__ == "__main__":
