@@ -379,7 +379,11 @@ def showdown_deadwood(knocker, defender, *, aces_high: bool = False, five_under_
     dd = min_deadwood(d, aces_high=aces_high, five_under_ten=five_under_ten)
     idx = np.flatnonzero(kd > 0)
     if idx.size:
-        dd[idx] = _defender_after_layoffs(k[idx], d[idx], kd[idx], t, aces_high, five_under_ten)
+        kernels = _kernels()
+        if kernels is not None:
+            dd[idx] = kernels.defender_after_layoffs(k[idx], d[idx], kd[idx], aces_high, five_under_ten)
+        else:
+            dd[idx] = _defender_after_layoffs(k[idx], d[idx], kd[idx], t, aces_high, five_under_ten)
     return kd.reshape(shape), dd.reshape(shape)
 
 

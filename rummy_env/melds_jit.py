@@ -237,3 +237,133 @@ def _min_deadwood_kernel(hands, dead, opt4, opt3):
                 best = v
         out[i] = best
     return out
+
+
+def defender_after_layoffs(knocker: np.ndarray, defender: np.ndarray, knocker_deadwood: np.ndarray, aces_high: bool,
+                           five_under_ten: bool) -> np.ndarray:
+    """``melds._defender_after_layoffs`` (flat uint64 hands; the knocker's least deadwood,
+    above 0): the defender's deadwood after its best lay-offs, against the knocker's
+    least-deadwood layout that leaves it the most (int16)."""
+    dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
+    return _layoff_kernel(np.ascontiguousarray(knocker, dtype=np.uint64), np.ascontiguousarray(defender, dtype=np.uint64),
+                          np.ascontiguousarray(knocker_deadwood, dtype=np.int64), dead, opt4, opt3, aces_high)
+
+
+@numba.njit(cache=True, inline="always")
+def _positions(field, aces_high):
+    """A suit field in run order (A above K when aces are high), as ``melds._positions``."""
+    return ((field >> 1) | ((field & 1) << 12)) if aces_high else field
+
+
+@numba.njit(cache=True, inline="always")
+def _ranks(positions, aces_high):
+    return (((positions << 1) & 8191) | (positions >> 12)) if aces_high else positions
+
+
+@numba.njit(cache=True, inline="always")
+def _run_cover(field, aces_high):
+    """Cards of a suit field in a block of >= 3 consecutive ranks (``melds._run_cover``)."""
+    p = _positions(field, aces_high)
+    t = p & (p >> 1) & (p >> 2)
+    return _ranks((t | (t << 1) | (t << 2)) & 8191, aces_high)
+
+
+@numba.njit(cache=True, inline="always")
+def _reach(runs, allowed):
+    """Cards of ``allowed`` joined to ``runs`` by consecutive cards (run-order fields)."""
+    reach = 0
+    while True:
+        grown = runs | reach
+        new = ((grown << 1) | (grown >> 1)) & allowed & ~reach & 8191
+        if new == 0:
+            return reach
+        reach |= new
+
+
+@numba.njit(cache=True)
+def _layoff_kernel(knockers, defenders, kds, dead, opt4, opt3, aces_high):
+    n = knockers.shape[0]
+    out = np.full(n, -1, np.int16)
+    ranks = np.empty(4, np.int64)
+    options = np.empty(4, np.int64)
+    counter = np.zeros(4, np.int64)
+    rf = np.empty(4, np.int64)
+    df = np.empty(4, np.int64)
+    xf = np.empty(4, np.int64)
+    runs = np.empty(4, np.int64)
+    set_cand = np.empty(4, np.int64)
+    lows = np.empty(64, np.uint64)
+    one_hand = np.empty(1, np.uint64)
+    for i in range(n):
+        k, d = knockers[i], defenders[i]
+        for s in range(4):
+            df[s] = np.int64((d >> np.uint64(13 * s)) & _SUIT)
+        one_hand[0] = d
+        plain = _min_deadwood_kernel(one_hand, dead, opt4, opt3)[0]
+        f0, f1, f2, f3 = np.int64(k & _SUIT), np.int64((k >> _13) & _SUIT), np.int64((k >> _26) & _SUIT), np.int64((k >> _39) & _SUIT)
+        ab, cd = f0 & f1, f2 & f3
+        four = ab & cd
+        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+        nk = 0
+        for r in range(13):
+            if (three >> r) & 1:
+                ranks[nk] = r
+                options[nk] = 6 if (four >> r) & 1 else 2
+                counter[nk] = 0
+                nk += 1
+        while True:  # each of the knocker's layouts with its least deadwood
+            x = np.uint64(0)
+            for j in range(nk):
+                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+            x &= k  # the tables' 3-card choice is the whole rank: keep the knocker's cards
+            rem = k & ~x
+            total = 0
+            for s in range(4):
+                rf[s] = np.int64((rem >> np.uint64(13 * s)) & _SUIT)
+                xf[s] = np.int64((x >> np.uint64(13 * s)) & _SUIT)
+                total += dead[rf[s]]
+            if total == kds[i]:
+                xab, xcd = xf[0] & xf[1], xf[2] & xf[3]
+                exactly3 = ((xab & (xf[2] | xf[3])) | (xcd & (xf[0] | xf[1]))) & ~(xab & xcd)
+                cand = np.uint64(0)
+                for s in range(4):
+                    set_cand[s] = exactly3 & ~xf[s] & df[s]  # the 4th card of a 3-card set
+                    runs[s] = _positions(_run_cover(rf[s], aces_high), aces_high)
+                    run_cand = _ranks(_reach(runs[s], _positions(df[s], aces_high)), aces_high)
+                    cand |= np.uint64(set_cand[s] | run_cand) << np.uint64(13 * s)
+                m = 0
+                while cand:
+                    lows[m] = cand & (~cand + np.uint64(1))
+                    cand ^= lows[m]
+                    m += 1
+                result = plain  # laying off nothing
+                for subset in range(1, 1 << m):
+                    laid = np.uint64(0)
+                    for j in range(m):
+                        if (subset >> j) & 1:
+                            laid |= lows[j]
+                    valid = True
+                    for s in range(4):
+                        lf = np.int64((laid >> np.uint64(13 * s)) & _SUIT)
+                        need = lf & ~set_cand[s]  # run cards must join a knocker run through the subset
+                        joined = _ranks(_reach(runs[s], _positions(lf, aces_high)), aces_high)
+                        if need & ~joined:
+                            valid = False
+                            break
+                    if valid:
+                        one_hand[0] = d & ~laid
+                        left = _min_deadwood_kernel(one_hand, dead, opt4, opt3)[0]
+                        if left < result:
+                            result = left
+                if result > out[i]:
+                    out[i] = result
+            j = 0
+            while j < nk:
+                counter[j] += 1
+                if counter[j] < options[j]:
+                    break
+                counter[j] = 0
+                j += 1
+            if j == nk:
+                break
+    return out

@@ -59,6 +59,36 @@ def test_compiled_solver_equals_the_numpy_solver(aces_high, five_under_ten):
                                   melds._discard_deadwood_numpy(hands[:50], t).reshape(5, 10, 52))
 
 
+@pytest.mark.parametrize("aces_high,five_under_ten", OPTIONS)
+def test_compiled_lay_offs_equal_the_numpy_lay_offs(aces_high, five_under_ten):
+    rng = np.random.default_rng(10 + int(aces_high) * 2 + int(five_under_ten))
+    opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+    knockers, defenders = [], []
+    while len(knockers) < 400:  # 10-card hands built from melds that may knock, a defender from the rest
+        cards: set = set()
+        for _ in range(rng.integers(2, 4)):
+            if rng.random() < 0.5:
+                rank = int(rng.integers(13))
+                cards |= {s * 13 + rank for s in rng.choice(4, size=int(rng.integers(3, 5)), replace=False)}
+            else:
+                suit, start = int(rng.integers(4)), int(rng.integers(11))
+                cards |= {suit * 13 + r for r in range(start, min(13, start + int(rng.integers(3, 6))))}
+        cards |= {int(c) for c in rng.permutation(52)[:4]}
+        if len(cards) < 10:
+            continue
+        k = sum(1 << c for c in list(cards)[:10])
+        if 0 < melds.min_deadwood(k, **opts) <= 10:
+            rest = [c for c in rng.permutation(52) if not (k >> int(c)) & 1]
+            knockers.append(k)
+            defenders.append(sum(1 << int(c) for c in rest[:10]))
+    k, d = np.array(knockers, dtype=np.uint64), np.array(defenders, dtype=np.uint64)
+    kd = melds.min_deadwood(k, **opts)
+    got = melds_jit.defender_after_layoffs(k, d, kd, aces_high, five_under_ten)
+    want = melds._defender_after_layoffs(k, d, kd, melds._tables(aces_high, five_under_ten), aces_high, five_under_ten)
+    np.testing.assert_array_equal(got, want)
+    assert (want < melds.min_deadwood(d, **opts)).sum() > 50  # lay-offs happen
+
+
 def positions(rules, seed, n=96, steps=60):
     """Positions of heuristic games at every stage of a hand."""
     env = VectorGinRummy(n, rules=rules, seed=seed)
