@@ -3,7 +3,10 @@
 Why: ``HeuristicAgent`` decides one game at a time, about a quarter of a millisecond a
 move, most of it numpy call overhead on small arrays. Training against it and search
 rollouts need thousands of its moves a second; here one call decides for all the games
-given, feeding the batch meld solver one large array instead of many small ones.
+given, feeding the batch meld solver one large array instead of many small ones. With
+numba installed, its heaviest terms (the expected deadwood after the next draw, the
+deadwood after taking the face-up card) run as compiled loops (``agents/heuristic_jit.py``)
+with the same numbers; the array versions here are the fallback and the reference.
 
 The decisions are the scripted agent's (``agents/heuristic.py``; its docstring says what
 they are): the same take-or-draw and knock choices, and the same discard scores, exactly
