@@ -8,8 +8,9 @@ best discard, the unseen cards that make no meld summed by card value, and the s
 on the hand plus each unseen card that does (``rummy_env.melds_jit``). The sums are of
 integers, so the result is exactly the numpy path's; tests compare the two.
 
-Used by ``heuristic_vector`` when ``rummy_env.melds_jit.available()``; importing this
-module needs numba.
+Used by ``heuristic_vector`` when the meld solver's kernels are in use
+(``rummy_env.melds._kernels``) and these agree with the array versions on a few hands
+(``heuristic_vector._compiled``); importing this module needs numba.
 """
 
 from __future__ import annotations

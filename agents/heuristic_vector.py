@@ -17,6 +17,7 @@ caller, which search uses to give every candidate move the same tie-breaks in a 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields
 from typing import Optional
 
@@ -56,15 +57,47 @@ _COMPILED: list = []  # [agents.heuristic_jit or None], resolved on first use
 
 def _compiled():
     """The compiled kernels (``agents.heuristic_jit``) when the meld solver's are in use
-    (``rummy_env.melds._kernels``: numba installed, not switched off, checked), else None."""
+    (``rummy_env.melds._kernels``: numba installed, not switched off, checked) and these
+    compile and agree with the array versions on a few hands; else None. Decided once
+    per process."""
     if not _COMPILED:
-        if melds._kernels() is None:
-            _COMPILED.append(None)
-        else:
-            from agents import heuristic_jit
+        kernels = None
+        if melds._kernels() is not None:
+            try:
+                from agents import heuristic_jit
 
-            _COMPILED.append(heuristic_jit)
+                problem = "" if _kernels_agree(heuristic_jit) else "they disagree with the array operations"
+            except Exception as exc:  # numba could not compile or cache them here
+                problem = f"{type(exc).__name__}: {exc}"
+            if problem:
+                warnings.warn(f"agents: the heuristic's numba kernels are not used ({problem})", RuntimeWarning,
+                              stacklevel=3)
+            else:
+                kernels = heuristic_jit
+        _COMPILED.append(kernels)
     return _COMPILED[0]
+
+
+def _kernels_agree(jit) -> bool:
+    """The compiled expected deadwood and take values equal the array versions on a few
+    random 10-card hands, under two rule options."""
+    rng = np.random.default_rng(0)
+    order = np.argsort(rng.random((40, NUM_CARDS)), axis=1)
+    hands = (_BITS[order[:, :10]]).sum(axis=1, dtype=np.uint64)
+    unseen = (_BITS[order[:, 10:40]]).sum(axis=1, dtype=np.uint64)
+    unseen[0] = 0
+    top = order[:, 45].astype(np.intp)
+    for aces_high, five_under_ten in ((False, False), (True, True)):
+        opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+        whole = melds.min_deadwood(hands, **opts).astype(np.float64)
+        completions = melds.meld_completions(hands, aces_high=aces_high)
+        if not np.array_equal(jit.mean_over_unseen(hands, unseen, completions, whole, aces_high, five_under_ten),
+                              _mean_over_unseen_numpy(hands, unseen, completions, whole, opts), equal_nan=True):
+            return False
+        got, want = jit.take_values(hands, top, aces_high, five_under_ten), _take_values_numpy(hands, top, opts)
+        if not all(np.array_equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want)):
+            return False
+    return True
 
 
 def _set_bits(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -113,25 +113,26 @@ def numba_switched_off() -> bool:
 
 def _kernels():
     """``rummy_env.melds_jit`` (compiled single-hand loops over the same tables) when numba
-    is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels agree with
-    the array operations on a few hands; else None, and the batch functions run as numpy
-    array operations. Imported on first use: importing the solver does not import numba."""
+    is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and
+    agree with the array operations on a few hands; else None, and the batch functions
+    run as numpy array operations. Decided once per process, on the first batch call:
+    importing the solver does not import numba, and setting the variable later has no
+    effect."""
     if not _KERNELS:
-        kernels = None
-        try:
-            if numba_switched_off():
-                raise ImportError
-            from rummy_env import melds_jit
-        except ImportError:
-            pass
-        else:
-            if melds_jit.available():
+        kernels, problem = None, ""
+        if not numba_switched_off():
+            try:
+                from rummy_env import melds_jit
+            except ImportError:  # numba is not installed: the array operations, silently
+                melds_jit = None
+            except Exception as exc:  # e.g. numba finds no writable cache folder for its compiled code
+                melds_jit, problem = None, f"{type(exc).__name__}: {exc}"
+            if melds_jit is not None:
                 problem = melds_jit.self_check()
-                if problem:
-                    warnings.warn(f"rummy_env: the numba kernels are not used ({problem}); "
-                                  "the meld solver runs as numpy array operations", RuntimeWarning, stacklevel=3)
-                else:
-                    kernels = melds_jit
+                kernels = None if problem else melds_jit
+        if problem:
+            warnings.warn(f"rummy_env: the numba kernels are not used ({problem}); "
+                          "the meld solver runs as numpy array operations", RuntimeWarning, stacklevel=3)
         _KERNELS.append(kernels)
     return _KERNELS[0]
 
@@ -388,7 +389,7 @@ def showdown_deadwood(knocker, defender, *, aces_high: bool = False, five_under_
 
 
 def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_ten: bool) -> np.ndarray:
-    opts = {"aces_high": aces_high, "five_under_ten": five_under_ten}
+    """The lay-offs of ``showdown_deadwood`` as array operations (the path without numba)."""
     n = k.size
     games, choices = [np.arange(n)], [np.zeros(n, dtype=np.uint64)]
     for idx, x in _set_groups(k, _fields(k), t):
@@ -408,7 +409,7 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
     run_cand = _ranks(_reach(runs, _positions(df, aces_high)), aces_high)
     cand = _combine(list(set_cand | run_cand))
     size = np.bitwise_count(cand)
-    result = min_deadwood(d[g], **opts)
+    result = _min_deadwood_numpy(d[g], t)
     for m in np.unique(size[size > 0]):
         sel = np.flatnonzero(size == m)
         c = cand[sel].copy()
@@ -422,7 +423,7 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
         need = lf & ~set_cand[:, sel, None]
         joined = _ranks(_reach(runs[:, sel, None], _positions(lf, aces_high)), aces_high)
         valid = ((need & ~joined) == 0).all(axis=0)
-        left = min_deadwood(d[g][sel, None] & ~laid, **opts)
+        left = _min_deadwood_numpy(d[g][sel, None] & ~laid, t)
         result[sel] = np.where(valid, left, np.int16(32000)).min(axis=1)
     out = np.full(n, -1, dtype=np.int16)
     np.maximum.at(out, g, result)

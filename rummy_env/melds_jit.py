@@ -28,7 +28,7 @@ _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
 
 
 def available() -> bool:
-    """Whether compiled kernels may be used (numba imported, not switched off)."""
+    """Whether compiled kernels may be used: not switched off by ``RUMMY_ENV_NO_NUMBA``."""
     return not melds.numba_switched_off()
 
 
@@ -40,7 +40,10 @@ def kernel_tables(aces_high: bool, five_under_ten: bool) -> tuple[np.ndarray, ..
 
 
 def min_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
-    """``melds.min_deadwood`` of checked uint64 hands of any shape (int16, that shape)."""
+    """``melds.min_deadwood`` of checked uint64 hands of any shape (int16, that shape).
+
+    The functions of this module take hands already checked by ``rummy_env.melds`` (52-bit
+    masks of at most 13 cards: the kernels have room for 4 ranks held 3 or 4 times)."""
     dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
     return _min_deadwood_kernel(flat, dead, opt4, opt3).astype(np.int16).reshape(np.shape(hands))
@@ -126,15 +129,23 @@ def self_check() -> str:
     hands = np.array([sum(1 << int(c) for c in rng.permutation(NUM_CARDS)[: 1 + i % 13]) for i in range(64)],
                      dtype=np.uint64)
     hands[:4] = [0x1FFF, 0x1 | 0x2000 | 0x4000000 | 0x8000000000, 0x7 | 0x38000, 0x1 | 0x2000 | 0x4000000]
+    # knockers with a set, a run and a little deadwood; defenders that can lay off on them
+    knocker = np.array([0x7 | 0x1 << 13 | 0x1 << 26 | 0x1 << 39 | 0x300 | 0x1 << 20, 0xE0 | 0xF << 13 | 0x3 << 30],
+                       dtype=np.uint64)
+    defender = np.array([0x8 | 0x1000 | 0x1 << 45 | 0x7 << 33, 0x100 | 0x1 << 27 | 0x3 << 48 | 0x1 << 17], dtype=np.uint64)
     try:
         for aces_high in (False, True):
             for five_under_ten in (False, True):
                 t = melds._tables(aces_high, five_under_ten)
+                kd = melds._min_deadwood_numpy(knocker, t)
                 if not (np.array_equal(min_deadwood(hands, aces_high, five_under_ten), melds._min_deadwood_numpy(hands, t))
                         and np.array_equal(best_discard_deadwood(hands, aces_high, five_under_ten),
                                            melds._best_discard_deadwood_numpy(hands, t))
                         and np.array_equal(discard_deadwood(hands, aces_high, five_under_ten),
-                                           melds._discard_deadwood_numpy(hands, t))):
+                                           melds._discard_deadwood_numpy(hands, t))
+                        and np.array_equal(defender_after_layoffs(knocker, defender, kd, aces_high, five_under_ten),
+                                           melds._defender_after_layoffs(knocker, defender, kd, t, aces_high,
+                                                                         five_under_ten))):
                     return "they disagree with the array operations"
     except Exception as exc:  # numba cannot compile or cache here
         return f"{type(exc).__name__}: {exc}"

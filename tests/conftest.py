@@ -41,3 +41,18 @@ def random_position(seed: int, rng: np.random.Generator, low: int, high: int):
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def solver_backend(request, monkeypatch):
+    """Run a test twice: with the meld solver's and the heuristic's compiled kernels (skipped
+    without numba) and with their numpy array operations."""
+    from agents import heuristic_vector
+    from rummy_env import melds
+
+    if request.param == "numpy":
+        monkeypatch.setattr(melds, "_KERNELS", [None])
+        monkeypatch.setattr(heuristic_vector, "_COMPILED", [None])
+    elif melds._kernels() is None or heuristic_vector._compiled() is None:
+        pytest.skip("the numba kernels are not in use here")
+    return request.param

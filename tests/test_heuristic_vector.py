@@ -18,6 +18,7 @@ SETTINGS = [{}, {"take_margin": -2.0, "danger_weight": 3.0, "late_turn": 6, "lat
 
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("rules", RULES)
+@pytest.mark.usefixtures("solver_backend")
 def test_same_moves_and_discard_scores_as_the_scripted_agent(rules, settings):
     env = VectorGinRummy(48, rules=rules, seed=3)
     env.reset()

@@ -1,6 +1,8 @@
 """The compiled (numba) kernels give exactly the numpy solver's and heuristic's numbers,
 under every rule option; the heuristic's analysis is the same with and without them."""
 
+import builtins
+
 import numpy as np
 import pytest
 
@@ -156,6 +158,29 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
     # kernels that disagree with the array operations are not used, with a warning
     monkeypatch.setattr(melds, "_KERNELS", [])
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
-    monkeypatch.setattr(melds_jit, "self_check", lambda: "they disagree with the array operations")
-    with pytest.warns(RuntimeWarning, match="numba kernels are not used .they disagree"):
-        assert melds._kernels() is None
+    with monkeypatch.context() as m:
+        m.setattr(melds_jit, "self_check", lambda: "they disagree with the array operations")
+        with pytest.warns(RuntimeWarning, match="numba kernels are not used .they disagree"):
+            assert melds._kernels() is None
+        assert melds._kernels() is None  # decided once: no second warning
+    # nor kernels that numba cannot compile or cache (a read-only install, say)
+    real_import = builtins.__import__
+
+    def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "rummy_env" and fromlist and "melds_jit" in fromlist:
+            raise RuntimeError("cannot cache function: no locator available")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    with monkeypatch.context() as m:
+        m.setattr(builtins, "__import__", failing_import)
+        with pytest.warns(RuntimeWarning, match="RuntimeError: cannot cache function"):
+            assert melds._kernels() is None
+    np.testing.assert_array_equal(melds.min_deadwood(np.array([0x1FFF, 0x7], dtype=np.uint64)), [0, 0])
+    # the heuristic's kernels likewise
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setattr(hv, "_COMPILED", [])
+    monkeypatch.setattr(hv, "_kernels_agree", lambda jit: False)
+    with pytest.warns(RuntimeWarning, match="heuristic's numba kernels are not used"):
+        assert hv._compiled() is None
+    assert melds._kernels() is melds_jit

@@ -1,14 +1,17 @@
-"""The meld solver against brute-force enumeration, and its showdown helpers."""
+"""The meld solver against brute-force enumeration, and its showdown helpers; every test
+runs with the compiled kernels (numba) and with the numpy array operations."""
 
 import numpy as np
 import pytest
 from brute import all_melds, brute_discard_deadwood, brute_min_deadwood
 from conftest import meld_rich_hands, random_hands
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rummy_env import melds
 from rummy_env.cards import card_value, mask_to_cards, parse_card, parse_hand
+
+pytestmark = pytest.mark.usefixtures("solver_backend")
 
 VARIANTS = [
     {"aces_high": False, "five_under_ten": False},
@@ -75,7 +78,7 @@ def test_meld_completions_are_the_cards_forms_meld_accepts(aces_high, size, rng)
         assert m == want, (mask_to_cards(h), mask_to_cards(m), mask_to_cards(want))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.integers(0, 51), min_size=0, max_size=13, unique=True), st.booleans(), st.booleans())
 def test_property_any_hand_up_to_13_cards(cards, aces_high, five_under_ten):
     hand = sum(1 << c for c in cards)

@@ -169,6 +169,7 @@ def test_errors_name_the_problem():
         bare.observe()
 
 
+@pytest.mark.usefixtures("solver_backend")
 def test_showdown_deadwood_equals_the_game_showdown(rng):
     """The batch showdown against the single-hand solver the game uses, on many deals."""
     for opts in ({}, {"aces_high": True}, {"five_under_ten": True}):
