@@ -5,9 +5,11 @@ few thousand hands is mostly numpy's per-call overhead and the temporaries of gr
 hands by their sets. Callers that solve many small hands per step (the heuristic's
 expected deadwood, searched once per position in training and in search playouts) go
 faster through a loop compiled by numba over the very same tables. This module needs
-numba (``pip install "rummy-env[fast]"``; the ``train`` extra includes it); without it,
-or with the environment variable ``RUMMY_ENV_NO_NUMBA=1``, ``available()`` is False and
-callers use the numpy solver. Tests compare the two on many hands.
+numba (``pip install "rummy-env[fast]"``; the ``train`` extra includes it). The solver
+uses it (``melds._kernels``) unless numba is missing, ``RUMMY_ENV_NO_NUMBA=1`` is set,
+or the kernels fail to compile or to agree with the array operations on a few hands
+(``self_check``; a warning then says why); otherwise it runs its numpy array operations.
+Tests compare the two on many hands.
 
 Kernels take the tables of ``melds._tables(aces_high, five_under_ten)`` as arguments
 (``kernel_tables``) so one compiled function serves every rule option.
