@@ -27,6 +27,10 @@ So per choice of X the answer for a card outside X is one more table lookup
 
 Rule options that change card values (``five_under_ten``) or runs (``aces_high``: A
 above K, Q-K-A is a run, A-2-3 is not) select another set of tables, built on first use.
+
+With numba installed, the batch functions and the showdown's lay-offs run as compiled
+loops over the same tables (``rummy_env.melds_jit``; ``_kernels`` says when); the array
+operations here are the fallback and the reference the compiled ones are tested against.
 """
 
 from __future__ import annotations
