@@ -12,7 +12,10 @@ or the kernels fail to compile or to agree with the array operations on a few ha
 Tests compare the two on many hands.
 
 Kernels take the tables of ``melds._tables(aces_high, five_under_ten)`` as arguments
-(``kernel_tables``) so one compiled function serves every rule option.
+(``kernel_tables``) so one compiled function serves every rule option. Each kernel
+spells out the loop over a hand's set choices instead of calling a shared compiled
+helper per hand or per choice: such a call, passing the tables, costs about 100 ns,
+several times a hand's whole solve (measured while writing them).
 """
 
 from __future__ import annotations
