@@ -30,6 +30,8 @@ from rummy_env.cards import NUM_CARDS
 
 _SUIT = np.uint64(melds.SUIT_BITS)
 _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
+# a gain table of zeros: with it, _best_discard_kernel discards nothing and gives min_deadwood
+_NO_GAIN = np.zeros(1 << 13, np.int64)
 
 
 def available() -> bool:
@@ -51,7 +53,7 @@ def min_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np
     masks of at most 13 cards: the kernels have room for 4 ranks held 3 or 4 times)."""
     dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()
-    return _min_deadwood_kernel(flat, dead, opt4, opt3).astype(np.int16).reshape(np.shape(hands))
+    return _best_discard_kernel(flat, dead, _NO_GAIN, opt4, opt3).astype(np.int16).reshape(np.shape(hands))
 
 
 def best_discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
@@ -207,54 +209,6 @@ def _best_discard_kernel(hands, dead, gain, opt4, opt3):
     return out
 
 
-@numba.njit(cache=True)
-def _min_deadwood_kernel(hands, dead, opt4, opt3):
-    """``melds.min_deadwood`` of (n,) uint64 hands, as int64 (the loop of
-    ``best_discard_deadwood`` without the discard)."""
-    n = hands.shape[0]
-    out = np.empty(n, np.int64)
-    ranks = np.empty(4, np.int64)
-    options = np.empty(4, np.int64)
-    counter = np.zeros(4, np.int64)
-    for i in range(n):
-        h = hands[i]
-        f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
-        ab, cd = f0 & f1, f2 & f3
-        four = ab & cd
-        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-        best = dead[f0] + dead[f1] + dead[f2] + dead[f3]
-        if three == 0:
-            out[i] = best
-            continue
-        k = 0
-        for r in range(13):
-            if (three >> r) & 1:
-                ranks[k] = r
-                options[k] = 6 if (four >> r) & 1 else 2
-                counter[k] = 0
-                k += 1
-        while True:
-            j = 0
-            while j < k:
-                counter[j] += 1
-                if counter[j] < options[j]:
-                    break
-                counter[j] = 0
-                j += 1
-            if j == k:
-                break
-            x = np.uint64(0)
-            for j in range(k):
-                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-            rem = h & ~x
-            v = (dead[np.int64(rem & _SUIT)] + dead[np.int64((rem >> _13) & _SUIT)] + dead[np.int64((rem >> _26) & _SUIT)]
-                 + dead[np.int64((rem >> _39) & _SUIT)])
-            if v < best:
-                best = v
-        out[i] = best
-    return out
-
-
 def defender_after_layoffs(knocker: np.ndarray, defender: np.ndarray, knocker_deadwood: np.ndarray, aces_high: bool,
                            five_under_ten: bool) -> np.ndarray:
     """``melds._defender_after_layoffs`` (flat uint64 hands; the knocker's least deadwood,
@@ -262,7 +216,7 @@ def defender_after_layoffs(knocker: np.ndarray, defender: np.ndarray, knocker_de
     least-deadwood layout that leaves it the most (int16)."""
     dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     return _layoff_kernel(np.ascontiguousarray(knocker, dtype=np.uint64), np.ascontiguousarray(defender, dtype=np.uint64),
-                          np.ascontiguousarray(knocker_deadwood, dtype=np.int64), dead, opt4, opt3, aces_high)
+                          np.ascontiguousarray(knocker_deadwood, dtype=np.int64), dead, _NO_GAIN, opt4, opt3, aces_high)
 
 
 @numba.njit(cache=True, inline="always")
@@ -297,7 +251,7 @@ def _reach(runs, allowed):
 
 
 @numba.njit(cache=True)
-def _layoff_kernel(knockers, defenders, kds, dead, opt4, opt3, aces_high):
+def _layoff_kernel(knockers, defenders, kds, dead, no_gain, opt4, opt3, aces_high):
     n = knockers.shape[0]
     out = np.full(n, -1, np.int16)
     ranks = np.empty(4, np.int64)
@@ -315,7 +269,7 @@ def _layoff_kernel(knockers, defenders, kds, dead, opt4, opt3, aces_high):
         for s in range(4):
             df[s] = np.int64((d >> np.uint64(13 * s)) & _SUIT)
         one_hand[0] = d
-        plain = _min_deadwood_kernel(one_hand, dead, opt4, opt3)[0]
+        plain = _best_discard_kernel(one_hand, dead, no_gain, opt4, opt3)[0]
         f0, f1, f2, f3 = np.int64(k & _SUIT), np.int64((k >> _13) & _SUIT), np.int64((k >> _26) & _SUIT), np.int64((k >> _39) & _SUIT)
         ab, cd = f0 & f1, f2 & f3
         four = ab & cd
@@ -368,7 +322,7 @@ def _layoff_kernel(knockers, defenders, kds, dead, opt4, opt3, aces_high):
                             break
                     if valid:
                         one_hand[0] = d & ~laid
-                        left = _min_deadwood_kernel(one_hand, dead, opt4, opt3)[0]
+                        left = _best_discard_kernel(one_hand, dead, no_gain, opt4, opt3)[0]
                         if left < result:
                             result = left
                 if result > out[i]:
