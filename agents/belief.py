@@ -1,5 +1,5 @@
 """What the opponent probably holds: worlds sampled from an information set, weighted by
-how the opponent has played. For the search agents (``mcts``).
+how the opponent has played. For the search agents (``mcts``) and ``heuristic``'s knock.
 
 A uniform sample (every unseen card equally likely to be in the opponent's hand) gives
 the opponent a random hand. Real opponents keep what melds and throw the rest away, so
@@ -110,6 +110,27 @@ def sample_worlds(info: InformationSet, rules: Rules, rng: np.random.Generator, 
         raise ValueError(f"n must be at least 1 world, got {n}")
     template = GinRummyState.sample_from_information_set(info, rules, rng)
     opp = info.opponent
+    hands, stocks = _sample(info, rules, rng, n, weighted, steps)
+    worlds = []
+    for row in range(n):
+        world = template.clone()
+        world.hands[opp] = int(hands[row])
+        world.stock = stocks[row].tolist()
+        worlds.append(world)
+    return worlds
+
+
+def sample_opponent_hands(info: InformationSet, rules: Rules, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` hands (uint64 masks) the opponent may hold, from the weighted model above (what
+    ``heuristic`` estimates a knock's points from)."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1 hand, got {n}")
+    return _sample(info, rules, rng, n, True, STEPS)[0]
+
+
+def _sample(info: InformationSet, rules: Rules, rng: np.random.Generator, n: int, weighted: bool,
+            steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The opponent's hands (n,) and the stocks (n, stock size), as ``GinRummyState.stock`` holds them."""
     unknown = np.array(mask_to_cards(info.unseen), dtype=np.intp)
     need = info.opponent_hand_size - info.opponent_known.bit_count()
     known = np.uint64(info.opponent_known)
@@ -123,14 +144,7 @@ def sample_worlds(info: InformationSet, rules: Rules, rng: np.random.Generator, 
             hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
             pools = pools[_resample(_last_discard_log_weight(hands, info, rules, last), n, rng)]
         pools[:, need:] = rng.permuted(pools[:, need:], axis=1)  # the stock order stays uniform
-    hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
-    worlds = []
-    for row in range(n):
-        world = template.clone()
-        world.hands[opp] = int(hands[row])
-        world.stock = pools[row, need:].tolist()
-        worlds.append(world)
-    return worlds
+    return known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1), pools[:, need:]
 
 
 class _LastDiscard(NamedTuple):

@@ -1,4 +1,4 @@
-"""The ``heuristic`` agent's moves as array operations over many games of the vector engine.
+"""The ``heuristic:knock=turn`` agent's moves as array operations over many games of the vector engine.
 
 Why: ``HeuristicAgent`` decides one game at a time, about a quarter of a millisecond a
 move, most of it numpy call overhead on small arrays. Training against it and search
@@ -8,9 +8,11 @@ numba installed, its heaviest terms (the expected deadwood after the next draw, 
 deadwood after taking the face-up card) run as compiled loops (``agents/heuristic_jit.py``)
 with the same numbers; the array versions here are the fallback and the reference.
 
-The decisions are the scripted agent's (``agents/heuristic.py``; its docstring says what
-they are): the same take-or-draw and knock choices, and the same discard scores, exactly
-(tests compare them on many positions). Only the pick among equally scored discards
+The decisions are the scripted agent's with its turn-based knock rule (``knock=turn``;
+``agents/heuristic.py``'s docstring says what they are): the same take-or-draw and knock
+choices, and the same discard scores, exactly (tests compare them on many positions). The
+scripted agent's default knock rule samples the opponent's hand per decision, which is
+not done here: training opponents, PPO's advice and search rollouts play the turn rule. Only the pick among equally scored discards
 differs: random in both, from different random streams (or from ``noise`` given by the
 caller, which search uses to give every candidate move the same tie-breaks in a world).
 """

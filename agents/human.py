@@ -107,9 +107,10 @@ def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[t
 
     if result["outcome"] == "draw":
         return f"the hand is a draw ({'the stock ran down to two cards' if result['reason'] == 'wall' else 'too many turns'}): no points"
-    knocker = result["knocker"]
+    knocker, outcome = result["knocker"], result["outcome"]
+    did = {"big_gin": "declared Big Gin", "gin": "went gin"}.get(outcome, "knocked")
     lines = [
-        f"{who(knocker)} {'declared Big Gin' if result['outcome'] == 'big_gin' else 'knocked'}: "
+        f"{who(knocker)} {did}: "
         f"melds {' / '.join(result['knocker_melds']) or '-'}, deadwood {result['knocker_deadwood_cards'] or '-'} "
         f"= {result['knocker_deadwood']}",
     ]
@@ -123,8 +124,20 @@ def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[t
         lines.append("equal deadwood, no undercut under these rules: no points")
     else:
         verb = "score" if who(result["winner"]) == "you" else "scores"
-        lines.append(f"{result['outcome'].replace('_', ' ')}: {who(result['winner'])} {verb} {result['points']}")
+        lines.append(f"{outcome.replace('_', ' ')}: {who(result['winner'])} {verb} {_points_sum(result)}")
     return "\n".join(lines)
+
+
+def _points_sum(result: dict[str, Any]) -> str:
+    """How a showdown's points come about, e.g. ``12 - 4 = 8`` or ``7 + gin bonus 25 = 32``
+    (the bonus is what the points hold beyond the deadwood, so it follows the rules played)."""
+    k, d, points = result["knocker_deadwood"], result["defender_deadwood"], result["points"]
+    if result["outcome"] == "knock":
+        return f"{d} - {k} = {points} (deadwood difference)"
+    if result["outcome"] == "undercut":
+        return f"{k} - {d} + undercut bonus {points - (k - d)} = {points}"
+    bonus = "big gin" if result["outcome"] == "big_gin" else "gin"
+    return f"{d} (the other hand's deadwood) + {bonus} bonus {points - d} = {points}"
 
 
 def describe_move(action: int) -> str:

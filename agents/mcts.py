@@ -9,7 +9,8 @@ information set in that world. It plays the heuristic's own move unless another
 candidate scored clearly more points over the same worlds.
 
 Choices that make it strong for its cost:
-- rollouts by the ``heuristic`` agent (``rollout=heuristic``, the default): the search
+- rollouts by the ``heuristic`` agent with its turn-based knock rule (``heuristic:knock=turn``,
+  the rule its array version plays; ``rollout=heuristic``, the default): the search
   is then a one-step policy improvement over a strong player; ``rollout=greedy`` is
   cheaper and weaker (the ``simple`` agent's play: take a face-up card that melds,
   discard the card leaving the least deadwood, knock as soon as legal);
@@ -111,7 +112,10 @@ class MCTSAgent(Agent):
         self.confidence = confidence
         self.weighted = weighted
         self.win_bonus = float(win_bonus)
-        self.guide = HeuristicAgent(seed)
+        # the move to improve on comes from the heuristic's turn-based knock rule, the one
+        # its array version plays in the rollouts (sampling a knock estimate per playout
+        # would cost more than the playouts)
+        self.guide = HeuristicAgent(seed, knock="turn")
         # searched decisions, and those where it did not play the heuristic's move, over the
         # agent's life (not cleared by reset: for reports over many games)
         self.decisions = self.deviations = 0

@@ -3,12 +3,17 @@
 A spec is ``NAME`` or ``NAME:OPTIONS`` where OPTIONS are ``key=value`` pairs separated by
 commas (values parsed as int, float, true/false, else text). Difficulty levels are names
 for agent settings (``LEVELS``). Unknown names or options get an error listing what is
-allowed.
+allowed; an option value of the wrong kind (``simulations=abc``, ``candidates=2.5``) is
+refused here, against the factory's type hints, before any game starts; ranges are
+checked by the agents themselves.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
+import types
+import typing
 from typing import Any, Callable, Optional
 
 from agents.base import Agent
@@ -62,6 +67,45 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
+# what each kind of option accepts, in the words of the error message
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+def _accepted(hint: Any) -> set[type]:
+    """The value kinds (of ``_KINDS``) a type hint allows: ``Optional[int]`` -> {int}."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return set().union(*(_accepted(h) for h in typing.get_args(hint)))
+    if isinstance(hint, type) and issubclass(hint, os.PathLike):
+        return {str}
+    return {hint} & set(_KINDS) if isinstance(hint, type) else set(_KINDS)
+
+
+def _checked_value(label: str, key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the option's type, or a ValueError naming the option and what it takes."""
+    kinds = _accepted(hint)
+    if isinstance(value, bool):
+        ok = bool in kinds
+    elif isinstance(value, int):
+        ok = int in kinds or float in kinds
+    elif isinstance(value, float):
+        ok = float in kinds
+    else:
+        ok = str in kinds
+    if not ok and str in kinds:  # a path or name that happens to read as a number
+        return str(value)
+    if not ok:
+        wanted = " or ".join(_KINDS[k] for k in _KINDS if k in kinds)
+        raise ValueError(f"agent {label} option {key}={value!r} must be {wanted}")
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) and int not in kinds else value
+
+
+def _type_hints(factory: Callable[..., Agent]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(factory.__init__ if isinstance(factory, type) else factory)
+    except Exception:  # hints that do not resolve: leave the values as parsed
+        return {}
+
+
 def make(spec: str, seed: Optional[int] = None) -> Agent:
     """The agent named by ``spec`` (a name, a level, with options), seeded with ``seed``."""
     head, _, rest = spec.partition(":") if isinstance(spec, str) else (spec, "", "")
@@ -69,8 +113,10 @@ def make(spec: str, seed: Optional[int] = None) -> Agent:
         name, options = "ppo", {"path": rest.strip()}  # ppo:PATH, the short form
     else:
         name, options = parse_spec(spec)
+    label = repr(name)
     if name in LEVELS:
         base, base_options = parse_spec(LEVELS[name])
+        label = f"{name!r} (the level for {base!r})"
         name, options = base, {**base_options, **options}
     if name not in _FACTORIES:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(available())}")
@@ -78,7 +124,9 @@ def make(spec: str, seed: Optional[int] = None) -> Agent:
     allowed = list(inspect.signature(factory).parameters)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"agent {name!r} has no option(s) {unknown}; its options: {', '.join(allowed)}")
+        raise ValueError(f"agent {label} has no option(s) {unknown}; its options: {', '.join(allowed)}")
+    hints = _type_hints(factory)
+    options = {k: _checked_value(label, k, v, hints[k]) if k in hints else v for k, v in options.items()}
     seed = options.pop("seed", seed)
     agent = factory(seed=seed, **options)
     agent.name = spec

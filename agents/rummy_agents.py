@@ -71,6 +71,9 @@ class RummyHeuristicAgent(Agent):
 
     def __init__(self, seed: Optional[int] = None, partial_weight: float = 3.0, danger_weight: float = 5.0) -> None:
         super().__init__(seed)
+        for key, value in (("partial_weight", partial_weight), ("danger_weight", danger_weight)):
+            if not value >= 0:
+                raise ValueError(f"{key} must be >= 0, got {value}")
         self.partial_weight = partial_weight
         self.danger_weight = danger_weight
 

@@ -1,6 +1,7 @@
 """How close are the search's sampled worlds to the truth? Uniform worlds vs the opponent model.
 
-``heuristic`` plays ``heuristic``; at player_0's decisions (once player_1 has discarded),
+``heuristic:knock=turn`` plays itself (the games the model's constants were fitted on;
+the same rule as the search's rollouts); at player_0's decisions (once player_1 has discarded),
 ``--worlds`` worlds are sampled from player_0's information set, uniformly and by the
 opponent model (``agents.belief``), and compared with player_1's real hand:
 
@@ -45,7 +46,7 @@ def measure(hands: int, worlds: int, rules: str, seed: int) -> tuple[dict[str, l
     for hand in range(seed, seed + hands):
         env = gin_rummy_v0.raw_env(rules=rules)
         env.reset(seed=hand)
-        players = [agents.make("heuristic", seed=hand), agents.make("heuristic", seed=hand + 1)]
+        players = [agents.make("heuristic:knock=turn", seed=hand), agents.make("heuristic:knock=turn", seed=hand + 1)]
         for seat, obs, info in decisions(env):
             infoset = info["information_set"]
             stage = belief.opponent_discards(infoset) if seat == 0 else 0

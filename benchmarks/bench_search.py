@@ -1,5 +1,8 @@
 """How good are the ``mcts`` agent's departures from the heuristic? A low-noise diagnosis.
 
+The heuristic here, as the search's guide and rollouts and as its opponent, is
+``heuristic:knock=turn`` (the knock rule the search's array rollouts play).
+
 A head-to-head match against ``heuristic`` needs thousands of hands to show an edge of a
 point a hand, because a single changed move changes the rest of the hand. This script
 measures the search's decisions one by one instead. ``mcts`` plays hands against
@@ -76,7 +79,7 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
         _, options_dict = parse_spec("mcts:" + options)
         me = hand % 2
         search = Recording(seed=hand, **options_dict)
-        other = agents.make("heuristic", seed=hand + 7)
+        other = agents.make("heuristic:knock=turn", seed=hand + 7)
         rng = np.random.default_rng(hand + 99)
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=hand, options={"dealer": 1})
@@ -123,7 +126,7 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
     points, won = [], []
     for me in (0, 1):
         search = Peeking(seed=seed, **parse_spec("mcts:" + options)[1]) if options else Peeking(seed=seed)
-        other = agents.make("heuristic", seed=seed + 1)
+        other = agents.make("heuristic:knock=turn", seed=seed + 1)
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=seed, options={"dealer": 1})
         for seat, obs, info in decisions(env):
@@ -146,7 +149,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=1000, help="the first hand's seed")
     ap.add_argument("--out", help="write every scored decision here (JSON)")
-    ap.add_argument("--peek", action="store_true", help="instead: mcts with the opponent's true hand vs heuristic")
+    ap.add_argument("--peek", action="store_true", help="instead: mcts with the opponent's true hand vs heuristic:knock=turn")
     args = ap.parse_args()
     if args.hands < 2 or args.oracle < 2:
         ap.error("--hands and --oracle must be at least 2")
@@ -162,7 +165,7 @@ def main() -> None:
         (p, w), n = rows.mean(axis=0), len(rows)
         p_ci, w_ci = 1.96 * rows.std(axis=0, ddof=1) / math.sqrt(n)
         print(f"machine: {machine()}")
-        print(f"mcts:{args.options or '(defaults)'} given the opponent's true hand vs heuristic, classic, {2 * n} hands: "
+        print(f"mcts:{args.options or '(defaults)'} given the opponent's true hand vs heuristic:knock=turn, classic, {2 * n} hands: "
               f"wins {100 * w:.1f}% +- {100 * w_ci:.1f}, points per hand {p:+.2f} +- {p_ci:.2f}  "
               f"[{time.perf_counter() - start:.0f} s]")
         return
@@ -174,7 +177,7 @@ def main() -> None:
     if args.out:
         Path(args.out).write_text(json.dumps(records))
     print(f"machine: {machine()}")
-    print(f"mcts:{args.options or '(defaults)'} vs heuristic, classic, {args.hands} hands, {len(records)} decisions "
+    print(f"mcts:{args.options or '(defaults)'} vs heuristic:knock=turn, classic, {args.hands} hands, {len(records)} decisions "
           f"scored by {args.oracle} oracle playouts per move  [{time.perf_counter() - start:.0f} s]")
     for c in CONFIDENCES:
         per_hand = np.zeros(args.hands)

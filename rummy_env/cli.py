@@ -99,6 +99,9 @@ def _play(args: argparse.Namespace) -> int:
     from rummy_env import gin_rummy_v0
 
     opponent = agents.make(args.opponent, seed=args.seed)
+    if getattr(opponent, "game", "gin") != "gin":
+        gin = [a for a in agents.available() if not a.startswith("rummy-")]
+        raise ValueError(f"{args.opponent!r} plays Basic Rummy; rummy play is Gin Rummy: choose one of {', '.join(gin)}")
     human = HumanAgent()
     seat = args.seat if args.seat in (0, 1) else int(np.random.default_rng(args.seed).integers(2))
     players = [human, opponent] if seat == 0 else [opponent, human]
@@ -112,7 +115,7 @@ def _play(args: argparse.Namespace) -> int:
             if name == you:
                 for result in info.get("hand_results", []):
                     print("\n" + explain(result, seat))
-                if "match_points" in info:
+                if args.match and "match_points" in info:
                     print(f"match points: you {info['match_points'][seat]}, opponent {info['match_points'][1 - seat]}")
                 if "match_result" in info:
                     final = info["match_result"]
@@ -358,7 +361,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     dw.set_defaults(func=_deadwood)
 
     play = sub.add_parser("play", help="play in the terminal against an agent, e.g. rummy play --opponent hard")
-    play.add_argument("--opponent", default="medium", help="agent spec or level: easy, medium, hard, expert, heuristic, ...")
+    play.add_argument("--opponent", default="medium", help="level (easy, medium, hard, expert) or agent spec: random, simple, heuristic, "
+                      "mcts[:simulations=N,time=SECONDS], ppo[:PATH] (default medium)")
     play.add_argument("--rules", default="classic", help=f"preset ({', '.join(PRESETS)}) or YAML path")
     play.add_argument("--match", action="store_true", help="play a match to the target score instead of one hand")
     play.add_argument("--seat", type=int, choices=(0, 1), default=None, help="your seat (default: random)")

@@ -1,22 +1,28 @@
 """Agents: legal play under every preset, no peeking, the simple agent's specification,
 the registry and the human player's input handling."""
 
+import dataclasses
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import agents
 from agents.arena import play_hand, play_match
-from agents.human import HumanAgent
+from agents.heuristic import HeuristicAgent, knock_points
+from agents.human import HumanAgent, explain
 from agents.mcts import ROUND
 from rummy_env import gin_rummy_v0
 from rummy_env.cards import parse_card, parse_hand
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
+from rummy_env.rules import load_rules
 from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
+BASE_PPO = f"ppo:path={Path(agents.__file__).parent / 'data' / 'ppo_gin_base.pt'}"  # another network than the default
 FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "mcts:time=0.05": 2, "ppo": 30, "ppo:greedy=false": 10}
 
 
@@ -32,32 +38,52 @@ def test_agents_play_whole_hands_without_illegal_moves(spec, preset):
     assert outcomes
 
 
-def test_a_match_between_agents_ends_with_a_winner():
-    result = play_match([agents.make("heuristic", seed=1), agents.make("simple", seed=2)], "eaai", seed=0)
+@pytest.mark.parametrize("preset", ["classic", "eaai"])  # openspiel plays single hands (target_score 0)
+@pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=12", "ppo"])
+def test_every_agent_plays_a_match_to_the_end(spec, preset):
+    result = play_match([agents.make(spec, seed=1), agents.make("heuristic", seed=2)], preset, seed=0)
     assert max(result.hand_points) >= 100 and result.winner in (0, 1)
+    assert (result.grand_total != result.hand_points) == (preset == "classic")  # eaai: no game or line bonus
 
 
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_default_search_plays_a_whole_hand(preset):
+    # mcts (the expert level) at its default 1,000 playouts a move, about 0.2 s a move
+    result = play_hand([agents.make("expert", seed=3), agents.make("heuristic", seed=4)], preset, seed=5)
+    assert result.outcome in ("knock", "gin", "big_gin", "undercut", "tie", "draw")
+
+
+@pytest.mark.parametrize("preset,episode", [("classic", "hand"), ("eaai", "match"), ("openspiel", "hand")])
 @pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=12,candidates=1,confidence=0",
-                                  "mcts:simulations=16,rollout=greedy", "ppo", "ppo:greedy=false"])
-def test_no_agent_peeks_at_hidden_cards(spec):
-    """Same seed, same information set, different hidden cards: the same action."""
+                                  "mcts:simulations=16,rollout=greedy", "ppo", "ppo:greedy=false", BASE_PPO])
+def test_no_agent_peeks_at_hidden_cards(spec, preset, episode):
+    """Same seed, same information set, different hidden cards: the same action. In a
+    match the info also carries the match score and the earlier showdowns."""
     rng = np.random.default_rng(0)
-    env = gin_rummy_v0.raw_env()
-    checked = 0
-    for game in range(4 if spec.startswith("mcts") else 25):
+    env = gin_rummy_v0.raw_env(rules=preset, episode=episode)
+    search = spec.startswith("mcts")
+    games = 1 if episode == "match" else (4 if search else 25) if preset == "classic" else (2 if search else 8)
+    checked = scored = 0
+    for game in range(games):
         env.reset(seed=game)
-        while not env.game.is_over:
-            g, agent = env.game, env.agent_selection
+        for agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            g = env.game
             seat = g.current_player
-            obs, info = env.observe(agent), env.infos[agent]
             action = agents.make(spec, seed=game).act(obs, info)
             env.game = redeal_hidden(g, seat, rng)
-            alt_info = {"information_set": env.game.information_set(seat), "rules": env.rules}
+            alt_info = dict(info, information_set=env.game.information_set(seat))
             assert agents.make(spec, seed=game).act(env.observe(agent), alt_info) == action
             env.game = g
             checked += 1
+            scored += "match_points" in info
             env.step(action)
-    assert checked > 40
+            if checked >= (60 if search else 400):  # long matches (random's) need not be played out
+                break
+    assert checked > 20 and (scored > 0) == (episode == "match")  # a match's later hands were checked too
 
 
 def state_after(non_dealer: str, dealer: str, upcard: str, stock: str, actions=()):
@@ -108,6 +134,31 @@ def test_simple_knocks_as_soon_as_it_may_and_declares_big_gin():
     assert BIG_GIN in s.legal_actions() and act("simple", s) == BIG_GIN
 
 
+def test_heuristic_knocks_when_the_estimated_points_of_a_knock_are_enough():
+    # player_0 drew 5S: 2C-4C, 4S-6S, 7H-9H, 9D and QS; knocking with QS keeps 9 deadwood
+    s = state_after("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", P1B, "TD", "5S", [PASS, PASS, DRAW_STOCK])
+    info, legal, kept = s.information_set(0), set(s.legal_actions()), s.hands[0] & ~(1 << parse_card("QS"))
+    junk = parse_hand(P1B)  # 53 deadwood, nothing to lay off: the knock scores 53 - 9 = 44
+    melded = parse_hand("AD 2D 3D 5H 5D 5C TC JC QC AS")  # 1 deadwood: undercut, -(9 - 1 + 25)
+    level = parse_hand("AD 2D 3D 5H 5D 5C TC JC QC 9S")  # 9 deadwood, equal
+    hands = np.array([junk, melded, level], dtype=np.uint64)
+    np.testing.assert_array_equal(knock_points(kept, hands, s.rules), [44, -33, -25])
+    np.testing.assert_array_equal(knock_points(kept, hands, load_rules("openspiel")), [44, -33, 0])  # no undercut on a tie
+
+    def decide(opponent: int, **options) -> int:  # the opponent's whole hand known: the estimate is exact
+        known = dataclasses.replace(info, opponent_known=opponent)
+        return HeuristicAgent(seed=0, **options).choose(known, s.rules, legal)
+
+    assert decide(junk) == KNOCK + parse_card("QS")
+    assert DISCARD <= decide(melded) < KNOCK  # plays on rather than be undercut
+    assert DISCARD <= decide(junk, knock_value=45) < KNOCK  # 44 points are not enough
+    assert decide(melded, knock="turn") == KNOCK + parse_card("QS")  # the turn rule knocks on turn 1 regardless
+    for spec, message in [("heuristic:knock=later", "knock must be one of estimate, turn"),
+                          ("heuristic:knock_worlds=0", "knock_worlds must be >= 1")]:
+        with pytest.raises(ValueError, match=message):
+            agents.make(spec)
+
+
 def test_registry_specs_levels_and_errors():
     assert isinstance(agents.make("heuristic"), agents.HeuristicAgent)
     m = agents.make("mcts:simulations=5,candidates=2")
@@ -123,6 +174,29 @@ def test_registry_specs_levels_and_errors():
         agents.make("mcts:400")
     with pytest.raises(ValueError, match="simulations must be >= 1"):
         agents.make("mcts:simulations=0")
+
+
+def test_option_values_of_the_wrong_kind_are_refused_before_play():
+    for spec, message in [
+        ("mcts:simulations=abc", "agent 'mcts' option simulations='abc' must be a whole number"),
+        ("mcts:candidates=2.5", "option candidates=2.5 must be a whole number"),
+        ("mcts:time=fast", "option time='fast' must be a number"),
+        ("heuristic:take_margin=", "option take_margin='' must be a number"),
+        ("simple:seed=x", "option seed='x' must be a whole number"),
+        ("ppo:greedy=1", "option greedy=1 must be true or false"),
+        ("hard:simulations=5", "agent 'hard' \\(the level for 'heuristic'\\) has no option"),
+        ("heuristic:late_turn=-3", "late_turn must be >= 0"),
+        ("heuristic:danger_weight=-1", "danger_weight must be >= 0"),
+        ("rummy-heuristic:partial_weight=-1", "partial_weight must be >= 0"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            agents.make(spec)
+    # whole numbers are fine where a number is asked, and stay numbers of the option's kind
+    m, h = agents.make("mcts:time=1,win_bonus=4"), agents.make("heuristic:take_margin=2")
+    assert (m.time, m.win_bonus, h.take_margin) == (1.0, 4.0, 2.0) and isinstance(h.take_margin, float)
+    # a path that reads as a number stays a path
+    with pytest.raises(FileNotFoundError, match="'.*/123' not found"):
+        agents.make("ppo:path=123")
 
 
 def test_agents_are_reproducible_with_a_seed():
@@ -165,13 +239,55 @@ def test_rummy_play_in_the_terminal():
         [sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "simple", "--seed", "2", "--seat", "1"],
         input="0\n" * 400, capture_output=True, text=True, timeout=120,
     )
-    assert out.returncode == 0 and ("draw" in out.stdout or "score" in out.stdout)
+    assert out.returncode == 0
+    # the hand ends in a showdown explained in words with its sum, or in a draw
+    assert re.search(r"(scores?|points?) .*= \d+|the hand is a draw", out.stdout), out.stdout[-2000:]
+    assert "match points" not in out.stdout  # one hand, no match score
+    # a match: scores after each hand, then the grand totals
+    out = subprocess.run(
+        [sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "simple", "--seed", "2", "--seat", "1", "--match"],
+        input="0\n" * 4000, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0 and "match over: grand totals you" in out.stdout
+    assert out.stdout.count("match points: you") >= 2
+    # a Basic Rummy agent is refused before the game starts, naming the Gin agents
+    out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "rummy-heuristic"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "plays Basic Rummy" in out.stderr and "heuristic, mcts" in out.stderr
+    assert "your hand" not in out.stdout
+
+
+def _showdown(non_dealer: str, dealer: str, last: int, rules: str = "classic") -> dict:
+    s = GinRummyState.from_hands(non_dealer, dealer, "TD", "5S", rules=rules)
+    for a in (PASS, PASS, DRAW_STOCK, last):
+        s.step(a)
+    return s.result.to_dict()
+
+
+def test_the_showdown_is_explained_with_its_sum():
+    # player_0 draws 5S to 2C-4C, 4S-6S, 7H-9H plus two cards; the dealer P1B melds nothing:
+    # 9C KC AD 3D 5D 7D JD AH 5H 2S = 9+10+1+3+5+7+10+1+5+2 = 53 deadwood
+    knock = explain(_showdown("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", P1B, KNOCK + parse_card("QS")), you=0)
+    assert "you knocked:" in knock and "deadwood 9D = 9" in knock
+    assert knock.endswith("knock: you score 53 - 9 = 44 (deadwood difference)")
+    # the dealer holds AD-3D, 5C 5D 5H, TC-QC and AS: 1 deadwood undercuts 9 (bonus 25)
+    undercut = explain(_showdown("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", "AD 2D 3D 5H 5D 5C TC JC QC AS",
+                                 KNOCK + parse_card("QS")), you=1)
+    assert undercut.endswith("undercut: you score 9 - 1 + undercut bonus 25 = 33")
+    gin = explain(_showdown("2C 3C 4C 4S 6S 7H 8H 9H TH KD", P1B, KNOCK + parse_card("KD")), you=0)
+    assert "you went gin:" in gin and gin.endswith("gin: you score 53 (the other hand's deadwood) + gin bonus 25 = 78")
+    big = explain(_showdown("2C 3C 4C 4S 6S 7H 8H 9H TH JH", P1B, BIG_GIN), names=("north", "south"))
+    assert "north declared Big Gin:" in big and big.endswith("north scores 53 (the other hand's deadwood) + big gin bonus 31 = 84")
+    # equal deadwood (9D against 9S): an undercut under classic, no points under openspiel
+    tie = ("2C 3C 4C 4S 6S 7H 8H 9H 9D QS", "AD 2D 3D 5H 5D 5C TC JC QC 9S", KNOCK + parse_card("QS"))
+    assert explain(_showdown(*tie), you=1).endswith("undercut: you score 9 - 9 + undercut bonus 25 = 25")
+    assert explain(_showdown(*tie, rules="openspiel"), you=1).endswith("equal deadwood, no undercut under these rules: no points")
 
 
 def test_mcts_plays_the_heuristic_move_unless_the_search_is_confident():
     # An unreachable confidence never overrides the heuristic: the very same hands.
     for seed in range(3):
-        ref = play_hand([agents.make("heuristic", seed=seed), agents.make("simple", seed=seed + 1)], seed=seed)
+        ref = play_hand([agents.make("heuristic:knock=turn", seed=seed), agents.make("simple", seed=seed + 1)], seed=seed)
         got = play_hand([agents.make("mcts:simulations=8,confidence=1e9", seed=seed), agents.make("simple", seed=seed + 1)], seed=seed)
         assert got == ref
 
@@ -237,7 +353,7 @@ def test_mcts_win_bonus_adds_to_won_playouts_and_takes_from_lost_ones():
 def test_mcts_options_are_checked():
     for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy"),
                           ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
-                          ("mcts:weighted=no", "weighted must be true or false"),
+                          ("mcts:weighted=no", "option weighted='no' must be true or false"),
                           ("mcts:win_bonus=-2", "win_bonus must be >= 0 points")]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)

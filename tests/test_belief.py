@@ -18,7 +18,7 @@ def _positions(hands: int, min_discards: int = 0):
     for seed in range(hands):
         env = gin_rummy_v0.raw_env(rules="classic")
         env.reset(seed=seed)
-        players = [agents.make("heuristic", seed=seed), agents.make("heuristic", seed=seed + 1)]
+        players = [agents.make("heuristic:knock=turn", seed=seed), agents.make("heuristic:knock=turn", seed=seed + 1)]
         for seat, obs, info in decisions(env):
             if seat == 0 and belief.opponent_discards(info["information_set"]) >= min_discards:
                 yield env.game, info["information_set"]

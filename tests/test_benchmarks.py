@@ -18,7 +18,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_env.py", ["--seconds", "0.2", "--repeats", "1"] + NO_PEERS, "gin_rummy_v0.env()"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "1,16"] + NO_PEERS, "batch    16"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "4", "--policy", "heuristic"], "per-game HeuristicAgent"),
-        ("bench_tournament.py", ["--deals", "3"], "heuristic vs heuristic, 2 worker(s)"),
+        ("bench_tournament.py", ["--deals", "3"], "heuristic:knock=turn vs heuristic:knock=turn, 2 worker(s)"),
         ("bench_train.py", ["--updates", "1", "--mix", "simple+pool", "--config", str(BENCH / "tiny_train.yaml"),
                             "--set", "advice=true"], "opponents simple+pool"),
         ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "4", "--workers", "1"],
@@ -26,7 +26,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
          "confidence 1.5:"),
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
-         "given the opponent's true hand vs heuristic, classic, 4 hands"),
+         "given the opponent's true hand vs heuristic:knock=turn, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
     ],
 )

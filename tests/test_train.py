@@ -353,7 +353,7 @@ def test_policy_files_are_checked(tmp_path):
         agents.make(f"ppo:{bad}")
     good = tmp_path / "good.pt"
     save_policy(PolicyNet((8,)), good, "classic")
-    with pytest.raises(ValueError, match="greedy must be true or false"):
+    with pytest.raises(ValueError, match="greedy=3 must be true or false"):
         agents.make(f"ppo:path={good},greedy=3")
 
 

@@ -23,7 +23,8 @@ from rummy_env.rules import load_rules
 #               (from scratch, pure self-play drifts to passive play: both take every
 #               discard and hands run to max_turns; the defaults learn mostly from simple)
 #   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
-#   random / simple / heuristic - the scripted agents of ``agents/``
+#   random / simple / heuristic - the scripted agents of ``agents/`` as array operations
+#   (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; agents.heuristic_vector)
 OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 # Value baselines (``critic``): the policy network's own value head, or the oracle critic
 # of ``train.critic`` (it also reads the cards the player cannot see; training only).
