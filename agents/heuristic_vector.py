@@ -12,9 +12,10 @@ The decisions are the scripted agent's with its turn-based knock rule (``knock=t
 ``agents/heuristic.py``'s docstring says what they are): the same take-or-draw and knock
 choices, and the same discard scores, exactly (tests compare them on many positions). The
 scripted agent's default knock rule samples the opponent's hand per decision, which is
-not done here: training opponents, PPO's advice and search rollouts play the turn rule. Only the pick among equally scored discards
-differs: random in both, from different random streams (or from ``noise`` given by the
-caller, which search uses to give every candidate move the same tie-breaks in a world).
+not done here: training opponents, PPO's advice and search rollouts play the turn rule.
+Only the pick among equally scored discards differs: random in both, from different
+random streams (or from ``noise`` given by the caller, which search uses to give every
+candidate move the same tie-breaks in a world).
 """
 
 from __future__ import annotations

@@ -55,15 +55,21 @@ def _value(text: str) -> Any:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``'mcts:simulations=400'`` -> ``('mcts', {'simulations': 400})``."""
+    name, texts = _split(spec)
+    return name, {key: _value(text) for key, text in texts.items()}
+
+
+def _split(spec: str) -> tuple[str, dict[str, str]]:
+    """``'mcts:simulations=400'`` -> ``('mcts', {'simulations': '400'})``: the values as typed."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string such as 'heuristic', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
-    options: dict[str, Any] = {}
+    options: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"agent option {part!r} in {spec!r} must look like key=value")
-        options[key.strip()] = _value(value.strip())
+        options[key.strip()] = value.strip()
     return name, options
 
 
@@ -72,16 +78,21 @@ _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: 
 
 
 def _accepted(hint: Any) -> set[type]:
-    """The value kinds (of ``_KINDS``) a type hint allows: ``Optional[int]`` -> {int}."""
+    """The value kinds (of ``_KINDS``) a type hint allows: ``Optional[int]`` -> {int}; a hint
+    of no such kind (``Any``, a class) allows them all and leaves the check to the agent."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return set().union(*(_accepted(h) for h in typing.get_args(hint)))
+    if hint is type(None):
+        return set()
     if isinstance(hint, type) and issubclass(hint, os.PathLike):
         return {str}
-    return {hint} & set(_KINDS) if isinstance(hint, type) else set(_KINDS)
+    return {hint} if hint in _KINDS else set(_KINDS)
 
 
-def _checked_value(label: str, key: str, value: Any, hint: Any) -> Any:
-    """``value`` as the option's type, or a ValueError naming the option and what it takes."""
+def _checked_value(label: str, key: str, text: str, hint: Any) -> Any:
+    """The option as typed, read as the option's type, or a ValueError naming the option and
+    what it takes. Text options keep the text as typed (``path=007`` stays ``'007'``)."""
+    value = _value(text)
     kinds = _accepted(hint)
     if isinstance(value, bool):
         ok = bool in kinds
@@ -92,7 +103,7 @@ def _checked_value(label: str, key: str, value: Any, hint: Any) -> Any:
     else:
         ok = str in kinds
     if not ok and str in kinds:  # a path or name that happens to read as a number
-        return str(value)
+        return text
     if not ok:
         wanted = " or ".join(_KINDS[k] for k in _KINDS if k in kinds)
         raise ValueError(f"agent {label} option {key}={value!r} must be {wanted}")
@@ -112,10 +123,10 @@ def make(spec: str, seed: Optional[int] = None) -> Agent:
     if head.strip() == "ppo" and rest.strip() and "=" not in rest:
         name, options = "ppo", {"path": rest.strip()}  # ppo:PATH, the short form
     else:
-        name, options = parse_spec(spec)
+        name, options = _split(spec)
     label = repr(name)
     if name in LEVELS:
-        base, base_options = parse_spec(LEVELS[name])
+        base, base_options = _split(LEVELS[name])
         label = f"{name!r} (the level for {base!r})"
         name, options = base, {**base_options, **options}
     if name not in _FACTORIES:
@@ -126,8 +137,8 @@ def make(spec: str, seed: Optional[int] = None) -> Agent:
     if unknown:
         raise ValueError(f"agent {label} has no option(s) {unknown}; its options: {', '.join(allowed)}")
     hints = _type_hints(factory)
-    options = {k: _checked_value(label, k, v, hints[k]) if k in hints else v for k, v in options.items()}
-    seed = options.pop("seed", seed)
-    agent = factory(seed=seed, **options)
+    values = {k: _checked_value(label, k, text, hints.get(k, Any)) for k, text in options.items()}
+    seed = values.pop("seed", seed)
+    agent = factory(seed=seed, **values)
     agent.name = spec
     return agent

@@ -38,6 +38,36 @@ def random_position(seed: int, rng: np.random.Generator, low: int, high: int):
     return s
 
 
+def play_checking_no_peeking(env, spec: str, seed: int, redeal, rng: np.random.Generator, limit: int) -> tuple[int, int]:
+    """Play one episode of ``env`` (reset with ``seed``) with the agent ``spec`` on every
+    seat; at each decision (up to ``limit``) ask a fresh agent of the same seed again with
+    the cards the player cannot see dealt otherwise (``redeal(game, seat, rng)``) and the
+    env's own info otherwise unchanged, and assert the same action. Returns (decisions
+    checked, of them with match points in the info)."""
+    import agents
+
+    checked = scored = 0
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        g = env.game
+        seat = g.current_player
+        action = agents.make(spec, seed=seed).act(obs, info)
+        env.game = redeal(g, seat, rng)
+        alt_info = dict(info, information_set=env.game.information_set(seat))
+        assert agents.make(spec, seed=seed).act(env.observe(agent), alt_info) == action
+        env.game = g
+        checked += 1
+        scored += "match_points" in info
+        env.step(action)
+        if checked >= limit:  # long matches need not be played out
+            break
+    return checked, scored
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)

@@ -19,6 +19,7 @@ from rummy_env import gin_rummy_v0
 from rummy_env.cards import parse_card, parse_hand
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
 from rummy_env.rules import load_rules
+from conftest import play_checking_no_peeking
 from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
@@ -65,24 +66,10 @@ def test_no_agent_peeks_at_hidden_cards(spec, preset, episode):
     games = 1 if episode == "match" else (4 if search else 25) if preset == "classic" else (2 if search else 8)
     checked = scored = 0
     for game in range(games):
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            g = env.game
-            seat = g.current_player
-            action = agents.make(spec, seed=game).act(obs, info)
-            env.game = redeal_hidden(g, seat, rng)
-            alt_info = dict(info, information_set=env.game.information_set(seat))
-            assert agents.make(spec, seed=game).act(env.observe(agent), alt_info) == action
-            env.game = g
-            checked += 1
-            scored += "match_points" in info
-            env.step(action)
-            if checked >= (60 if search else 400):  # long matches (random's) need not be played out
-                break
+        done = play_checking_no_peeking(env, spec, game, redeal_hidden, rng, (60 if search else 400) - checked)
+        checked, scored = checked + done[0], scored + done[1]
+        if checked >= (60 if search else 400):
+            break
     assert checked > 20 and (scored > 0) == (episode == "match")  # a match's later hands were checked too
 
 
@@ -153,8 +140,22 @@ def test_heuristic_knocks_when_the_estimated_points_of_a_knock_are_enough():
     assert DISCARD <= decide(melded) < KNOCK  # plays on rather than be undercut
     assert DISCARD <= decide(junk, knock_value=45) < KNOCK  # 44 points are not enough
     assert decide(melded, knock="turn") == KNOCK + parse_card("QS")  # the turn rule knocks on turn 1 regardless
+    # sampled hands: nothing known of a fresh hand (the model is then uniform, about 50
+    # deadwood): knock; nine of the opponent's melded cards known, the tenth sampled from
+    # the unseen cards (at most 10 deadwood against 9): undercut too likely, play on
+    assert decide(0) == KNOCK + parse_card("QS")
+    nine = melded & ~(1 << parse_card("AS"))
+    assert DISCARD <= decide(nine) < KNOCK
+    # a knock worth 1 point (10 deadwood against 9) is not worth giving up the hand for,
+    # unless a discard now ends the hand drawn (two cards left in the stock)
+    close = parse_hand("AD 2D 3D 5H 5D 5C TC JC QC KS")
+    assert DISCARD <= decide(close) < KNOCK
+    last = dataclasses.replace(info, opponent_known=close, stock_size=2)
+    assert HeuristicAgent(seed=0).choose(last, s.rules, legal) == KNOCK + parse_card("QS")
     for spec, message in [("heuristic:knock=later", "knock must be one of estimate, turn"),
-                          ("heuristic:knock_worlds=0", "knock_worlds must be >= 1")]:
+                          ("heuristic:knock_worlds=0", "knock_worlds must be >= 1"),
+                          ("heuristic:late_turn=3", "late_turn and late_knock_max set the turn rule: add knock=turn"),
+                          ("heuristic:knock=turn,knock_value=5", "knock_value and knock_worlds set the knock estimate")]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)
 
@@ -185,7 +186,7 @@ def test_option_values_of_the_wrong_kind_are_refused_before_play():
         ("simple:seed=x", "option seed='x' must be a whole number"),
         ("ppo:greedy=1", "option greedy=1 must be true or false"),
         ("hard:simulations=5", "agent 'hard' \\(the level for 'heuristic'\\) has no option"),
-        ("heuristic:late_turn=-3", "late_turn must be >= 0"),
+        ("heuristic:knock=turn,late_turn=-3", "late_turn must be >= 0"),
         ("heuristic:danger_weight=-1", "danger_weight must be >= 0"),
         ("rummy-heuristic:partial_weight=-1", "partial_weight must be >= 0"),
     ]:
@@ -194,9 +195,10 @@ def test_option_values_of_the_wrong_kind_are_refused_before_play():
     # whole numbers are fine where a number is asked, and stay numbers of the option's kind
     m, h = agents.make("mcts:time=1,win_bonus=4"), agents.make("heuristic:take_margin=2")
     assert (m.time, m.win_bonus, h.take_margin) == (1.0, 4.0, 2.0) and isinstance(h.take_margin, float)
-    # a path that reads as a number stays a path
-    with pytest.raises(FileNotFoundError, match="'.*/123' not found"):
-        agents.make("ppo:path=123")
+    # a path that reads as a number stays the path as typed
+    for path in ("123", "1e3", "007"):
+        with pytest.raises(FileNotFoundError, match=f"'.*/{path}' not found"):
+            agents.make(f"ppo:path={path}")
 
 
 def test_agents_are_reproducible_with_a_seed():

@@ -6,7 +6,7 @@ seat, 2 to 4 players."""
 import numpy as np
 import pytest
 
-import agents
+from conftest import play_checking_no_peeking
 from rummy_env import rummy_encoding, rummy_v0
 from rummy_env.cards import mask_to_cards
 from rummy_env.rummy_game import MELD, BasicRummyState, Phase
@@ -69,25 +69,7 @@ def test_no_agent_peeks_at_hidden_cards(spec, n):
     table size, with the env's own info (a match's scores and earlier results included)."""
     rng = np.random.default_rng(0)
     env = rummy_v0.raw_env(num_players=n, episode="match", rules={"target_score": 60, "max_turns": 80})
-    checked = 0
-    for game in range(2):
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            g = env.game
-            seat = g.current_player
-            action = agents.make(spec, seed=game).act(obs, info)
-            env.game = redeal_hidden(g, seat, rng)
-            alt_info = dict(info, information_set=env.game.information_set(seat))
-            assert agents.make(spec, seed=game).act(env.observe(agent), alt_info) == action
-            env.game = g
-            checked += 1
-            env.step(action)
-            if checked >= 300 * (game + 1):
-                break
+    checked = sum(play_checking_no_peeking(env, spec, game, redeal_hidden, rng, 300)[0] for game in range(2))
     assert checked > 100
 
 
