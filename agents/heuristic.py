@@ -18,9 +18,9 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   the points (an undercut costs the difference plus the undercut bonus). It knocks when
   that mean is at least ``knock_value`` points, the price of giving up the chance of Gin
   or a better knock by playing on; else it keeps playing (discarding as above). On the
-  last turn (a discard would end the hand drawn) any knock expected to score is taken. Early,
-  the opponent's hand is still poor and nearly any knock pays; late, a knock with much
-  deadwood is likely undercut.
+  last turn (a discard would end the hand drawn) any knock expected to score is taken.
+  Early, the opponent's hand is still poor and nearly any knock pays; late, a knock with
+  much deadwood is likely undercut.
 
   ``knock=turn`` is the earlier, cheaper rule: knock whenever the deadwood is within the
   limit, except from turn ``late_turn`` on with more than ``late_knock_max`` deadwood
@@ -75,7 +75,8 @@ class HeuristicAgent(Agent):
             raise ValueError(f"knock must be one of {', '.join(KNOCK_RULES)}, got {knock!r}")
         # settings of the other knock rule would be silently ignored: refuse them
         if knock == "estimate" and (late_turn, late_knock_max) != (DEFAULTS["late_turn"], DEFAULTS["late_knock_max"]):
-            raise ValueError("late_turn and late_knock_max set the turn rule: add knock=turn, or set knock_value")
+            raise ValueError("late_turn and late_knock_max belong to the turn rule: add knock=turn (the default "
+                             "knock estimate is set by knock_value and knock_worlds)")
         if knock == "turn" and (knock_value, knock_worlds) != (KNOCK_VALUE, KNOCK_WORLDS):
             raise ValueError("knock_value and knock_worlds set the knock estimate (knock=estimate), not knock=turn")
         if not np.isfinite(knock_value):

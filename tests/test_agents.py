@@ -154,7 +154,7 @@ def test_heuristic_knocks_when_the_estimated_points_of_a_knock_are_enough():
     assert HeuristicAgent(seed=0).choose(last, s.rules, legal) == KNOCK + parse_card("QS")
     for spec, message in [("heuristic:knock=later", "knock must be one of estimate, turn"),
                           ("heuristic:knock_worlds=0", "knock_worlds must be >= 1"),
-                          ("heuristic:late_turn=3", "late_turn and late_knock_max set the turn rule: add knock=turn"),
+                          ("heuristic:late_turn=3", "late_turn and late_knock_max belong to the turn rule: add knock=turn"),
                           ("heuristic:knock=turn,knock_value=5", "knock_value and knock_worlds set the knock estimate")]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)
