@@ -48,6 +48,7 @@ from rummy_env import melds
 from rummy_env.cards import NUM_RANKS, mask_to_cards
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
 from rummy_env.rules import Rules
+from rummy_env.scoring import Outcome, score_showdown
 
 
 # the settings' defaults, shared with the array version (``agents.heuristic_vector``)
@@ -198,11 +199,8 @@ def knock_points(kept: int, opponents: np.ndarray, rules: Rules) -> np.ndarray:
     than 0 deadwood) knocks against each of the ``opponents`` hands, after their lay-offs."""
     k, d = melds.showdown_deadwood(np.full(opponents.shape, kept, dtype=np.uint64), opponents,
                                    aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
-    k, d = k.astype(np.int64), d.astype(np.int64)
-    undercut = -(k - d + rules.undercut_bonus)
-    if not rules.undercut_on_tie:
-        undercut = np.where(d == k, 0, undercut)
-    return np.where(d > k, d - k, undercut)
+    outcome, points = score_showdown(k, d, rules)
+    return np.where(outcome == Outcome.UNDERCUT, -points, points)
 
 
 def _danger_facts(info: InformationSet) -> list[tuple[int, int, float]]:

@@ -43,6 +43,7 @@ import numpy as np
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
 from rummy_env.rules import Rules, RulesSpec, load_rules
+from rummy_env.scoring import OUTCOMES, Outcome, score_showdown
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -435,11 +436,11 @@ class GinRummyState:
         if big_gin or k == 0:
             mine, theirs = arrangements[0], melds.best_arrangement(other, **opts)
             d = theirs.deadwood
-            bonus = self.rules.big_gin_bonus if big_gin else self.rules.gin_bonus
+            outcome, points = score_showdown(0, d, self.rules, big_gin)
             self.result = HandResult(
-                outcome="big_gin" if big_gin else "gin",
+                outcome=OUTCOMES[outcome],
                 winner=knocker,
-                points=d + bonus,
+                points=int(points),
                 defender_deadwood=d,
                 knocker_melds=mine.melds,
                 knocker_deadwood_cards=0,
@@ -452,16 +453,11 @@ class GinRummyState:
             answers = [(a, melds.best_layoff(a.melds, other, **opts)) for a in arrangements]
             mine, answer = max(answers, key=lambda pair: pair[1].arrangement.deadwood)
             d = answer.arrangement.deadwood
-            if d > k:
-                outcome, winner, points = "knock", knocker, d - k
-            elif d < k or self.rules.undercut_on_tie:
-                outcome, winner, points = "undercut", defender, k - d + self.rules.undercut_bonus
-            else:
-                outcome, winner, points = "tie", None, 0
+            outcome, points = score_showdown(k, d, self.rules)
             self.result = HandResult(
-                outcome=outcome,
-                winner=winner,
-                points=points,
+                outcome=OUTCOMES[outcome],
+                winner={Outcome.UNDERCUT: defender, Outcome.TIE: None}.get(int(outcome), knocker),
+                points=int(points),
                 defender_deadwood=d,
                 knocker_melds=mine.melds,
                 knocker_deadwood_cards=mine.deadwood_cards,

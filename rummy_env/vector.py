@@ -29,8 +29,8 @@ from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, card_value
 from rummy_env.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.rules import RulesSpec, load_rules
+from rummy_env.scoring import OUTCOMES, Outcome, score_showdown
 
-OUTCOMES = ("draw", "knock", "gin", "big_gin", "undercut", "tie")
 REWARDS = ("points", "scaled", "win_loss")
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _ONE = np.uint64(1)
@@ -342,7 +342,7 @@ class VectorGinRummy:
             ended = (NUM_CARDS - self.stock_next[disc] <= 2) | (self.turn[disc] >= self.rules.max_turns)
             done = disc[ended]
             terminated[done] = True
-            out.outcome[done] = 0
+            out.outcome[done] = Outcome.DRAW
             go_on = disc[~ended]
             self.current[go_on] = 1 - pd[~ended]
             self.phase[go_on] = Phase.DRAW
@@ -365,16 +365,9 @@ class VectorGinRummy:
         card = actions[knocks] - KNOCK
         self.hands[rows[knocks], knocker[knocks]] &= ~_BITS[card]
         kd, dd = melds.showdown_deadwood(self.hands[rows, knocker], self.hands[rows, 1 - knocker], **self._opts)
+        outcome, points = score_showdown(kd, dd, r, big)
         kd, dd = kd.astype(np.int32), dd.astype(np.int32)
-        gin = knocks & (kd == 0)
-        knock_win = knocks & (kd > 0) & (dd > kd)
-        undercut = knocks & (kd > 0) & ((dd < kd) | ((dd == kd) & r.undercut_on_tie))
-        tie = knocks & (kd > 0) & (dd == kd) & (not r.undercut_on_tie)
-        outcome = np.select([big, gin, knock_win, undercut, tie], [3, 2, 1, 4, 5])
-        points = np.select(
-            [big, gin, knock_win, undercut], [dd + r.big_gin_bonus, dd + r.gin_bonus, dd - kd, kd - dd + r.undercut_bonus], 0
-        )
-        winner = np.select([undercut, tie], [1 - knocker, -1], knocker)
+        winner = np.select([outcome == Outcome.UNDERCUT, outcome == Outcome.TIE], [1 - knocker, -1], knocker)
         out.outcome[rows] = outcome
         out.points[rows] = points
         out.winner[rows] = winner

@@ -601,3 +601,21 @@ def test_preset_eaai_tie_is_undercut():
     # the same hand under eaai: ties count as undercuts, 0 + 25 = 25 to the defender
     r = knock_hand(RUNS9 + " 5S", DEF5, draw="KS", knock_card="KS", rules=load_rules("eaai"))
     check(r, "undercut", 1, 25, k=5, d=5)
+
+
+def test_score_showdown_batch_matches_hand_worked_scores():
+    """The one scoring rule the engines and the heuristic share, on arrays at once."""
+    import numpy as np
+
+    from rummy_env.scoring import OUTCOMES, score_showdown
+
+    classic, openspiel = load_rules("classic"), load_rules("openspiel")
+    knocker = [3, 7, 7, 0, 0, 9]
+    defender = [21, 5, 7, 30, 0, 40]
+    big = [False, False, False, False, False, True]
+    outcome, points = score_showdown(knocker, defender, classic, big)
+    assert [OUTCOMES[o] for o in outcome] == ["knock", "undercut", "undercut", "gin", "gin", "big_gin"]
+    # 21-3; 7-5+25; tie undercut 0+25; 30+25; 0+25; 40+31 (the knocker's deadwood is moot)
+    assert points.tolist() == [18, 27, 25, 55, 25, 71]
+    outcome, points = score_showdown(7, 7, openspiel)
+    assert (OUTCOMES[int(outcome)], int(points)) == ("tie", 0)
