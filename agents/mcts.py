@@ -41,11 +41,11 @@ Choices that make it strong for its cost:
 - a knock is scored exactly in each world (the showdown needs no rollout);
 - a win bonus: each playout is worth its points plus ``win_bonus`` (default 10) if the
   hand is won and minus it if lost, because points alone made the search win bigger
-  hands but not more of them (51.7% of 600 hands against ``heuristic`` with no bonus,
-  53.3% of 2,000 with 10 points; +6.0 and +3.8 points a hand; README).
+  hands but not more of them (51.7% of 600 hands against ``heuristic:knock=turn`` with
+  no bonus, 53.3% of 2,000 with 10 points; +6.0 and +3.8 points a hand; README).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
-seed; the default 1,000 takes about a second a move on our 2-core machine), or ``time``
+seed; the default 1,000 takes about 0.2 s a move on our 2-core machine), or ``time``
 seconds per move when given (then the result depends on the machine's speed). This is
 perfect-information Monte Carlo (PIMC): it averages over worlds instead of building one
 tree over information sets (IS-MCTS). An earlier single-observer IS-MCTS with greedy

@@ -12,8 +12,8 @@ appended to FILE as a JSON line the moment its worker finishes it, and a rerun w
 same FILE plays only the deals it does not hold yet. A deal is named by its seed and the
 agents are seeded from it, so the figures are those of one uninterrupted run (except for
 agents on a time budget, such as ``mcts:time=1``, whose moves depend on the machine's
-speed; the seconds a move are pooled over all the sessions). A run of mcts, about a
-second a move, is hours a pair: it can be stopped and continued, or grown with a larger
+speed; the seconds a move are pooled over all the sessions). A run of mcts, 0.2 s a
+move, is about an hour a pair: it can be stopped and continued, or grown with a larger
 ``--hands`` later. The log names agents by their specs: start a new file when an
 agent's code changes.
 

@@ -45,15 +45,12 @@ def score_showdown(
     k = np.asarray(knocker_deadwood, dtype=np.int64)
     d = np.asarray(defender_deadwood, dtype=np.int64)
     big = np.asarray(big_gin, dtype=bool)
-    k, d, big = np.broadcast_arrays(k, d, big)
-    gin = ~big & (k == 0)
-    knock = ~big & (k > 0)
-    won = knock & (d > k)
-    undercut = knock & ((d < k) | ((d == k) & rules.undercut_on_tie))
-    outcome = np.select([big, gin, won, undercut], [Outcome.BIG_GIN, Outcome.GIN, Outcome.KNOCK, Outcome.UNDERCUT], Outcome.TIE)
-    points = np.select(
-        [big, gin, won, undercut],
-        [d + rules.big_gin_bonus, d + rules.gin_bonus, d - k, k - d + rules.undercut_bonus],
-        0,
-    )
+    # Each test applies only where the ones before it failed: Big Gin, Gin, knock, undercut, tie.
+    gin = k == 0
+    won = d > k
+    undercut = (d < k) | ((d == k) & rules.undercut_on_tie)
+    outcome = np.where(big, Outcome.BIG_GIN, np.where(gin, Outcome.GIN, np.where(
+        won, Outcome.KNOCK, np.where(undercut, Outcome.UNDERCUT, Outcome.TIE))))
+    points = np.where(big, d + rules.big_gin_bonus, np.where(gin, d + rules.gin_bonus, np.where(
+        won, d - k, np.where(undercut, k - d + rules.undercut_bonus, 0))))
     return outcome, points
