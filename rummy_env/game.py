@@ -439,7 +439,7 @@ class GinRummyState:
             d = theirs.deadwood
             outcome, points = score_showdown(0, d, self.rules, big_gin)
             self.result = HandResult(
-                outcome=OUTCOMES[outcome],
+                outcome=OUTCOMES[int(outcome)],
                 winner=knocker,
                 points=int(points),
                 defender_deadwood=d,
@@ -456,7 +456,7 @@ class GinRummyState:
             d = answer.arrangement.deadwood
             outcome, points = score_showdown(k, d, self.rules)
             self.result = HandResult(
-                outcome=OUTCOMES[outcome],
+                outcome=OUTCOMES[int(outcome)],
                 winner={Outcome.UNDERCUT: defender, Outcome.TIE: None}.get(int(outcome), knocker),
                 points=int(points),
                 defender_deadwood=d,
