@@ -2,8 +2,9 @@
 
 One source of truth for the rules of ../shared/RULES.md; every other layer (env, vector
 engine, agents) calls it. The points of a showdown come from ``rummy_env.scoring``,
-which the vector engine and the heuristic's knock estimate share. A ``GinRummyState`` is one hand; ``rummy_env.match`` adds up
-hands into a match. Cards are ids 0..51 and hands 52-bit ints (``rummy_env.cards``).
+which the vector engine and the heuristic's knock estimate share. A ``GinRummyState``
+is one hand; ``rummy_env.match`` adds up hands into a match. Cards are ids 0..51 and
+hands 52-bit ints (``rummy_env.cards``).
 
 Action layout (fixed; ``NUM_ACTIONS`` = 108):
 

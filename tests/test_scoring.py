@@ -24,6 +24,7 @@ from rummy_env.game import (
     Phase,
 )
 from rummy_env.rules import Rules, load_rules
+from rummy_env.scoring import OUTCOMES, score_showdown
 
 # --------------------------------------------------------------------------- helpers
 
@@ -605,10 +606,6 @@ def test_preset_eaai_tie_is_undercut():
 
 def test_score_showdown_batch_matches_hand_worked_scores():
     """The one scoring rule the engines and the heuristic share, on arrays at once."""
-    import numpy as np
-
-    from rummy_env.scoring import OUTCOMES, score_showdown
-
     classic, openspiel = load_rules("classic"), load_rules("openspiel")
     knocker = [3, 7, 7, 0, 0, 9]
     defender = [21, 5, 7, 30, 0, 40]
