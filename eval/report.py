@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from eval.stats import OUTCOMES
+
 
 def markdown(summary: dict[str, Any]) -> str:
     cfg = summary["config"]
@@ -111,7 +113,7 @@ def write_reports(out: Path, summary: dict[str, Any]) -> str:
     (out / "report.md").write_text(text)
     with (out / "pairs.csv").open("w", newline="") as f:
         writer = csv.writer(f)
-        outcomes = ["knock", "gin", "big_gin", "undercut", "tie", "draw"]
+        outcomes = OUTCOMES
         writer.writerow(["a", "b", "games", "a_win_share", "a_win_share_ci95", "a_points", "a_points_ci95",
                          *[f"rate_{o}" for o in outcomes], "mean_hand_length"])
         for p in summary["pairs"]:

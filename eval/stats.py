@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-OUTCOMES = ("knock", "gin", "big_gin", "undercut", "tie", "draw")
+from rummy_env.scoring import OUTCOMES as _CODED
+
+OUTCOMES = (*_CODED[1:], _CODED[0])  # the showdowns first, then "draw": the order of reports
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
