@@ -1,36 +1,5 @@
-"""Agents behind one interface: ``agents.make(spec).act(observation, info) -> action``.
+"""Deprecated: use ``from rummy_env import agents``. This alias is removed in the next release."""
 
-Names: ``random``, ``simple`` (the EAAI-2021 baseline), ``heuristic`` (scripted, strong),
-``mcts`` (Monte Carlo search over determinised information sets), ``ppo`` (a trained
-network; needs torch, imported only when one is made), and the levels
-``easy``, ``medium``, ``hard``, ``expert``. Options follow a colon:
-``make("mcts:simulations=400")``. An agent takes exactly what ``gin_rummy_v0``'s
-``last()`` returns for its player.
+from rummy_env._compat import alias
 
-Basic Rummy (``rummy_v0``, 2-4 players) has its own agents, named so they cannot be
-confused with the Gin ones: ``rummy-random`` and ``rummy-heuristic``
-(``agents.rummy_agents``). They carry ``game = "rummy"``; Gin agents have no ``game``.
-"""
-
-from agents.base import Agent, legal_actions
-from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent
-from agents.ppo import PPOAgent
-from agents.random_agent import RandomAgent
-from agents.registry import LEVELS, available, make, parse_spec, register
-from agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
-from agents.simple import SimpleAgent
-
-register("random", RandomAgent)
-register("simple", SimpleAgent)
-register("heuristic", HeuristicAgent)
-register("mcts", MCTSAgent)
-register("rummy-random", RummyRandomAgent)
-register("rummy-heuristic", RummyHeuristicAgent)
-register("ppo", PPOAgent)
-
-__all__ = [
-    "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
-    "SimpleAgent",
-    "available", "legal_actions", "make", "parse_spec", "register",
-]
+alias("agents")

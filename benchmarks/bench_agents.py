@@ -33,8 +33,8 @@ from multiprocessing import get_context
 
 import numpy as np
 
-import agents
-from agents.arena import play_hand, play_match
+from rummy_env import agents
+from rummy_env.agents.arena import play_hand, play_match
 
 
 def _share(a: int, b: int, winner) -> float:

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-import agents
-from agents.arena import play_hand
-from agents.base import Agent, information
-from agents.heuristic import DEFAULTS
+from rummy_env import agents
+from rummy_env.agents.arena import play_hand
+from rummy_env.agents.base import Agent, information
+from rummy_env.agents.heuristic import DEFAULTS
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import BIG_GIN, KNOCK

@@ -52,10 +52,10 @@ CONFIDENCES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 def play(job: tuple[int, int, int, str]) -> list[dict]:
     """Hands ``first .. first+count-1`` (mcts on seat h % 2); one record per scored decision."""
     first, count, oracle, options = job
-    import agents
-    from agents import mcts as M
-    from agents.arena import decisions
-    from agents.registry import parse_spec
+    from rummy_env import agents
+    from rummy_env.agents import mcts as M
+    from rummy_env.agents.arena import decisions
+    from rummy_env.agents.registry import parse_spec
     from rummy_env import gin_rummy_v0
 
     seen: dict = {}
@@ -108,10 +108,10 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
     """(mcts's mean points, share of the 2 hands won) over one deal played both ways, its
     worlds holding the opponent's true hand."""
     seed, options = job
-    import agents
-    from agents import mcts as M
-    from agents.arena import decisions
-    from agents.registry import parse_spec
+    from rummy_env import agents
+    from rummy_env.agents import mcts as M
+    from rummy_env.agents.arena import decisions
+    from rummy_env.agents.registry import parse_spec
     from rummy_env import gin_rummy_v0
 
     class Peeking(M.MCTSAgent):
@@ -155,7 +155,7 @@ def main() -> None:
         ap.error("--hands and --oracle must be at least 2")
     if args.peek and args.hands < 4:
         ap.error("--peek needs --hands of at least 4 (2 deals, for an interval)")
-    import agents
+    from rummy_env import agents
 
     agents.make("mcts:" + args.options if args.options else "mcts")  # a bad option fails here, before any work
     start = time.perf_counter()

@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine  # noqa: E402
 
-from eval.config import TournamentConfig  # noqa: E402
-from eval.tournament import run  # noqa: E402
+from rummy_env.eval.config import TournamentConfig  # noqa: E402
+from rummy_env.eval.tournament import run  # noqa: E402
 
 
 def main() -> None:

@@ -32,8 +32,8 @@ from common import ROOT, machine  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from train.config import load_config  # noqa: E402
-from train.ppo import Trainer  # noqa: E402
+from rummy_env.train.config import load_config  # noqa: E402
+from rummy_env.train.ppo import Trainer  # noqa: E402
 
 MIXES = {
     "config": None,  # the config file's own opponent weights

@@ -1,3 +1,5 @@
-"""Tournaments: agents against each other over duplicate deals, with confidence intervals,
-ratings, reports, replayable game records, resumable runs, local or Ray workers.
-Entry point: ``rummy tournament`` (``eval.tournament.run``)."""
+"""Deprecated: use ``from rummy_env import eval``. This alias is removed in the next release."""
+
+from rummy_env._compat import alias
+
+alias("eval")

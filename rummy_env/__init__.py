@@ -15,7 +15,7 @@ Importing this package is light: it never imports torch.
 
 import gymnasium as _gymnasium
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
     _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym_env:GinRummyEnv")

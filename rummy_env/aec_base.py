@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
+
+from rummy_env.render import text_to_rgb
 
 EPISODES = ("hand", "match")
 REWARDS = ("points", "scaled", "win_loss")
@@ -192,7 +194,7 @@ class CardGameEnv(AECEnv, ABC):
             assert self.match is not None
             self.game = self.match.new_hand(self._rng)
 
-    def render(self) -> Optional[str]:
+    def render(self) -> Union[str, np.ndarray, None]:
         if self.render_mode is None:
             import gymnasium
 
@@ -205,7 +207,7 @@ class CardGameEnv(AECEnv, ABC):
         if self.render_mode == "human":
             print(text)
             return None
-        return text
+        return text_to_rgb(text) if self.render_mode == "rgb_array" else text
 
     def close(self) -> None:
         """Nothing to release: the env holds no files, windows or processes."""

@@ -14,7 +14,7 @@
   ``--resume RUN_DIR`` continues a run.
 - ``rummy distill``: fit a ppo network to a search agent's moves in its own games.
 - ``rummy knock-labels``: fine-tune a ppo network's knock decisions on both choices
-  played out (``train/knock_labels.py``).
+  played out (``rummy_env/train/knock_labels.py``).
 - ``rummy curves RUN_DIR... -o curves.png``: learning curves from TensorBoard logs.
 """
 
@@ -47,11 +47,11 @@ def _demo(args: argparse.Namespace) -> int:
         raise ImportError(
             "rummy demo trains a network and needs torch: pip install torch==2.13.0 -e '.[train]'"
         ) from None
-    from eval.config import load_config as load_tournament
-    from eval.tournament import run
-    from train.config import load_config as load_training
-    from train.curves import plot_curves
-    from train.ppo import Trainer
+    from rummy_env.eval.config import load_config as load_tournament
+    from rummy_env.eval.tournament import run
+    from rummy_env.train.config import load_config as load_training
+    from rummy_env.train.curves import plot_curves
+    from rummy_env.train.ppo import Trainer
 
     out = Path(args.out) / dt.datetime.now().strftime("demo-%Y%m%d-%H%M%S")
     config = load_training(args.config, {"runs_dir": str(out), "seed": args.seed, "progress": not args.quiet})
@@ -94,8 +94,8 @@ def _deadwood(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    import agents
-    from agents.human import HumanAgent, QuitGame, describe_move, explain
+    from rummy_env import agents
+    from rummy_env.agents.human import HumanAgent, QuitGame, describe_move, explain
     from rummy_env import gin_rummy_v0
 
     opponent = agents.make(args.opponent, seed=args.seed)
@@ -133,8 +133,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from eval.config import load_config
-    from eval.tournament import run
+    from rummy_env.eval.config import load_config
+    from rummy_env.eval.tournament import run
 
     config = load_config(
         args.config, agents=args.agents, candidates=args.candidates, out=args.out, rules=args.rules,
@@ -151,18 +151,12 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    import json
-
-    from eval.games import replay_hand
+    from rummy_env.eval.games import replay_hand
+    from rummy_env.eval.store import read_results
     from rummy_env.game import GinRummyState, action_name
 
-    with open(args.file) as f:
-        lines = f.read().splitlines()
-    if not lines or "header" not in json.loads(lines[0]):
-        raise ValueError(f"{args.file} is not a tournament results file (no header line)")
-    header = json.loads(lines[0])["header"]
+    header, records = read_results(args.file)
     rules = header["rules"]
-    records = [json.loads(line) for line in lines[1:]]
     if not records:
         raise ValueError(f"{args.file} holds no games yet")
     if args.game is None:
@@ -173,7 +167,7 @@ def _replay(args: argparse.Namespace) -> int:
             raise ValueError(f"no game {args.game!r} in {args.file}; keys look like {records[0]['key']!r}")
         record = found[0]
     if header.get("game") == "rummy":  # Basic Rummy, 2 to 4 seats
-        from eval.games import replay_rummy_hand
+        from rummy_env.eval.games import replay_rummy_hand
         from rummy_env.rummy_game import BasicRummyState
         from rummy_env.rummy_game import action_name as rummy_action_name
         from rummy_env.rummy_rules import load_rummy_rules
@@ -213,7 +207,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from train.config import PPOConfig, load_config
+    from rummy_env.train.config import PPOConfig, load_config
 
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if getattr(args, f.name) is not None}
     for item in args.set or []:
@@ -221,7 +215,7 @@ def _train(args: argparse.Namespace) -> int:
         if not eq:
             raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. opponents.heuristic=0.2")
         overrides[key.strip()] = value
-    from train.ppo import Trainer
+    from rummy_env.train.ppo import Trainer
 
     if args.resume:
         if args.config:
@@ -249,7 +243,7 @@ def _train(args: argparse.Namespace) -> int:
 def _distill(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from train.distill import collect, fit, load
+    from rummy_env.train.distill import collect, fit, load
 
     if not args.hands and args.out is None:
         raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
@@ -265,8 +259,8 @@ def _distill(args: argparse.Namespace) -> int:
     deviate = float(np.mean(data["act"] != data["student"]))
     student = args.init
     if student is None:
-        import agents
-        from agents.ppo import PPOAgent
+        from rummy_env import agents
+        from rummy_env.agents.ppo import PPOAgent
 
         learner = agents.make(args.student)
         if not isinstance(learner, PPOAgent):
@@ -284,7 +278,7 @@ def _distill(args: argparse.Namespace) -> int:
 def _knock_labels(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from train.knock_labels import collect, fit
+    from rummy_env.train.knock_labels import collect, fit
 
     if not args.hands and args.out is None:
         raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
@@ -292,7 +286,7 @@ def _knock_labels(args: argparse.Namespace) -> int:
         raise ValueError(f"--chunk-hands must be >= 1, got {args.chunk_hands}")
     policy = args.policy
     if policy is None:
-        import agents
+        from rummy_env import agents
 
         policy = str(agents.make("ppo").path)
     if args.hands:
@@ -319,7 +313,7 @@ def _knock_labels(args: argparse.Namespace) -> int:
 
 
 def _curves(args: argparse.Namespace) -> int:
-    from train.curves import plot_curves
+    from rummy_env.train.curves import plot_curves
 
     out = plot_curves(args.runs, args.out, tags=args.tag)
     print(f"written: {out}")
@@ -335,7 +329,7 @@ def _add_config_fields(parser: argparse.ArgumentParser) -> None:
     """One ``--field-name VALUE`` option per training config field (values read as YAML)."""
     import dataclasses
 
-    from train.config import PPOConfig
+    from rummy_env.train.config import PPOConfig
 
     group = parser.add_argument_group("config fields (override the file)")
     for f in dataclasses.fields(PPOConfig):
@@ -389,7 +383,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tour.set_defaults(func=_tournament)
 
     rep = sub.add_parser("replay", help="step through a recorded game of a tournament")
-    rep.add_argument("file", help="a results.jsonl written by rummy tournament")
+    rep.add_argument("file", help="a results.jsonl written by rummy tournament, or the tournament's folder")
     rep.add_argument("--game", help="game key such as 0-1-3-0 (default: the first game)")
     rep.add_argument("--step", action="store_true", help="wait for Enter after every move")
     rep.set_defaults(func=_replay)
@@ -456,7 +450,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError, ImportError) as exc:
+    except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"rummy {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -64,10 +64,11 @@ that is not an integer in 0..107 is always an error. Unknown ``reset`` options a
 ignored (PettingZoo's ``api_test`` passes arbitrary ones).
 
 Render modes: ``ansi`` returns the table as text (both hands: a spectator's view),
-``human`` prints it.
+``human`` prints it, ``rgb_array`` returns that text drawn as an image (uint8, height x
+width x 3; ``rummy_env.render``) for video recorders.
 
 Version History
-- v0: initial release.
+- v0: initial release; the ``rgb_array`` render mode added in 0.2 (nothing else changed).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "gin_rummy_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self,

@@ -19,9 +19,28 @@ batches ``(observations (M, ...), masks (M, 108))`` and returns M action ids.
 
 The learner's seat is ``seat`` (0 or 1) or ``"random"`` (drawn per hand). Rewards are the
 learner's hand reward (``points``, ``scaled`` or ``win_loss``), given when the hand ends;
-a drawn hand is terminated, never truncated. An illegal action by the learner ends the
-episode with ``illegal_reward`` (default -1), as PettingZoo's convention does; masked
-learners never hit it.
+a drawn hand is terminated, never truncated.
+
+Hands the learner never gets to play: when the learner deals, the opponent moves first
+and may take the upcard and knock at once (about 1 hand in 300 against ``simple``). The
+learner has no decision in such a hand, so it is not an episode: ``reset`` deals again
+until the learner is to move, and reports the hands it dealt past in
+``info["skipped_hands"]`` (each the ``hand_result`` plus the learner's ``reward`` in the
+env's reward mode; an empty list as a rule). An evaluation that must count every hand
+adds those rewards; training ignores them (no action of the learner's led to them). The
+vector view does the same per game: such a hand never ends an episode; its count and the
+learner's summed reward are in ``infos["skipped_hands"]`` and ``infos["skipped_rewards"]``.
+
+Actions: an integer action id 0..107 (a Python or numpy integer, or a 0-d integer
+array, as vector-env libraries pass them). Anything else raises ``IllegalActionError``
+(as ``gin_rummy_v0`` does), since a wrong id is a bug in the caller. A valid id that is
+not legal now ends the episode with ``illegal_reward`` (default -1) and a warning, as
+PettingZoo's convention does; masked learners never hit it.
+
+Render modes: ``ansi`` (the table as text, from the learner's seat while the hand is
+on), ``human`` (that text printed after every step) and ``rgb_array`` (that text drawn
+as an image, ``rummy_env.render``: what Gymnasium's ``RecordVideo`` and Stable-Baselines3's
+``make_vec_env``, which asks for ``rgb_array``, use).
 """
 
 from __future__ import annotations
@@ -34,7 +53,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from rummy_env import encoding as enc
-from rummy_env.game import NUM_ACTIONS, GinRummyState
+from rummy_env.game import NUM_ACTIONS, GinRummyState, IllegalActionError
+from rummy_env.render import text_to_rgb
 from rummy_env.rules import RulesSpec, load_rules
 from rummy_env.vector import VectorGinRummy
 
@@ -55,7 +75,7 @@ def _check_opponent(opponent: Any) -> None:
 def _single_opponent(opponent: Any) -> Any:
     """'random', a callable, or an agent (from a spec string or an Agent instance)."""
     if isinstance(opponent, str) and opponent != "random":
-        import agents  # the layer above: loaded only when an agent is asked for by name
+        from rummy_env import agents  # the layer above: loaded only when an agent is asked for by name
 
         return agents.make(opponent)
     if isinstance(opponent, str) or hasattr(opponent, "act") or callable(opponent):
@@ -66,6 +86,15 @@ def _single_opponent(opponent: Any) -> Any:
 def _check_seat(seat: Any) -> None:
     if seat not in (0, 1, "random"):
         raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+
+
+def action_id(action: Any) -> int:
+    """``action`` as an int id 0..NUM_ACTIONS-1, or ``IllegalActionError`` naming what came."""
+    if isinstance(action, np.ndarray) and action.shape == () or isinstance(action, np.generic):
+        action = action.item()
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
+    return action
 
 
 def _reward_value(points: float, mode: str) -> float:
@@ -81,7 +110,7 @@ def _reward_value(points: float, mode: str) -> float:
 class GinRummyEnv(gymnasium.Env):
     """One hand of Gin Rummy against a fixed opponent. See the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -149,20 +178,31 @@ class GinRummyEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None and hasattr(self.opponent, "reset"):
             self.opponent.reset(seed=seed + 1)
-        self.seat = int(self.np_random.integers(2)) if self.seat_option == "random" else int(self.seat_option)
-        dealer = int(self.np_random.integers(2))
-        self.game = GinRummyState.new_hand(self.rules, self.np_random, dealer=dealer)
-        self._play_opponent()
-        return self._obs(self.seat), self._info()
+        skipped = []
+        while True:  # deal until the learner has a move (see "Hands the learner never gets to play")
+            self.seat = int(self.np_random.integers(2)) if self.seat_option == "random" else int(self.seat_option)
+            dealer = int(self.np_random.integers(2))
+            self.game = GinRummyState.new_hand(self.rules, self.np_random, dealer=dealer)
+            self._play_opponent()
+            if not self.game.is_over:
+                break
+            assert self.game.result is not None
+            reward = _reward_value(self.game.result.rewards[self.seat], self.reward_mode)
+            skipped.append({"hand_result": self.game.result.to_dict(), "seat": self.seat, "reward": reward})
+        info = self._info()
+        info["skipped_hands"] = skipped
+        return self._obs(self.seat), info
 
     def step(self, action):
         assert self.game is not None, "call reset() first"
         if self.game.is_over:
             raise RuntimeError("the hand is over: call reset()")
-        action = int(action)
-        if not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
+        action = action_id(action)
+        if not self.action_masks()[action]:
+            gymnasium.logger.warn(f"illegal action {action} ends the episode with reward {self.illegal_reward}; "
+                                  f"legal now: {np.flatnonzero(self.action_masks()).tolist()}")
             info = self._info()
-            info["illegal_action"] = int(action)
+            info["illegal_action"] = action
             return self._obs(self.seat), self.illegal_reward, True, False, info
         self.game.step(action)
         self._play_opponent()
@@ -174,14 +214,14 @@ class GinRummyEnv(gymnasium.Env):
             self.render()
         return self._obs(self.seat), reward, self.game.is_over, False, self._info()
 
-    def render(self) -> Optional[str]:
+    def render(self) -> Union[str, np.ndarray, None]:
         if self.game is None or self.render_mode is None:
             return None
         text = self.game.render(perspective=None if self.game.is_over else self.seat)
         if self.render_mode == "human":
             print(text)
             return None
-        return text
+        return text_to_rgb(text) if self.render_mode == "rgb_array" else text
 
 
 class VectorGinRummyEnv(VectorEnv):
@@ -217,6 +257,7 @@ class VectorGinRummyEnv(VectorEnv):
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self._rng = np.random.default_rng(seed)
         self.seats = np.zeros(self.num_envs, dtype=np.int8)
+        self._moved = np.zeros(self.num_envs, dtype=bool)  # whether the learner has moved in each game's hand
         self._last = None
 
     def _new_seats(self, rows: np.ndarray) -> None:
@@ -230,16 +271,17 @@ class VectorGinRummyEnv(VectorEnv):
             keys = self._rng.random(mask.shape, dtype=np.float32) * mask
             return keys.argmax(axis=1)
         if self.opponent == "simple":
-            from agents.simple import simple_actions  # the layer above, loaded only when asked for
+            from rummy_env.agents.simple import simple_actions  # the layer above, loaded only when asked for
 
             return simple_actions(self.engine, rows, self._rng)
         if self.opponent == "heuristic":
-            from agents.heuristic_vector import heuristic_actions
+            from rummy_env.agents.heuristic_vector import heuristic_actions
 
             return heuristic_actions(self.engine, rows, self._rng)
         return np.asarray(self.opponent(obs, mask))  # type: ignore[operator]
 
-    def _advance(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray]):
+    def _advance(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray],
+                 skipped: dict[str, np.ndarray]):
         """Let the opponent move wherever it is to play, until the learner is everywhere."""
         while True:
             waiting = res.player != self.seats
@@ -249,18 +291,27 @@ class VectorGinRummyEnv(VectorEnv):
             actions = np.zeros(self.num_envs, dtype=np.int64)
             actions[rows] = self._opponent_actions(rows, res.observation[rows], res.action_mask[rows])
             res = self.engine.step(actions, active=waiting)
-            self._collect(res, rewards, ended, final)
+            self._collect(res, rewards, ended, final, skipped)
 
-    def _collect(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray]) -> None:
-        done = np.flatnonzero(res.terminated)
-        if done.size == 0:
+    def _collect(self, res, rewards: np.ndarray, ended: np.ndarray, final: dict[str, np.ndarray],
+                 skipped: dict[str, np.ndarray]) -> None:
+        """Book the hands that just ended: an episode's end where the learner moved in the
+        hand, a skipped hand where it never did (module docstring)."""
+        over = res.terminated
+        if not over.any():
             return
-        rewards[done] += res.rewards[done, self.seats[done]]
+        learner_reward = res.rewards[np.arange(self.num_envs), self.seats]
+        done = np.flatnonzero(over & self._moved)
+        rewards[done] += learner_reward[done]
         ended[done] = True
         for key in ("outcome", "winner", "points", "knocker_deadwood", "defender_deadwood"):
             final[key][done] = getattr(res, key)[done]
         final["learner_seat"][done] = self.seats[done]
-        self._new_seats(done)
+        passed = np.flatnonzero(over & ~self._moved)
+        skipped["skipped_hands"][passed] += 1
+        skipped["skipped_rewards"][passed] += learner_reward[passed]
+        self._moved[over] = False
+        self._new_seats(np.flatnonzero(over))
 
     def _empty_final(self) -> dict[str, np.ndarray]:
         n = self.num_envs
@@ -273,16 +324,22 @@ class VectorGinRummyEnv(VectorEnv):
             "learner_seat": np.full(n, -1, dtype=np.int8),
         }
 
+    def _empty_skipped(self) -> dict[str, np.ndarray]:
+        return {"skipped_hands": np.zeros(self.num_envs, dtype=np.int32),
+                "skipped_rewards": np.zeros(self.num_envs, dtype=np.float32)}
+
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         res = self.engine.reset(seed=None if seed is None else seed + 1)
         self._new_seats(np.arange(self.num_envs))
+        self._moved[:] = False
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         ended = np.zeros(self.num_envs, dtype=bool)
-        res = self._advance(res, rewards, ended, self._empty_final())
+        skipped = self._empty_skipped()
+        res = self._advance(res, rewards, ended, self._empty_final(), skipped)
         self._last = res
-        return res.observation, {"action_mask": res.action_mask, "seat": self.seats.copy()}
+        return res.observation, {"action_mask": res.action_mask, "seat": self.seats.copy(), **skipped}
 
     def action_masks(self) -> np.ndarray:
         """Bool (num_envs, 108): the learner's legal actions in each game."""
@@ -294,9 +351,11 @@ class VectorGinRummyEnv(VectorEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         ended = np.zeros(self.num_envs, dtype=bool)
         final = self._empty_final()
+        skipped = self._empty_skipped()
         res = self.engine.step(np.asarray(actions, dtype=np.int64))
-        self._collect(res, rewards, ended, final)
-        res = self._advance(res, rewards, ended, final)
+        self._moved[:] = True
+        self._collect(res, rewards, ended, final, skipped)
+        res = self._advance(res, rewards, ended, final, skipped)
         self._last = res
-        infos = {"action_mask": res.action_mask, "seat": self.seats.copy(), "final": final, "ended": ended}
+        infos = {"action_mask": res.action_mask, "seat": self.seats.copy(), "final": final, "ended": ended, **skipped}
         return res.observation, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos

@@ -19,13 +19,15 @@ from typing import Any, Union
 
 import yaml
 
+MAX_KNOCK_LIMIT = 20  # the highest limit played; above it nearly every hand could knock at once
+
 
 @dataclass(frozen=True)
 class Rules:
     """All rule options; construct with keywords, or use ``load_rules``."""
 
     knock_limit: int = 10
-    """Most deadwood the knocker may keep (10 cards, after the face-down card)."""
+    """Most deadwood the knocker may keep (10 cards, after the face-down card); 0..20."""
     gin_bonus: int = 25
     """Bonus for Gin (knocking with 0 deadwood); Gin is never undercut."""
     big_gin_bonus: int = 31
@@ -66,6 +68,9 @@ class Rules:
                 raise ValueError(f"rule option {f.name} must be >= 0, got {value}")
         if self.aces not in ("low", "high"):
             raise ValueError(f"rule option aces must be 'low' or 'high', got {self.aces!r}")
+        if self.knock_limit > MAX_KNOCK_LIMIT:
+            raise ValueError(f"rule option knock_limit must be 0..{MAX_KNOCK_LIMIT} (the limits played: 0 = Gin only, "
+                             f"5, 10, 15, 20), got {self.knock_limit}")
         if self.max_turns < 1:
             raise ValueError(f"rule option max_turns must be >= 1, got {self.max_turns}")
 

@@ -61,10 +61,11 @@ logged; then ``OrderEnforcingWrapper``. An action that is not an integer in 0..1
 always an error.
 
 Render modes: ``ansi`` returns the table as text (every hand: a spectator's view),
-``human`` prints it.
+``human`` prints it, ``rgb_array`` returns that text drawn as an image (uint8, height x
+width x 3; ``rummy_env.render``) for video recorders.
 
 Version History
-- v0: initial release.
+- v0: initial release; the ``rgb_array`` render mode added in 0.2 (nothing else changed).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["ansi", "human"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
     info_extras = {"game": GAME}
 
     def __init__(

@@ -44,7 +44,7 @@ def play_checking_no_peeking(env, spec: str, seed: int, redeal, rng: np.random.G
     the cards the player cannot see dealt otherwise (``redeal(game, seat, rng)``) and the
     env's own info otherwise unchanged, and assert the same action. Returns (decisions
     checked, of them with match points in the info)."""
-    import agents
+    from rummy_env import agents
 
     checked = scored = 0
     env.reset(seed=seed)
@@ -77,7 +77,7 @@ def rng() -> np.random.Generator:
 def solver_backend(request, monkeypatch):
     """Run a test twice: with the meld solver's and the heuristic's compiled kernels (skipped
     without numba) and with their numpy array operations."""
-    from agents import heuristic_vector
+    from rummy_env.agents import heuristic_vector
     from rummy_env import melds
 
     if request.param == "numpy":

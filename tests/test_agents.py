@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
-from agents.arena import play_hand, play_match
-from agents.heuristic import HeuristicAgent, knock_points
-from agents.human import HumanAgent, explain
-from agents.mcts import ROUND
+from rummy_env import agents
+from rummy_env.agents.arena import play_hand, play_match
+from rummy_env.agents.heuristic import HeuristicAgent, knock_points
+from rummy_env.agents.human import HumanAgent, explain
+from rummy_env.agents.mcts import ROUND
 from rummy_env import gin_rummy_v0
 from rummy_env.cards import parse_card, parse_hand
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState

@@ -1,12 +1,12 @@
-"""The opponent model behind the search's worlds (agents/belief.py)."""
+"""The opponent model behind the search's worlds (rummy_env/agents/belief.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-import agents
-from agents import belief
-from agents.arena import decisions
+from rummy_env import agents
+from rummy_env.agents import belief
+from rummy_env.agents.arena import decisions
 from rummy_env import gin_rummy_v0, melds
 from rummy_env.cards import parse_hand
 from rummy_env.game import PASS, GinRummyState

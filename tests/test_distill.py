@@ -1,4 +1,4 @@
-"""Distillation (train/distill.py, ``rummy distill``): labels from the student's own games,
+"""Distillation (rummy_env/train/distill.py, ``rummy distill``): labels from the student's own games,
 resumable collection, the fit moving the network toward the teacher, and clear errors."""
 
 import numpy as np
@@ -6,11 +6,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-import agents  # noqa: E402
-from agents.arena import play_hand  # noqa: E402
+from rummy_env import agents  # noqa: E402
+from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
 from rummy_env.game import NUM_ACTIONS  # noqa: E402
-from train.distill import collect, fit, load  # noqa: E402
+from rummy_env.train.distill import collect, fit, load  # noqa: E402
 
 
 def test_labels_are_the_teachers_answers_in_the_students_games_and_collection_resumes(tmp_path):

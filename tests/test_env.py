@@ -241,6 +241,11 @@ def test_render_modes():
     env = gin_rummy_v0.raw_env(render_mode="human")
     env.reset(seed=0)
     env.render()
+    env = gin_rummy_v0.raw_env(render_mode="rgb_array", episode="match")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10  # text drawn, not a blank frame
 
 
 def test_bad_arguments_name_what_is_allowed():
@@ -251,7 +256,7 @@ def test_bad_arguments_name_what_is_allowed():
     with pytest.raises(ValueError, match="reward must be one of"):
         gin_rummy_v0.raw_env(reward="money")
     with pytest.raises(ValueError, match="render_mode"):
-        gin_rummy_v0.raw_env(render_mode="rgb_array")
+        gin_rummy_v0.raw_env(render_mode="rgb")
     with pytest.raises(ValueError, match="target_score > 0"):
         gin_rummy_v0.raw_env(rules="openspiel", episode="match")
 

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.heuristic_vector import danger, heuristic_actions
+from rummy_env.agents.heuristic import HeuristicAgent
+from rummy_env.agents.heuristic_vector import danger, heuristic_actions
 from rummy_env import melds
 from rummy_env.cards import mask_to_cards
 from rummy_env.game import DISCARD, KNOCK, Phase
 from rummy_env.rules import Rules
 from rummy_env.vector import VectorGinRummy
-from train.opponents import information_set_of
+from rummy_env.train.opponents import information_set_of
 
 RULES = ["classic", "eaai", "openspiel", Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30)]
 SETTINGS = [{}, {"take_margin": -2.0, "danger_weight": 3.0, "late_turn": 6, "late_knock_max": 2}]

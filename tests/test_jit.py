@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from agents import heuristic_jit  # noqa: E402
-from agents import heuristic_vector as hv  # noqa: E402
+from rummy_env.agents import heuristic_jit  # noqa: E402
+from rummy_env.agents import heuristic_vector as hv  # noqa: E402
 from rummy_env import melds, melds_jit  # noqa: E402
 from rummy_env.rules import Rules  # noqa: E402
 from rummy_env.vector import VectorGinRummy  # noqa: E402

@@ -1,4 +1,4 @@
-"""Knock labels from paired rollouts (train/knock_labels.py, ``rummy knock-labels``): values of
+"""Knock labels from paired rollouts (rummy_env/train/knock_labels.py, ``rummy knock-labels``): values of
 scripted positions worked out by hand, labels consistent with their rollouts, resumable
 collection, the fit keeping its best held-out epoch, and clear errors."""
 
@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-import agents  # noqa: E402
-from agents.arena import play_hand  # noqa: E402
+from rummy_env import agents  # noqa: E402
+from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cards import parse_card  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, GinRummyState  # noqa: E402
 from rummy_env.vector import VectorGinRummy  # noqa: E402
-from train.knock_labels import collect, fit, gain, knock_values, load, play_on, reshuffle_stocks  # noqa: E402
+from rummy_env.train.knock_labels import collect, fit, gain, knock_values, load, play_on, reshuffle_stocks  # noqa: E402
 
 POLICY = str(agents.make("ppo").path)
 
@@ -153,7 +153,7 @@ def test_fit_keeps_its_best_epoch_and_the_result_plays(tmp_path):
     folder = tmp_path / "labels"
     collect(POLICY, 40, folder, seed=7, stocks=2, chunk_hands=40)
     data, _ = load(folder)
-    from train.model import load_policy
+    from rummy_env.train.model import load_policy
 
     stats = fit(POLICY, folder, tmp_path / "fitted.pt", epochs=25, lr=3e-3, batch_size=16)
     # no held-out chunk: the last epoch is kept, and fitting its own labels raises the gain
@@ -169,7 +169,7 @@ def test_fit_keeps_its_best_epoch_and_the_result_plays(tmp_path):
 def test_fit_keeps_the_best_held_out_epoch_or_the_policy_unchanged(tmp_path):
     import torch
 
-    from train.model import load_policy
+    from rummy_env.train.model import load_policy
 
     folder = tmp_path / "labels"
     collect(POLICY, 40, folder, seed=8, stocks=1, chunk_hands=4)  # chunk 9 is held out

@@ -49,6 +49,7 @@ def test_rules_are_frozen():
     "kwargs, message",
     [
         ({"knock_limit": -1}, "knock_limit must be >= 0"),
+        ({"knock_limit": 21}, r"knock_limit must be 0..20 \(the limits played: 0 = Gin only, 5, 10, 15, 20\), got 21"),
         ({"knock_limit": "10"}, "knock_limit must be an integer"),
         ({"knock_limit": True}, "knock_limit must be an integer"),
         ({"undercut_on_tie": 1}, "undercut_on_tie must be bool"),

@@ -4,8 +4,8 @@ clear error when an agent gets the other game's input."""
 import numpy as np
 import pytest
 
-import agents
-from agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
+from rummy_env import agents
+from rummy_env.agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
 from rummy_env import gin_rummy_v0, rummy_v0
 
 

@@ -188,7 +188,7 @@ def test_raw_env_refuses_illegal_actions_and_env_terminates():
         ({"reward": "elo"}, "reward must be one of"),
         ({"rules": "classic"}, "unknown Basic Rummy rules 'classic'"),
         ({"episode": "match", "rules": {"target_score": 0}}, "needs rules with target_score > 0"),
-        ({"render_mode": "rgb_array"}, "render_mode must be None or one of"),
+        ({"render_mode": "rgb"}, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
     ],
 )
 def test_bad_arguments_name_what_is_allowed(kwargs, message):
@@ -204,6 +204,10 @@ def test_render_ansi_shows_the_table():
     env.reset(seed=2)
     text = env.render()
     assert text.count("player_") >= 4 and "stock: 23 cards" in text and "match points: player_0 0" in text
+    frames = rummy_v0.raw_env(num_players=4, render_mode="rgb_array")
+    frames.reset(seed=2)
+    frame = frames.render()
+    assert frame.dtype == np.uint8 and frame.shape[2] == 3 and len(np.unique(frame.reshape(-1, 3), axis=0)) > 10
 
 
 def test_bench_script_runs_on_a_tiny_budget(tmp_path):

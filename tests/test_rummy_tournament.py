@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from eval.config import TournamentConfig, load_config
-from eval.games import replay_rummy_hand
-from eval.stats import _pairwise
-from eval.tournament import run
+from rummy_env.eval.config import TournamentConfig, load_config
+from rummy_env.eval.games import replay_rummy_hand
+from rummy_env.eval.stats import _pairwise
+from rummy_env.eval.tournament import run
 
 
 def config(tmp_path, **kw):

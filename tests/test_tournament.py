@@ -10,11 +10,11 @@ import time
 import numpy as np
 import pytest
 
-from eval.config import TournamentConfig, load_config
-from eval.games import Game, replay_hand
-from eval.stats import bradley_terry
-from eval.store import ResultsFileError
-from eval.tournament import run
+from rummy_env.eval.config import TournamentConfig, load_config
+from rummy_env.eval.games import Game, replay_hand
+from rummy_env.eval.stats import bradley_terry, massey, ratings
+from rummy_env.eval.store import ResultsFileError
+from rummy_env.eval.tournament import run
 
 
 def config(tmp_path, **kw):
@@ -133,6 +133,50 @@ def test_bradley_terry_orders_and_centres_ratings():
     assert np.allclose(even, 0)
 
 
+def test_points_ratings_fit_the_pairs_mean_margins():
+    # A beats B by 10 a game (2 games), B beats C by 4 (1 game), A beats C by 14 (3 games):
+    # consistent margins, so the fit is exact: A - B = 10, B - C = 4, centred: 8, -2, -6
+    margins = np.zeros((3, 3))
+    counts = np.zeros((3, 3))
+    for i, j, margin, games in ((0, 1, 10, 2), (1, 2, 4, 1), (0, 2, 14, 3)):
+        margins[i, j], margins[j, i], counts[i, j] = margin * games / 2, -margin * games / 2, games
+    assert np.allclose(massey(margins, counts), [8, -2, -6])
+    # inconsistent margins, one game each: A-B 10, B-C 0, A-C 0. Least squares: the normal
+    # equations (a-b-10) + (a-c) = 0 and -(a-b-10) + (b-c) = 0 with a+b+c = 0 give 10/3, -10/3, 0
+    margins[:] = 0
+    margins[0, 1], margins[1, 0] = 5, -5
+    counts[:] = 0
+    counts[0, 1] = counts[1, 2] = counts[0, 2] = 1
+    assert np.allclose(massey(margins, counts), [10 / 3, -10 / 3, 0])
+
+
+def test_the_two_ratings_can_disagree_and_the_report_says_why(tmp_path):
+    """Agent 0 wins one game in three, by 30; agent 1 wins the others by 5: agent 1 has
+    more wins, agent 0 more points (30 - 5 - 5 = +20 over three games: +20/3 a game, so
+    ratings +10/3 and -10/3)."""
+    records = []
+    for deal in range(30):
+        for swap in (0, 1):
+            won = deal % 3 == 0
+            margin0 = 30 if won else -5  # agent 0's points
+            winner0 = 0 if won else 1  # in agent 0's seat terms
+            seat0 = swap
+            records.append({"i": 0, "j": 1, "deal": deal, "swap": swap, "hands": [],
+                            "winner": seat0 if winner0 == 0 else 1 - seat0,
+                            "margin": margin0 if seat0 == 0 else -margin0})
+    names = ["big-hands", "small-hands"]
+    assert ratings(records, names)[0]["agent"] == "small-hands"
+    points = ratings(records, names, kind="points")
+    assert points[0]["agent"] == "big-hands" and points[0]["rating"] == pytest.approx(20 / 6)
+    assert points[0]["ci95_low"] > 0
+    cfg = config(tmp_path, agents=["random", "simple", "heuristic"], deals=2)
+    summary = run(cfg, progress=False)
+    report = (cfg.out_dir / "report.md").read_text()
+    assert "points rating" in report and "wins rating" in report and "an agent that wins fewer but bigger" in report
+    assert [r["agent"] for r in summary["points_ratings"]][-1] == "random"
+    assert {r["agent"] for r in summary["points_ratings"]} == {r["agent"] for r in summary["ratings"]}
+
+
 def test_replay_command_steps_through_a_recorded_game(tmp_path):
     cfg = config(tmp_path, deals=1)
     run(cfg, progress=False)
@@ -143,6 +187,30 @@ def test_replay_command_steps_through_a_recorded_game(tmp_path):
                           "--game", "9-9-9-9"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no game '9-9-9-9'" in bad.stderr
     assert Game(0, 1, 2, 1).key == "0-1-2-1"
+    folder = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir)], capture_output=True,
+                            text=True, timeout=60)
+    assert folder.returncode == 0 and "game 0-1-0-0" in folder.stdout  # the folder names its results.jsonl
+
+
+@pytest.mark.parametrize("content, message", [
+    ("hello\n", "line 1 is not valid JSON"),
+    ('{"a": 1}\n', "does not start with a tournament header"),
+    ("", "does not start with a tournament header"),
+    ('{"header": {}}\n[1, 2]\n', "line 2 is not a game record"),
+    (None, "not found"),
+    ("dir", "results.jsonl not found"),
+])
+def test_replay_of_a_wrong_file_names_the_file_and_what_was_expected(tmp_path, content, message):
+    path = tmp_path / "x.jsonl"
+    if content == "dir":
+        path = tmp_path
+    elif content is not None:
+        path.write_text(content)
+    out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"rummy replay: error: {path}") and message in out.stderr
+    assert "expected a results.jsonl written by rummy tournament" in out.stderr
 
 
 def test_ray_backend_gives_the_same_results_as_local_workers(tmp_path):

@@ -2,6 +2,7 @@
 command on a tiny budget, exact resume after a kill, damaged checkpoints, curves, and a
 short run that must clearly beat random."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,15 +10,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import agents  # noqa: E402
-from agents.arena import play_hand  # noqa: E402
+from rummy_env import agents  # noqa: E402
+from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
 from rummy_env.vector import VectorGinRummy  # noqa: E402
-from train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
-from train.curves import plot_curves, read_scalars  # noqa: E402
-from train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
-from train.policy_stack import PolicyStack  # noqa: E402
-from train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
+from rummy_env.train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
+from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
+from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
+from rummy_env.train.policy_stack import PolicyStack  # noqa: E402
+from rummy_env.train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
         "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1,
@@ -56,11 +57,42 @@ def test_config_refuses_unknown_fields_and_bad_values(tmp_path):
         load_config(None, {"critic_hidden": "[0]"})
 
 
+def test_every_float_field_takes_scientific_notation_from_files_and_the_command_line(tmp_path):
+    floats = [f.name for f in dataclasses.fields(PPOConfig) if f.type in ("float", "Optional[float]")]
+    assert {"lr", "target_kl", "win_bonus", "imitation_lr"} <= set(floats)
+    # YAML 1.1 reads 1e-2 (no dot) as text; the command line always gives text
+    (tmp_path / "sci.yaml").write_text("".join(f"{name}: 1e-2\n" for name in floats) + "opponents: {simple: 5E-1}\n")
+    from_file = load_config(tmp_path / "sci.yaml")
+    from_args = load_config(None, {**{name: "1e-2" for name in floats}, "opponents.simple": "5E-1"})
+    for config in (from_file, from_args):
+        assert all(getattr(config, name) == pytest.approx(0.01) for name in floats)
+        assert config.opponents["simple"] == 0.5 and isinstance(config.opponents["simple"], float)
+    with pytest.raises(ValueError, match="'lr' = 'fast': must be a number, e.g. 0.0003 or 3e-4"):
+        load_config(None, {"lr": "fast"})
+    with pytest.raises(ValueError, match="'num_envs' = '1e3': must be an integer"):
+        load_config(None, {"num_envs": "1e3"})
+
+
+def test_the_readme_training_override_parses(tmp_path, monkeypatch):
+    """``rummy train ... --lr 1e-4`` (the README's example) reaches the trainer as 0.0001."""
+    seen = {}
+
+    def start(config):
+        seen["config"] = config
+        raise SystemExit(0)
+
+    monkeypatch.setattr(Trainer, "start", staticmethod(start))
+    with pytest.raises(SystemExit):
+        main(["train", "--config", "configs/ppo.yaml", "--name", "try", "--seed", "2", "--lr", "1e-4",
+              "--set", "opponents.heuristic=0.3", "--runs-dir", str(tmp_path)])
+    assert seen["config"].lr == 0.0001 and seen["config"].opponents["heuristic"] == 0.3
+
+
 def test_the_win_bonus_rewards_hands_won_and_keeps_the_game_zero_sum():
     rewards = np.array([[0.27, -0.27], [0.0, 0.0], [-0.04, 0.04]])
     np.testing.assert_allclose(with_win_bonus(rewards, 0.1), [[0.37, -0.37], [0.0, 0.0], [-0.14, 0.14]])
     assert with_win_bonus(rewards, 0.0) is rewards
-    from train.imitation import collect
+    from rummy_env.train.imitation import collect
 
     plain = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3)
     bonus = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3, win_bonus=0.25)
@@ -167,7 +199,7 @@ def test_card_head_on_legal_cards_only_equals_the_dense_head(advice):
 def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_path, advice):
     # the rollout analyses the networks' games and the heuristic opponent's games in one
     # call; inputs and moves must be those of the separate calls, random draws included
-    from agents.heuristic_vector import actions_from, heuristic_actions
+    from rummy_env.agents.heuristic_vector import actions_from, heuristic_actions
     trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48), tmp_path / "run")
     env, rng = trainer.env, np.random.default_rng(3)
     checked = 0
@@ -398,9 +430,9 @@ def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
 
 def test_simple_actions_follow_the_simple_agent():
     """The vectorised simple opponent makes one of the moves the simple agent may make."""
-    from agents.simple import simple_actions
-    from train.opponents import information_set_of
-    from agents.simple import least_deadwood_discards
+    from rummy_env.agents.simple import simple_actions
+    from rummy_env.train.opponents import information_set_of
+    from rummy_env.agents.simple import least_deadwood_discards
     from rummy_env.game import DISCARD, KNOCK, Phase
 
     env = VectorGinRummy(64, seed=3)
@@ -426,7 +458,7 @@ def test_simple_actions_follow_the_simple_agent():
 
 
 def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
-    from train.imitation import collect, pretrain
+    from rummy_env.train.imitation import collect, pretrain
 
     data = collect("simple", "classic", "scaled", 3000, num_envs=32, seed=1)
     assert len(data["act"]) >= 3000
@@ -470,7 +502,7 @@ def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
     """With the heuristic's evaluation as input, imitating it is nearly exact (only its
     random pick among equal discards cannot be copied); runs with advice train, snapshots
     in the pool included."""
-    from train.imitation import collect, pretrain
+    from rummy_env.train.imitation import collect, pretrain
 
     data = collect("heuristic", "classic", "scaled", 4000, num_envs=32, seed=2, advice=True)
     assert data["obs"].shape[1] == PolicyNet((8,), advice=True).obs_size
@@ -530,7 +562,7 @@ def test_privileged_features_are_the_opponents_hand_the_stock_and_its_next_card(
     from rummy_env import melds
     from rummy_env.cards import NUM_CARDS
     from rummy_env.game import DRAW_STOCK
-    from train.critic import PRIVILEGED_SIZE, privileged
+    from rummy_env.train.critic import PRIVILEGED_SIZE, privileged
 
     env = VectorGinRummy(16, seed=5)
     res = env.reset()

@@ -43,7 +43,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, information, legal_actions
 from rummy_env import melds
 from rummy_env.cards import NUM_RANKS, mask_to_cards
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
@@ -157,7 +157,7 @@ class HeuristicAgent(Agent):
         """Knock with the ``kept`` hand (``deadwood`` > 0), or play on? (module docstring)"""
         if self.knock == "turn":
             return info.turn < self.late_turn or deadwood <= self.late_knock_max
-        from agents.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
+        from rummy_env.agents.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
 
         opponents = sample_opponent_hands(info, rules, self.rng, self.knock_worlds)
         mean = float(knock_points(kept, opponents, rules).mean())

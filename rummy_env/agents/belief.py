@@ -47,7 +47,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from agents import heuristic_vector
+from rummy_env.agents import heuristic_vector
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, mask_to_cards
 from rummy_env.game import GinRummyState, InformationSet

@@ -7,6 +7,12 @@ likelihood (Hunter's MM algorithm) to the games won (a game without a winner cou
 to each side), on the Elo scale (400 points = 10:1 odds) and centred at 0, with half a
 win added each way per pair so an agent that never loses still gets a finite rating.
 Their intervals come from a bootstrap over deals.
+
+Games won and points are different goals: an agent that knocks only when the knock pays
+wins fewer, bigger hands. So every tournament also gets a **points rating** (``massey``):
+each agent's expected points a game against an agent of rating 0 (the field's average),
+fitted by least squares to the mean margin of every pair (the Massey rating), with the
+same bootstrap. The reports list both and say which measures what.
 """
 
 from __future__ import annotations
@@ -99,19 +105,52 @@ def _wins(by_pair, n: int, pick=None) -> np.ndarray:
     return wins
 
 
-def ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0) -> list[dict[str, Any]]:
+def massey(margins: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Points ratings (centred at 0) from margins[i, j] = i's summed points against j over
+    counts[i, j] games: ``r_i - r_j`` fits each pair's mean margin by least squares,
+    weighted by games (pairs that never met carry no weight)."""
+    n = margins.shape[0]
+    weight = counts + counts.T
+    laplacian = np.diag(weight.sum(axis=1)) - weight
+    target = (margins - margins.T).sum(axis=1)  # sum over pairs of weight * mean margin of i against j
+    system = np.vstack([laplacian, np.ones(n)])
+    solution, *_ = np.linalg.lstsq(system, np.append(target, 0.0), rcond=None)
+    return solution - solution.mean()
+
+
+def _margins(by_pair, n: int, pick=None) -> tuple[np.ndarray, np.ndarray]:
+    margins, counts = np.zeros((n, n)), np.zeros((n, n))
+    for (i, j), deals in by_pair.items():
+        keys = list(deals) if pick is None else pick[(i, j)]
+        for d in keys:
+            for _, points in deals[d]:
+                margins[i, j] += points / 2  # each game's margin, split so that margins - margins.T is the margin
+                margins[j, i] -= points / 2
+                counts[i, j] += 1
+    return margins, counts
+
+
+def _rows(names: list[str], point: np.ndarray, samples: list[np.ndarray]) -> list[dict[str, Any]]:
+    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
+    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
+            for k in np.argsort(-point)]
+
+
+def ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0,
+            kind: str = "wins") -> list[dict[str, Any]]:
+    """Ratings with 95% bootstrap intervals over deals, best first: ``kind="wins"``
+    (Bradley-Terry on games won, Elo scale) or ``"points"`` (``massey``: points a game
+    above the field's average)."""
     n = len(names)
     by_pair = per_deal(records)
-    point = bradley_terry(_wins(by_pair, n))
+
+    def fit(pick=None) -> np.ndarray:
+        return bradley_terry(_wins(by_pair, n, pick)) if kind == "wins" else massey(*_margins(by_pair, n, pick))
+
     rng = np.random.default_rng(seed)
-    samples = []
-    for _ in range(bootstrap):
-        pick = {pair: rng.choice(list(deals), size=len(deals)) for pair, deals in by_pair.items()}
-        samples.append(bradley_terry(_wins(by_pair, n, pick)))
-    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
-    order = np.argsort(-point)
-    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
-            for k in order]
+    samples = [fit({pair: rng.choice(list(deals), size=len(deals)) for pair, deals in by_pair.items()})
+               for _ in range(bootstrap)]
+    return _rows(names, fit(), samples)
 
 
 # ---------------------------------------------------------------------------------------
@@ -179,20 +218,34 @@ def table_stats(records: list[dict[str, Any]], names: list[str]) -> tuple[list[d
     return agents_rows, pairs
 
 
-def table_ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0) -> list[dict[str, Any]]:
-    """Bradley-Terry ratings (Elo scale) over pairwise finishing order, bootstrap over deals."""
+def _table_margins(records: list[dict[str, Any]], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of seats of every game: the points margin between the two agents."""
+    margins, counts = np.zeros((n, n)), np.zeros((n, n))
+    for r in records:
+        seats, points = r["seats"], r["points"]
+        for s in range(len(seats)):
+            for t in range(s + 1, len(seats)):
+                a, b, margin = seats[s], seats[t], points[s] - points[t]
+                margins[a, b] += margin / 2
+                margins[b, a] -= margin / 2
+                counts[a, b] += 1
+    return margins, counts
+
+
+def table_ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0,
+                  kind: str = "wins") -> list[dict[str, Any]]:
+    """Ratings from tables, best first, bootstrap over deals: ``kind="wins"`` (Bradley-Terry
+    over pairwise finishing order, Elo scale) or ``"points"`` (``massey`` over the points
+    margin of every pair of seats)."""
     n = len(names)
-    point = bradley_terry(_table_wins(records, n))
+
+    def fit(chosen: list[dict[str, Any]]) -> np.ndarray:
+        return bradley_terry(_table_wins(chosen, n)) if kind == "wins" else massey(*_table_margins(chosen, n))
+
     by_deal: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_deal[r["deal"]].append(r)
     deals = sorted(by_deal)
     rng = np.random.default_rng(seed)
-    samples = []
-    for _ in range(bootstrap):
-        pick = rng.choice(deals, size=len(deals))
-        samples.append(bradley_terry(_table_wins([r for d in pick for r in by_deal[d]], n)))
-    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
-    order = np.argsort(-point)
-    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
-            for k in order]
+    samples = [fit([r for d in rng.choice(deals, size=len(deals)) for r in by_deal[d]]) for _ in range(bootstrap)]
+    return _rows(names, fit(records), samples)

@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Callable, Optional
 
-from agents.base import Agent
+from rummy_env.agents.base import Agent
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {}
 

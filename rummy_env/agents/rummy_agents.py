@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from rummy_env.agents.base import Agent, legal_actions
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
 from rummy_env.rummy_game import (

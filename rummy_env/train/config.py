@@ -9,9 +9,10 @@ what is allowed, before anything runs: a typo must not silently train with a def
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, NoReturn, Optional, Union
 
 import numpy as np
 import yaml
@@ -69,7 +70,7 @@ class PPOConfig:
     opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
     # start from the weights of a policy file or checkpoint (same network shape); null: fresh weights
     init_policy: Optional[str] = None
-    # warm start: imitate a scripted teacher before PPO (train/imitation.py); null: none
+    # warm start: imitate a scripted teacher before PPO (rummy_env/train/imitation.py); null: none
     imitation_teacher: Optional[str] = None
     imitation_samples: int = 150_000
     imitation_epochs: int = 10
@@ -108,7 +109,7 @@ def with_win_bonus(rewards: Any, win_bonus: float) -> Any:
     return rewards + win_bonus * np.sign(rewards) if win_bonus else rewards
 
 
-def _fail(name: str, value: Any, allowed: str) -> None:
+def _fail(name: str, value: Any, allowed: str) -> NoReturn:
     raise ValueError(f"training config field {name!r} = {value!r}: {allowed}")
 
 
@@ -170,6 +171,7 @@ def _validate(c: PPOConfig) -> None:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
+_FLOATS = {name for name, hint in typing.get_type_hints(PPOConfig).items() if hint in (float, Optional[float])}
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -187,19 +189,32 @@ def _coerce(name: str, value: Any) -> Any:
     if name == "opponents":
         if not isinstance(value, Mapping):
             _fail(name, value, f"must be a mapping of kind -> weight; kinds: {', '.join(OPPONENT_KINDS)}")
-        return dict(value)
+        return {kind: _number(f"opponents.{kind}", weight) for kind, weight in value.items()}
     if value is None and name in ("target_kl", "imitation_teacher", "init_policy"):
         return None
     if name in ("imitation_teacher", "init_policy") and value in ("null", "none", ""):
         return None
+    if name in _FLOATS:
+        return None if value is None else _number(name, value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             _fail(name, value, "must be true or false")
-    elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    elif isinstance(default, (int, float)) and not isinstance(value, type(default)):
-        _fail(name, value, f"must be a {type(default).__name__}")
+    elif isinstance(default, int) and (isinstance(value, bool) or not isinstance(value, int)):
+        _fail(name, value, "must be an integer")
     return value
+
+
+def _number(name: str, value: Any) -> float:
+    """A float field's value: a number, or text that reads as one. Why the text: YAML 1.1
+    reads ``1e-4`` (no dot) as a string, and command-line overrides arrive as text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    _fail(name, value, "must be a number, e.g. 0.0003 or 3e-4")
 
 
 def make_config(values: Mapping[str, Any]) -> PPOConfig:

@@ -59,11 +59,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from agents import belief
-from agents.base import Agent, information, legal_actions
-from agents.heuristic import HeuristicAgent
-from agents.heuristic_vector import heuristic_actions
-from agents.simple import simple_actions
+from rummy_env.agents import belief
+from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.heuristic import HeuristicAgent
+from rummy_env.agents.heuristic_vector import heuristic_actions
+from rummy_env.agents.simple import simple_actions
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Phase

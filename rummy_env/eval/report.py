@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from eval.stats import OUTCOMES
+from rummy_env.eval.stats import OUTCOMES
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -23,13 +23,8 @@ def markdown(summary: dict[str, Any]) -> str:
         f"rules `{cfg['rules']}`, {cfg['mode']}, {cfg['deals']} duplicate deals per pair (seats swapped), seed {cfg['seed']}; "
         f"{summary['games']} games played.",
         "",
-        "## Ratings (Bradley-Terry, Elo scale, 95% bootstrap interval)",
-        "",
-        "| agent | rating | 95% interval |",
-        "|---|---|---|",
+        *_ratings(summary, "games won", "hand" if cfg["mode"] == "hands" else "match (grand total)"),
     ]
-    for r in summary["ratings"]:
-        lines.append(f"| {r['agent']} | {r['rating']:+.0f} | {r['ci95_low']:+.0f} .. {r['ci95_high']:+.0f} |")
     unit = "hand" if cfg["mode"] == "hands" else "match (grand total)"
     lines += [
         "",
@@ -49,6 +44,28 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ratings(summary: dict[str, Any], wins_over: str, unit: str) -> list[str]:
+    """The ratings section: both ratings per agent, ordered by points, and what each measures."""
+    wins = {r["agent"]: r for r in summary["ratings"]}
+    lines = [
+        "## Ratings (95% bootstrap intervals over deals)",
+        "",
+        f"- **points**: points a {unit} above the field's average, fitted to every pair's mean margin "
+        "(least squares, the Massey rating); what the game is scored in.",
+        f"- **wins**: Bradley-Terry over {wins_over}, Elo scale (+400 = 10:1 odds), centred at 0; a {unit} without a "
+        "winner counts half. It ignores the size of a win, so an agent that wins fewer but bigger hands can rank "
+        "lower here than on points.",
+        "",
+        "| agent | points rating | 95% interval | wins rating | 95% interval |",
+        "|---|---|---|---|---|",
+    ]
+    for p in summary["points_ratings"]:
+        w = wins[p["agent"]]
+        lines.append(f"| {p['agent']} | {p['rating']:+.2f} | {p['ci95_low']:+.2f} .. {p['ci95_high']:+.2f} "
+                     f"| {w['rating']:+.0f} | {w['ci95_low']:+.0f} .. {w['ci95_high']:+.0f} |")
+    return lines
+
+
 def rummy_markdown(summary: dict[str, Any]) -> str:
     cfg = summary["config"]
     k = cfg["players_per_table"]
@@ -58,13 +75,8 @@ def rummy_markdown(summary: dict[str, Any]) -> str:
         f"rules `{cfg['rules']}`, {cfg['mode']}, tables of {k}, {cfg['deals']} deals per table, each played in all "
         f"{k} seat rotations, seed {cfg['seed']}; {summary['games']} games played.",
         "",
-        "## Ratings (Bradley-Terry over pairwise finishing order, Elo scale, 95% bootstrap interval)",
-        "",
-        "| agent | rating | 95% interval |",
-        "|---|---|---|",
+        *_ratings(summary, "pairwise finishing order", "hand" if cfg["mode"] == "hands" else "match (final total)"),
     ]
-    for r in summary["ratings"]:
-        lines.append(f"| {r['agent']} | {r['rating']:+.0f} | {r['ci95_low']:+.0f} .. {r['ci95_high']:+.0f} |")
     unit = "hand" if cfg["mode"] == "hands" else "match (final total)"
     lines += [
         "",
@@ -156,16 +168,19 @@ def _plots(out: Path, summary: dict[str, Any]) -> None:
     fig.savefig(out / "crosstable.png", dpi=120)
     plt.close(fig)
 
-    ratings = summary["ratings"]
-    fig, ax = plt.subplots(figsize=(6, 0.5 * len(ratings) + 1.5))
-    y = np.arange(len(ratings))[::-1]
-    values = np.array([r["rating"] for r in ratings])
-    low = values - np.array([r["ci95_low"] for r in ratings])
-    high = np.array([r["ci95_high"] for r in ratings]) - values
-    ax.errorbar(values, y, xerr=[low, high], fmt="o", capsize=4)
-    ax.set_yticks(y, [_label(r["agent"]) for r in ratings])
-    ax.set_xlabel("rating (Elo scale, 95% bootstrap interval)")
-    ax.axvline(0, color="grey", lw=0.5)
+    order = [r["agent"] for r in summary["points_ratings"]]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.5 * n + 1.5), sharey=True)
+    y = np.arange(n)[::-1]
+    for ax, key, label in ((axes[0], "points_ratings", "points rating (points a game above average)"),
+                           (axes[1], "ratings", "wins rating (Bradley-Terry, Elo scale)")):
+        rows = {r["agent"]: r for r in summary[key]}
+        values = np.array([rows[a]["rating"] for a in order])
+        low = values - np.array([rows[a]["ci95_low"] for a in order])
+        high = np.array([rows[a]["ci95_high"] for a in order]) - values
+        ax.errorbar(values, y, xerr=[low, high], fmt="o", capsize=4)
+        ax.set_xlabel(f"{label}, 95% interval")
+        ax.axvline(0, color="grey", lw=0.5)
+    axes[0].set_yticks(y, [_label(a) for a in order])
     fig.tight_layout()
     fig.savefig(out / "ratings.png", dpi=120)
     plt.close(fig)

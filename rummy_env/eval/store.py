@@ -54,18 +54,47 @@ class ResultsStore:
             with self.path.open("r+b") as f:
                 f.truncate(cut)
             data = data[:cut]
-        for number, raw in enumerate(data.decode().splitlines(), start=1):
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ResultsFileError(f"{self.path} line {number} is not valid JSON ({exc.msg}); "
-                                       "the file is damaged: repair or move it, nothing was overwritten") from None
-            if number > 1 and "key" not in record:
-                raise ResultsFileError(f"{self.path} line {number} is not a game record")
-            yield record
+        return _records(self.path, data)
 
     def append(self, record: dict[str, Any]) -> None:
         """One finished game. Flushed to the OS at once, so a killed process loses nothing;
         a power cut may lose the last lines, which a rerun simply plays again."""
         with self.path.open("a") as f:
             f.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+EXPECTED = "a results.jsonl written by rummy tournament (a JSON header line, then one JSON game record per line)"
+
+
+def _records(path: Path, data: bytes) -> Iterator[dict[str, Any]]:
+    """The lines of a results file as dicts, or ``ResultsFileError`` naming the file and line."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise ResultsFileError(f"{path} is not text, so not {EXPECTED}") from None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ResultsFileError(f"{path} line {number} is not valid JSON ({exc.msg}); expected {EXPECTED}; "
+                                   "the file was left as it is") from None
+        if not isinstance(record, dict) or (number > 1 and "key" not in record):
+            raise ResultsFileError(f"{path} line {number} is not a game record; expected {EXPECTED}")
+        yield record
+
+
+def read_results(path: "str | Path") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The header and game records of a tournament's results, read-only (a line cut off by a
+    crash is left for the tournament's rerun to repair and is not returned). ``path`` is the
+    file or the tournament's folder holding it. Errors name the file and what was expected."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.jsonl"
+    if not path.is_file():
+        raise ResultsFileError(f"{path} not found: expected {EXPECTED}, or the tournament folder holding it")
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    lines = list(_records(path, complete))
+    if not lines or "header" not in lines[0]:
+        raise ResultsFileError(f"{path} does not start with a tournament header: expected {EXPECTED}")
+    return lines[0]["header"], lines[1:]

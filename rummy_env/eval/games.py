@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-import agents
-from agents.arena import decisions
+from rummy_env import agents
+from rummy_env.agents.arena import decisions
 from rummy_env import gin_rummy_v0, rummy_v0
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import GinRummyState

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, information, legal_actions
 from rummy_env import melds
 from rummy_env.cards import card_str, format_hand, parse_card
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name

@@ -69,7 +69,7 @@ class TournamentConfig:
             raise ValueError(f"a tournament needs at least 2 agents, got {self.agents}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents are listed twice: {self.agents}")
-        import agents as registry
+        from rummy_env import agents as registry
 
         if self.game not in GAMES:
             raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")

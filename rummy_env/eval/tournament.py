@@ -15,11 +15,11 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from tqdm import tqdm
 
-from eval.config import TournamentConfig
-from eval.games import Game, TableGame, play_game, schedule, table_schedule
-from eval.report import write_reports
-from eval.stats import pair_stats, ratings, table_ratings, table_stats
-from eval.store import ResultsStore
+from rummy_env.eval.config import TournamentConfig
+from rummy_env.eval.games import Game, TableGame, play_game, schedule, table_schedule
+from rummy_env.eval.report import write_reports
+from rummy_env.eval.stats import pair_stats, ratings, table_ratings, table_stats
+from rummy_env.eval.store import ResultsStore
 
 
 def _play(args: tuple[dict[str, Any], Game | TableGame]) -> dict[str, Any]:
@@ -85,9 +85,11 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
     }
     if rummy:
         summary["agents"], summary["pairs"] = table_stats(records, config.agents)
-        summary["ratings"] = table_ratings(records, config.agents, seed=config.seed)
+        rate = table_ratings
     else:
         summary["pairs"] = pair_stats(records, config.agents)
-        summary["ratings"] = ratings(records, config.agents, seed=config.seed)
+        rate = ratings
+    summary["ratings"] = rate(records, config.agents, seed=config.seed)
+    summary["points_ratings"] = rate(records, config.agents, seed=config.seed, kind="points")
     summary["report"] = write_reports(out, summary)
     return summary

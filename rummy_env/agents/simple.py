@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, information, legal_actions
 from rummy_env import melds
 from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
 from rummy_env.vector import VectorGinRummy

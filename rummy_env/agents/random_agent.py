@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, check_gin_input, legal_actions
+from rummy_env.agents.base import Agent, check_gin_input, legal_actions
 
 
 class RandomAgent(Agent):

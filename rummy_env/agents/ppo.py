@@ -23,8 +23,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from agents.base import Agent, information, legal_actions
-from agents.heuristic_features import advice_of_infoset
+from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.heuristic_features import advice_of_infoset
 from rummy_env.encoding import encode
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
@@ -33,7 +33,7 @@ SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
     """Load a policy once per process (a tournament makes an agent per game)."""
-    from train.model import load_policy
+    from rummy_env.train.model import load_policy
 
     return load_policy(path)
 

@@ -45,17 +45,17 @@ import numpy as np
 import torch
 import yaml
 
-from agents.arena import play_hand
-from agents.heuristic_features import advice
-from agents.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
-from agents.simple import simple_actions
+from rummy_env.agents.arena import play_hand
+from rummy_env.agents.heuristic_features import advice
+from rummy_env.agents.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
+from rummy_env.agents.simple import simple_actions
 from rummy_env.cards import NUM_CARDS
 from rummy_env.vector import OUTCOMES, VectorGinRummy
-from train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
-from train.critic import OracleCritic, privileged
-from train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
-from train.opponents import random_actions
-from train.policy_stack import PolicyStack
+from rummy_env.train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
+from rummy_env.train.critic import OracleCritic, privileged
+from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
+from rummy_env.train.opponents import random_actions
+from rummy_env.train.policy_stack import PolicyStack
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
 SELF, POOL, HEURISTIC = (OPPONENT_KINDS.index(k) for k in ("self", "pool", "heuristic"))
@@ -73,8 +73,8 @@ def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -
     Returns the share of hands won (ties and draws count half), points per hand (from
     the policy's side) and its 95% half-width over deals.
     """
-    import agents
-    from agents.ppo import PPOAgent
+    from rummy_env import agents
+    from rummy_env.agents.ppo import PPOAgent
 
     net.eval()
     learner = PPOAgent.from_net(net)
@@ -106,7 +106,7 @@ class Trainer:
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(c.seed)
         self.net = PolicyNet(c.hidden, c.card_hidden, advice=c.advice)
-        # the value baseline: the policy's own head, or the oracle critic (train/critic.py)
+        # the value baseline: the policy's own head, or the oracle critic (rummy_env/train/critic.py)
         self.critic = OracleCritic(self.net.obs_size, c.critic_hidden) if c.critic == "oracle" else None
         self._params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(self._params, lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
@@ -168,7 +168,7 @@ class Trainer:
         """The warm start (``train.imitation``), logged under ``imitation/`` at step 0."""
         from tqdm import tqdm
 
-        from train.imitation import collect, pretrain
+        from rummy_env.train.imitation import collect, pretrain
 
         c = self.config
         start = time.perf_counter()

@@ -17,10 +17,10 @@ from typing import Sequence
 
 import torch
 
-from agents.heuristic_features import ADVICE_SIZE
+from rummy_env.agents.heuristic_features import ADVICE_SIZE
 from rummy_env.cards import NUM_CARDS
 from rummy_env.encoding import FLAT_SIZE
-from train.model import card_features, card_pairs, masked_log_probs
+from rummy_env.train.model import card_features, card_pairs, masked_log_probs
 
 
 class PolicyStack:

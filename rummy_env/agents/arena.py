@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Sequence
 
-from agents.base import Agent
+from rummy_env.agents.base import Agent
 from rummy_env import gin_rummy_v0
 from rummy_env.game import HandResult
 from rummy_env.match import MatchResult

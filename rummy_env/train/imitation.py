@@ -17,12 +17,12 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from agents.heuristic_vector import heuristic_actions
-from agents.simple import simple_actions
+from rummy_env.agents.heuristic_vector import heuristic_actions
+from rummy_env.agents.simple import simple_actions
 from rummy_env.game import NUM_ACTIONS
 from rummy_env.vector import VectorGinRummy
-from train.config import with_win_bonus
-from train.model import PolicyNet, vector_inputs
+from rummy_env.train.config import with_win_bonus
+from rummy_env.train.model import PolicyNet, vector_inputs
 
 TEACHERS = ("simple", "heuristic")
 

@@ -31,13 +31,13 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-import agents
-from agents.arena import play_hand
-from agents.base import Agent
-from agents.ppo import PPOAgent
+from rummy_env import agents
+from rummy_env.agents.arena import play_hand
+from rummy_env.agents.base import Agent
+from rummy_env.agents.ppo import PPOAgent
 from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
-from train.config import with_win_bonus
-from train.label_files import MANIFEST, open_folder, run_jobs, write_npz
+from rummy_env.train.config import with_win_bonus
+from rummy_env.train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 LABEL_FIELDS = ("obs", "mask", "act", "student", "ret")
 DECISIONS = ("all", "knock")  # whom the teacher labels: every real decision, or those where a knock is legal
@@ -190,8 +190,8 @@ def fit(policy: Union[str, Path], data: dict[str, np.ndarray], out: Union[str, P
         raise ValueError(f"lr must be > 0, got {lr}")
     import torch
 
-    from train.imitation import pretrain
-    from train.model import load_policy, save_policy
+    from rummy_env.train.imitation import pretrain
+    from rummy_env.train.model import load_policy, save_policy
 
     net, meta = load_policy(policy)
     if data["obs"].shape[1] != net.obs_size:

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
+from rummy_env.agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
 from rummy_env.cards import NUM_CARDS
 from rummy_env.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.game import DISCARD, KNOCK, NUM_ACTIONS
@@ -126,7 +126,7 @@ def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray
     ``observation``, then with ``advice`` the advice features of the player to move in
     games ``rows`` (zeros in the others, which no network reads); ``features``: those
     advice features when the caller already has them. The ``ppo`` agent builds the same
-    from one information set (``agents/ppo.py``; tested to agree)."""
+    from one information set (``rummy_env/agents/ppo.py``; tested to agree)."""
     if not advice:
         return observation
     out = np.zeros((observation.shape[0], FLAT_SIZE + ADVICE_SIZE), dtype=np.float32)

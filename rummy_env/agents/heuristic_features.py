@@ -36,7 +36,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from agents.heuristic_vector import Analysis, Positions, analyse, positions_of
+from rummy_env.agents.heuristic_vector import Analysis, Positions, analyse, positions_of
 from rummy_env import melds
 from rummy_env.cards import NUM_CARDS
 from rummy_env.game import NUM_ACTIONS, InformationSet, Phase

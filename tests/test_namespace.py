@@ -1,0 +1,68 @@
+"""The library's imports are immune to a user's own ``agents/``, ``train.py`` or ``eval.py``
+in the working directory, and the deprecated top-level names still work (same objects)."""
+
+import subprocess
+import sys
+
+import pytest
+
+CLASH = "raise ImportError('the user own {} was imported by the library')\n"
+
+
+@pytest.fixture
+def user_folder(tmp_path):
+    """A working directory such as a user's project: its own agents/, train.py and eval.py."""
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text(CLASH.format("agents/"))
+    (tmp_path / "train.py").write_text(CLASH.format("train.py"))
+    (tmp_path / "eval.py").write_text(CLASH.format("eval.py"))
+    return tmp_path
+
+
+def run(code_or_args, cwd):
+    args = ["-c", code_or_args] if isinstance(code_or_args, str) else code_or_args
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_the_library_works_from_a_folder_with_clashing_names(user_folder):
+    code = """
+import gymnasium, rummy_env
+from rummy_env import agents
+from rummy_env.eval.config import load_config
+from rummy_env.train.config import load_config as load_training
+env = gymnasium.make("rummy_env/GinRummy-v0", opponent="simple")
+env.reset(seed=0)
+print(agents.make("ppo").name, agents.make("hard").name, load_training(None).lr)
+"""
+    out = run(code, user_folder)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ppo", "hard", "0.0005"]
+
+
+def test_the_command_line_works_from_a_folder_with_clashing_names(user_folder):
+    out = run(["-m", "rummy_env.cli", "tournament", "--agents", "random", "simple", "--deals", "1", "--out",
+               str(user_folder / "t"), "--quiet"], user_folder)
+    assert out.returncode == 0, out.stderr
+    assert (user_folder / "t" / "results.jsonl").is_file()
+
+
+def test_the_deprecated_top_level_names_are_the_same_modules_with_a_warning(tmp_path):
+    code = """
+import warnings
+warnings.simplefilter("error")
+try:
+    import agents
+except DeprecationWarning as w:
+    print("warned:", w)
+warnings.simplefilter("ignore")
+import agents, train.config, eval.tournament
+from agents.heuristic import HeuristicAgent
+import rummy_env.agents, rummy_env.agents.heuristic, rummy_env.train.config, rummy_env.eval.tournament
+assert agents is rummy_env.agents and HeuristicAgent is rummy_env.agents.heuristic.HeuristicAgent
+assert train.config is rummy_env.train.config and eval.tournament is rummy_env.eval.tournament
+print(agents.make("simple").name)
+"""
+    out = run(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "warned: the top-level package 'agents' is deprecated" in out.stdout
+    assert "use 'from rummy_env import agents'" in out.stdout and out.stdout.endswith("simple\n")
