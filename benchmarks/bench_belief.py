@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine  # noqa: E402
 
 from rummy_env import agents  # noqa: E402
-from rummy_env.agents import belief  # noqa: E402
+from rummy_env.agents.gin import belief  # noqa: E402
 from rummy_env.agents.arena import decisions  # noqa: E402
-from rummy_env import gin_rummy_v0, melds  # noqa: E402
+from rummy_env import gin_rummy_v0  # noqa: E402
+from rummy_env.core import melds
 
 STAGES = ((1, 3), (4, 6), (7, 99))
 

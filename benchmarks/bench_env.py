@@ -29,7 +29,7 @@ from common import machine, peer_python, run_peer  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 from rummy_env import gin_rummy_v0  # noqa: E402
-from rummy_env.game import GinRummyState  # noqa: E402
+from rummy_env.gin.game import GinRummyState  # noqa: E402
 
 
 def aec_rate(env, seconds: float, seed: int = 0) -> float:

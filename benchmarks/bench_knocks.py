@@ -40,10 +40,10 @@ import numpy as np
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand
 from rummy_env.agents.base import Agent, information
-from rummy_env.agents.heuristic import DEFAULTS
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import BIG_GIN, KNOCK
+from rummy_env.agents.gin.heuristic import DEFAULTS
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import BIG_GIN, KNOCK
 
 SIDES = ("agent", "opponent")
 

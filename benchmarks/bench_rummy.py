@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine  # noqa: E402
 
 from rummy_env import rummy_v0  # noqa: E402
-from rummy_env.rummy_game import BasicRummyState  # noqa: E402
+from rummy_env.basic.game import BasicRummyState  # noqa: E402
 
 
 def env_rate(num_players: int, seconds: float, seed: int = 0) -> float:

@@ -53,7 +53,7 @@ def play(job: tuple[int, int, int, str]) -> list[dict]:
     """Hands ``first .. first+count-1`` (mcts on seat h % 2); one record per scored decision."""
     first, count, oracle, options = job
     from rummy_env import agents
-    from rummy_env.agents import mcts as M
+    from rummy_env.agents.gin import mcts as M
     from rummy_env.agents.arena import decisions
     from rummy_env.agents.registry import parse_spec
     from rummy_env import gin_rummy_v0
@@ -109,7 +109,7 @@ def peek_deal(job: tuple[int, str]) -> tuple[float, float]:
     worlds holding the opponent's true hand."""
     seed, options = job
     from rummy_env import agents
-    from rummy_env.agents import mcts as M
+    from rummy_env.agents.gin import mcts as M
     from rummy_env.agents.arena import decisions
     from rummy_env.agents.registry import parse_spec
     from rummy_env import gin_rummy_v0

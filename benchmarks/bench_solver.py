@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peer_python, random_hands, run_peer  # noqa: E402
 
-from rummy_env import melds  # noqa: E402
+from rummy_env.core import melds  # noqa: E402
 
 
 def best_rate(fn, n: int, repeats: int = 3) -> float:

@@ -27,11 +27,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peer_python, run_peer  # noqa: E402
 
-from rummy_env.agents.heuristic import HeuristicAgent  # noqa: E402
-from rummy_env.agents.heuristic_vector import heuristic_actions  # noqa: E402
-from rummy_env.agents.simple import simple_actions  # noqa: E402
-from rummy_env.game import GinRummyState  # noqa: E402
-from rummy_env.vector import VectorGinRummy  # noqa: E402
+from rummy_env.agents.gin.heuristic import HeuristicAgent  # noqa: E402
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
+from rummy_env.agents.gin.simple import simple_actions  # noqa: E402
+from rummy_env.gin.game import GinRummyState  # noqa: E402
+from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 
 POLICIES = ("random", "simple", "heuristic")
 

@@ -1,21 +1,32 @@
-"""rummy_env: exact, fast Gin Rummy environments for reinforcement-learning research.
+"""rummy_env: exact, fast rummy-family card games for reinforcement-learning research.
 
-Layers (each uses only the ones above it): ``cards`` (ids, masks, text), ``melds`` (the
-exact batch meld solver), ``rules`` (options and presets), ``game`` (one hand, the single
-source of truth for the rules), ``match`` (hands added up to a target), ``encoding``
-(observations from information sets), ``gin_rummy_v0`` (the PettingZoo AEC env),
-``vector`` (many hands stepped as arrays) and ``gym_env`` (Gymnasium single-agent and
-vector views; ``gymnasium.make("rummy_env/GinRummy-v0", opponent="random")`` is
-registered on import).
-Basic Rummy for 2-4 players: ``rummy_rules``, ``rummy_game`` (the pure game and
-matches), ``rummy_encoding`` and ``rummy_v0`` (the PettingZoo AEC env:
-``rummy_v0.env(num_players=N)``).
-Importing this package is light: it never imports torch.
+The layers, each using only the ones before it:
+
+- ``rummy_env.core``: cards, meld tables and the exact batch meld solver, rule files,
+  the PettingZoo AEC base, rendering, and the game interface with its registry
+  (``rummy_env.core.game``: ``get_game("gin")``, ``games()``).
+- one package per game: ``rummy_env.gin`` (Gin Rummy: rules, pure game, scoring,
+  matches, encodings, env, vector engine, Gymnasium views) and ``rummy_env.basic``
+  (Basic Rummy for 2-4 players). The envs are public as ``rummy_env.gin_rummy_v0`` and
+  ``rummy_env.rummy_v0``; ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)`` is
+  registered on import.
+- ``rummy_env.agents``: one ``Agent`` interface, a registry of specs, agents per game.
+- ``rummy_env.train``: masked PPO on the Gin vector engine (needs torch).
+- ``rummy_env.eval``: tournaments over duplicate deals, for every registered game.
+- ``rummy_env.cli``: the ``rummy`` command.
+
+Importing this package is light: it never imports torch. The 0.1 module paths
+(``rummy_env.game``, ``agents``, ...) still work for one release, with a warning
+(``rummy_env._compat``).
 """
 
 import gymnasium as _gymnasium
 
+from rummy_env import _compat
+
 __version__ = "0.2.0"
 
+_compat.install()
+
 if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym_env:GinRummyEnv")
+    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gin.gym_env:GinRummyEnv")

@@ -1,12 +1,13 @@
-"""The pre-0.2 top-level packages ``agents``, ``train`` and ``eval``, kept for one release.
+"""Module paths of 0.1 that moved in 0.2, kept working for one release with a warning.
 
-Why: those short names clash with a user's own ``train.py`` or ``agents/`` folder (the
-working directory comes first on ``sys.path``), so the library now lives in one
-namespace (``rummy_env.agents``, ``rummy_env.train``, ``rummy_env.eval``) and never imports
-the old names itself. Code written against the old names keeps working: ``import agents``
-and ``from agents.heuristic import HeuristicAgent`` give the very same module objects as
-the new paths (not copies, so classes and registries are shared), with a
-``DeprecationWarning``.
+Why: 0.1 had a flat package (``rummy_env.game``, ``rummy_env.rules``, ...) and three
+top-level packages (``agents``, ``train``, ``eval``) whose short names clash with a
+user's own ``train.py`` or ``agents/`` folder. 0.2 has one namespace, a ``core`` package
+and one package per game, and never imports the old names itself. Code written against
+the old names keeps working: ``from rummy_env.game import GinRummyState`` or
+``from agents.heuristic import HeuristicAgent`` give the very same module objects as the
+new paths (not copies, so classes and registries are shared), with a
+``DeprecationWarning`` naming the new path.
 """
 
 from __future__ import annotations
@@ -19,36 +20,86 @@ import warnings
 from types import ModuleType
 from typing import Optional, Sequence
 
+# old module -> new module (0.1 -> 0.2)
+MOVED = {
+    "rummy_env.cards": "rummy_env.core.cards",
+    "rummy_env.melds": "rummy_env.core.melds",
+    "rummy_env.melds_jit": "rummy_env.core.melds_jit",
+    "rummy_env.aec_base": "rummy_env.core.aec",
+    "rummy_env.rules": "rummy_env.gin.rules",
+    "rummy_env.game": "rummy_env.gin.game",
+    "rummy_env.scoring": "rummy_env.gin.scoring",
+    "rummy_env.match": "rummy_env.gin.match",
+    "rummy_env.encoding": "rummy_env.gin.encoding",
+    "rummy_env.vector": "rummy_env.gin.vector",
+    "rummy_env.gym_env": "rummy_env.gin.gym_env",
+    "rummy_env.rummy_rules": "rummy_env.basic.rules",
+    "rummy_env.rummy_game": "rummy_env.basic.game",
+    "rummy_env.rummy_encoding": "rummy_env.basic.encoding",
+    "agents": "rummy_env.agents",
+    "agents.base": "rummy_env.agents.base",
+    "agents.registry": "rummy_env.agents.registry",
+    "agents.arena": "rummy_env.agents.arena",
+    "agents.random_agent": "rummy_env.agents.random_agent",
+    "agents.rummy_agents": "rummy_env.agents.basic.agents",
+    **{f"agents.{m}": f"rummy_env.agents.gin.{m}" for m in (
+        "simple", "heuristic", "heuristic_vector", "heuristic_jit", "heuristic_features", "belief", "mcts", "ppo",
+        "human")},
+}
+PREFIXES = {"train": "rummy_env.train", "eval": "rummy_env.eval"}  # every submodule kept its name
 
-class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves ``OLD.sub`` to the already importable ``rummy_env.OLD.sub`` module."""
 
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
+def new_name(old: str) -> Optional[str]:
+    """Where the 0.1 module ``old`` lives now, or None if it did not move."""
+    if old in MOVED:
+        return MOVED[old]
+    head, _, rest = old.partition(".")
+    if head in PREFIXES:
+        return PREFIXES[head] + ("." + rest if rest else "")
+    return None
+
+
+def _warn(old: str, new: str) -> None:
+    if "." in old or old not in PREFIXES and old != "agents":
+        text = f"module {old!r} is deprecated and will be removed in the next release: import {new!r} instead"
+    else:
+        text = (f"the top-level package {old!r} is deprecated and will be removed in the next release: "
+                f"use 'from rummy_env import {old}'")
+    warnings.warn(text, DeprecationWarning, stacklevel=4)
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Resolves a 0.1 module name to its 0.2 module (which is imported under its own name)."""
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: Optional[ModuleType] = None):
-        if not fullname.startswith(self.old + "."):
-            return None
+        if new_name(fullname) is None or fullname.partition(".")[0] in ("agents", "train", "eval") and "." not in fullname:
+            return None  # the top-level packages are files of their own (see ``alias``)
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self.new + spec.name[len(self.old):])
+        new = new_name(spec.name)
+        assert new is not None
+        _warn(spec.name, new)
+        return importlib.import_module(new)
 
     def exec_module(self, module: ModuleType) -> None:
         """The module was executed under its new name already."""
 
 
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once): before the path finder, which would
+    otherwise load a second copy of ``rummy_env/agents/...`` under the old name."""
+    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _MovedFinder())
+
+
 def alias(old: str) -> ModuleType:
-    """Make the deprecated package ``old`` an alias of ``rummy_env.<old>``; returns the new package."""
-    new = f"rummy_env.{old}"
-    warnings.warn(
-        f"the top-level package {old!r} is deprecated and will be removed in the next release: "
-        f"use 'from rummy_env import {old}' (or 'import {new}')",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    if not any(isinstance(f, _AliasFinder) and f.old == old for f in sys.meta_path):
-        sys.meta_path.insert(0, _AliasFinder(old, new))
+    """Called by the deprecated top-level package ``old`` (``agents``, ``train``, ``eval``):
+    make it the 0.2 package, warning once."""
+    new = new_name(old)
+    assert new is not None
+    _warn(old, new)
+    install()
     package = importlib.import_module(new)
     sys.modules[old] = package
     return package

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from rummy_env.cards import NUM_RANKS, card_value, mask_to_cards
+from rummy_env.core.cards import NUM_RANKS, card_value, mask_to_cards
 
 
 @functools.lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ def meld_rich_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
 
 def random_position(seed: int, rng: np.random.Generator, low: int, high: int):
     """A hand dealt with ``seed`` after ``low``..``high`` random legal moves (it may be over)."""
-    from rummy_env.game import GinRummyState
+    from rummy_env.gin.game import GinRummyState
 
     s = GinRummyState.new_hand(seed=seed)
     for _ in range(int(rng.integers(low, high))):
@@ -77,8 +77,8 @@ def rng() -> np.random.Generator:
 def solver_backend(request, monkeypatch):
     """Run a test twice: with the meld solver's and the heuristic's compiled kernels (skipped
     without numba) and with their numpy array operations."""
-    from rummy_env.agents import heuristic_vector
-    from rummy_env import melds
+    from rummy_env.agents.gin import heuristic_vector
+    from rummy_env.core import melds
 
     if request.param == "numpy":
         monkeypatch.setattr(melds, "_KERNELS", [None])

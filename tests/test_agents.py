@@ -12,18 +12,19 @@ import pytest
 
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand, play_match
-from rummy_env.agents.heuristic import HeuristicAgent, knock_points
-from rummy_env.agents.human import HumanAgent, explain
-from rummy_env.agents.mcts import ROUND
+from rummy_env.agents.gin.heuristic import HeuristicAgent, knock_points
+from rummy_env.agents.gin.human import HumanAgent, explain
+from rummy_env.agents.gin.mcts import ROUND
+from rummy_env.agents.gin.ppo import SHIPPED
 from rummy_env import gin_rummy_v0
-from rummy_env.cards import parse_card, parse_hand
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
-from rummy_env.rules import load_rules
+from rummy_env.core.cards import parse_card, parse_hand
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
+from rummy_env.gin.rules import load_rules
 from conftest import play_checking_no_peeking
 from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
-BASE_PPO = f"ppo:path={Path(agents.__file__).parent / 'data' / 'ppo_gin_base.pt'}"  # another network than the default
+BASE_PPO = f"ppo:path={SHIPPED.parent / 'ppo_gin_base.pt'}"  # another network than the default
 FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "mcts:time=0.05": 2, "ppo": 30, "ppo:greedy=false": 10}
 
 

@@ -1,15 +1,16 @@
-"""The opponent model behind the search's worlds (rummy_env/agents/belief.py)."""
+"""The opponent model behind the search's worlds (rummy_env/agents/gin/belief.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from rummy_env import agents
-from rummy_env.agents import belief
+from rummy_env.agents.gin import belief
 from rummy_env.agents.arena import decisions
-from rummy_env import gin_rummy_v0, melds
-from rummy_env.cards import parse_hand
-from rummy_env.game import PASS, GinRummyState
+from rummy_env import gin_rummy_v0
+from rummy_env.core import melds
+from rummy_env.core.cards import parse_hand
+from rummy_env.gin.game import PASS, GinRummyState
 from test_agents import P0, P1, state_after
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from rummy_env.cards import (
+from rummy_env.core.cards import (
     card_id,
     card_str,
     card_value,

@@ -9,7 +9,7 @@ pytest.importorskip("torch")
 from rummy_env import agents  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
-from rummy_env.game import NUM_ACTIONS  # noqa: E402
+from rummy_env.gin.game import NUM_ACTIONS  # noqa: E402
 from rummy_env.train.distill import collect, fit, load  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def test_labels_are_the_teachers_answers_in_the_students_games_and_collection_re
 
 
 def test_knock_decisions_only(tmp_path):
-    from rummy_env.game import BIG_GIN, KNOCK
+    from rummy_env.gin.game import BIG_GIN, KNOCK
 
     collect("ppo", "heuristic", "simple", 8, tmp_path / "k", seed=20, decisions="knock")
     data = load(tmp_path / "k")

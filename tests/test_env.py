@@ -9,9 +9,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
-from rummy_env import encoding, gin_rummy_v0
-from rummy_env.game import DRAW_STOCK, PASS, TAKE_DISCARD, IllegalActionError
-from rummy_env.rules import PRESETS, Rules
+from rummy_env import gin_rummy_v0
+from rummy_env.gin import encoding
+from rummy_env.gin.game import DRAW_STOCK, PASS, TAKE_DISCARD, IllegalActionError
+from rummy_env.gin.rules import PRESETS, Rules
 
 # PettingZoo's api_test warns about any dict observation of an env missing from its own
 # internal lists of env names (its classic envs are listed). Only these two are allowed;

@@ -9,7 +9,7 @@ keeps AC KC QD JH QH 2S 7S TS: 1 + 10 + 10 + 10 + 10 + 2 + 7 + 10 = 60. Knock: 6
 import json
 from pathlib import Path
 
-from rummy_env.game import GinRummyState
+from rummy_env.gin.game import GinRummyState
 
 RECORD = json.loads((Path(__file__).parent / "data" / "golden_game.json").read_text())
 

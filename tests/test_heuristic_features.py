@@ -4,18 +4,18 @@ agreement with the heuristic's own moves, and blind to the cards the player cann
 import numpy as np
 import pytest
 
-from rummy_env.agents.heuristic_features import (
+from rummy_env.agents.gin.heuristic_features import (
     ADVICE_CARD_SLICES,
     ADVICE_SCALARS,
     ADVICE_SIZE,
     advice_of_env,
     advice_of_infoset,
 )
-from rummy_env.agents.heuristic_vector import heuristic_actions
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import BIG_GIN, DISCARD, KNOCK, PASS, TAKE_DISCARD, Phase
-from rummy_env.rules import Rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import BIG_GIN, DISCARD, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.opponents import information_set_of
 
 N_CARD = len(ADVICE_CARD_SLICES) * NUM_CARDS
@@ -106,8 +106,8 @@ def test_advice_does_not_change_with_the_cards_the_player_cannot_see():
 
 
 def test_advice_from_a_ready_analysis_is_the_advice_and_checks_its_rows():
-    from rummy_env.agents.heuristic_features import advice
-    from rummy_env.agents.heuristic_vector import analyse, positions_of
+    from rummy_env.agents.gin.heuristic_features import advice
+    from rummy_env.agents.gin.heuristic_vector import analyse, positions_of
 
     env = VectorGinRummy(32, seed=4)
     env.reset()

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from rummy_env.agents.heuristic import HeuristicAgent
-from rummy_env.agents.heuristic_vector import danger, heuristic_actions
-from rummy_env import melds
-from rummy_env.cards import mask_to_cards
-from rummy_env.game import DISCARD, KNOCK, Phase
-from rummy_env.rules import Rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic import HeuristicAgent
+from rummy_env.agents.gin.heuristic_vector import danger, heuristic_actions
+from rummy_env.core import melds
+from rummy_env.core.cards import mask_to_cards
+from rummy_env.gin.game import DISCARD, KNOCK, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.opponents import information_set_of
 
 RULES = ["classic", "eaai", "openspiel", Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30)]

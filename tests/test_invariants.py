@@ -4,9 +4,9 @@ import numpy as np
 from conftest import random_position
 import pytest
 
-from rummy_env.cards import FULL_DECK
-from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
-from rummy_env.rules import PRESETS, Rules
+from rummy_env.core.cards import FULL_DECK
+from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
+from rummy_env.gin.rules import PRESETS, Rules
 
 VARIANTS = {
     "classic": PRESETS["classic"],

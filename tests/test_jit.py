@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("numba")
 
-from rummy_env.agents import heuristic_jit  # noqa: E402
-from rummy_env.agents import heuristic_vector as hv  # noqa: E402
-from rummy_env import melds, melds_jit  # noqa: E402
-from rummy_env.rules import Rules  # noqa: E402
-from rummy_env.vector import VectorGinRummy  # noqa: E402
+from rummy_env.agents.gin import heuristic_jit  # noqa: E402
+from rummy_env.agents.gin import heuristic_vector as hv  # noqa: E402
+from rummy_env.core import melds, melds_jit  # noqa: E402
+from rummy_env.gin.rules import Rules  # noqa: E402
+from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 
 OPTIONS = [(False, False), (True, False), (False, True), (True, True)]
 pytestmark = pytest.mark.skipif(not melds_jit.available(), reason="RUMMY_ENV_NO_NUMBA is set: the kernels are off")
@@ -167,7 +167,7 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
     real_import = builtins.__import__
 
     def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == "rummy_env" and fromlist and "melds_jit" in fromlist:
+        if name == "rummy_env.core" and fromlist and "melds_jit" in fromlist:
             raise RuntimeError("cannot cache function: no locator available")
         return real_import(name, globals, locals, fromlist, level)
 

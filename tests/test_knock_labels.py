@@ -11,10 +11,10 @@ pytest.importorskip("torch")
 
 from rummy_env import agents  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
-from rummy_env.cards import parse_card  # noqa: E402
+from rummy_env.core.cards import parse_card  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, GinRummyState  # noqa: E402
-from rummy_env.vector import VectorGinRummy  # noqa: E402
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, GinRummyState  # noqa: E402
+from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 from rummy_env.train.knock_labels import collect, fit, gain, knock_values, load, play_on, reshuffle_stocks  # noqa: E402
 
 POLICY = str(agents.make("ppo").path)

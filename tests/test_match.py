@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rummy_env.game import DRAW_STOCK, KNOCK, PASS, GinRummyState, HandResult
-from rummy_env.cards import parse_card
-from rummy_env.match import Match
-from rummy_env.rules import Rules
+from rummy_env.gin.game import DRAW_STOCK, KNOCK, PASS, GinRummyState, HandResult
+from rummy_env.core.cards import parse_card
+from rummy_env.gin.match import Match
+from rummy_env.gin.rules import Rules
 
 
 def won(player: int, points: int, outcome: str = "knock") -> HandResult:

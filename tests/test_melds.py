@@ -8,8 +8,8 @@ from conftest import meld_rich_hands, random_hands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rummy_env import melds
-from rummy_env.cards import card_value, mask_to_cards, parse_card, parse_hand
+from rummy_env.core import melds
+from rummy_env.core.cards import card_value, mask_to_cards, parse_card, parse_hand
 
 pytestmark = pytest.mark.usefixtures("solver_backend")
 

@@ -57,12 +57,24 @@ except DeprecationWarning as w:
 warnings.simplefilter("ignore")
 import agents, train.config, eval.tournament
 from agents.heuristic import HeuristicAgent
-import rummy_env.agents, rummy_env.agents.heuristic, rummy_env.train.config, rummy_env.eval.tournament
-assert agents is rummy_env.agents and HeuristicAgent is rummy_env.agents.heuristic.HeuristicAgent
+import rummy_env.agents, rummy_env.agents.gin.heuristic, rummy_env.train.config, rummy_env.eval.tournament
+assert agents is rummy_env.agents and HeuristicAgent is rummy_env.agents.gin.heuristic.HeuristicAgent
 assert train.config is rummy_env.train.config and eval.tournament is rummy_env.eval.tournament
+from rummy_env.game import GinRummyState
+from rummy_env.rummy_game import BasicRummyState
+import rummy_env.gin.game, rummy_env.basic.game, rummy_env.vector, rummy_env.gin.vector
+assert GinRummyState is rummy_env.gin.game.GinRummyState and BasicRummyState is rummy_env.basic.game.BasicRummyState
+assert rummy_env.vector is rummy_env.gin.vector
+warnings.simplefilter("error")
+try:
+    import rummy_env.melds
+except DeprecationWarning as w:
+    print("warned:", w)
 print(agents.make("simple").name)
 """
     out = run(code, tmp_path)
     assert out.returncode == 0, out.stderr
     assert "warned: the top-level package 'agents' is deprecated" in out.stdout
     assert "use 'from rummy_env import agents'" in out.stdout and out.stdout.endswith("simple\n")
+    assert ("warned: module 'rummy_env.melds' is deprecated and will be removed in the next release: "
+            "import 'rummy_env.core.melds' instead") in out.stdout

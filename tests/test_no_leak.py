@@ -6,10 +6,11 @@ import numpy as np
 from conftest import random_position
 import pytest
 
-from rummy_env import cards as encoding_cards
-from rummy_env import encoding, gin_rummy_v0
-from rummy_env.cards import mask_to_cards
-from rummy_env.game import KNOCK, GinRummyState, Phase
+from rummy_env.core import cards as encoding_cards
+from rummy_env import gin_rummy_v0
+from rummy_env.gin import encoding
+from rummy_env.core.cards import mask_to_cards
+from rummy_env.gin.game import KNOCK, GinRummyState, Phase
 
 
 def redeal_hidden(s: GinRummyState, player: int, rng: np.random.Generator) -> GinRummyState:

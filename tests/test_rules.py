@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from rummy_env.rules import OPTION_NAMES, PRESETS, Rules, load_rules
+from rummy_env.gin.rules import OPTION_NAMES, PRESETS, Rules, load_rules
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 

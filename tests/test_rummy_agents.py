@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rummy_env import agents
-from rummy_env.agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
+from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
 from rummy_env import gin_rummy_v0, rummy_v0
 
 
@@ -62,8 +62,8 @@ def test_rummy_agents_refuse_gin_input(spec):
 
 
 def test_heuristic_takes_a_discard_that_melds_and_lays_down_its_melds():
-    from rummy_env.cards import parse_hand
-    from rummy_env.rummy_game import DRAW_STOCK, MELD, TAKE_DISCARD, BasicRummyState, meld_table
+    from rummy_env.core.cards import parse_hand
+    from rummy_env.basic.game import DRAW_STOCK, MELD, TAKE_DISCARD, BasicRummyState, meld_table
 
     s = BasicRummyState.from_hands(["AC 2C 7D 7H 9S TS JS KD 4H 5S", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "3C", "QC")
     agent = agents.make("rummy-heuristic", seed=0)

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from rummy_env import rummy_encoding, rummy_v0
-from rummy_env.rummy_game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
-from rummy_env.rummy_rules import BasicRummyRules
+from rummy_env import rummy_v0
+from rummy_env.basic import encoding as rummy_encoding
+from rummy_env.basic.game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
+from rummy_env.basic.rules import BasicRummyRules
 from test_rummy_game import discard, meld
 
 DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
@@ -96,7 +97,7 @@ def test_masks_are_for_the_player_to_move_only():
 
 def test_hand_end_infos_and_rewards():
     # The scripted rummy of test_rummy_game: player_0 scores 2 x 60 = 120.
-    from rummy_env.rummy_game import BasicRummyState
+    from rummy_env.basic.game import BasicRummyState
 
     s = BasicRummyState.from_hands(["AC 2C 3C 7D 7H 7S 9S TS JS KD", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "5D", "QS")
     for reward, expect in (("points", [120, -120]), ("scaled", [1.2, -1.2]), ("win_loss", [1, -1])):

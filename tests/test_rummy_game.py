@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummy_env.cards import parse_card, parse_hand
-from rummy_env.rummy_game import (
+from rummy_env.core.cards import parse_card, parse_hand
+from rummy_env.basic.game import (
     DISCARD, DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, NUM_MELDS, TAKE_DISCARD, BasicRummyMatch, BasicRummyState,
     IllegalActionError, Phase, RummyHandResult, action_name, extension, hand_value, meld_table, melds_in_hand,
 )
-from rummy_env.rummy_rules import OPTION_NAMES, PRESETS, BasicRummyRules, load_rummy_rules
+from rummy_env.basic.rules import OPTION_NAMES, PRESETS, BasicRummyRules, load_rummy_rules
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules" / "basic_rummy"
 

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from rummy_env.cards import FULL_DECK, card_value
-from rummy_env.rummy_game import (
+from rummy_env.core.cards import FULL_DECK, card_value
+from rummy_env.basic.game import (
     DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase, meld_table,
 )
-from rummy_env.rummy_rules import BasicRummyRules
+from rummy_env.basic.rules import BasicRummyRules
 
 VARIANTS = {
     "basic": BasicRummyRules(),

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from conftest import play_checking_no_peeking
-from rummy_env import rummy_encoding, rummy_v0
-from rummy_env.cards import mask_to_cards
-from rummy_env.rummy_game import MELD, BasicRummyState, Phase
+from rummy_env import rummy_v0
+from rummy_env.basic import encoding as rummy_encoding
+from rummy_env.core.cards import mask_to_cards
+from rummy_env.basic.game import MELD, BasicRummyState, Phase
 
 
 def redeal_hidden(s: BasicRummyState, player: int, rng: np.random.Generator) -> BasicRummyState:

@@ -91,7 +91,7 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     import yaml
 
     from rummy_env.cli import main
-    from rummy_env.rummy_game import action_name
+    from rummy_env.basic.game import action_name
 
     settings = dict(game="rummy", players_per_table=3, deals=1, seed=1, workers=1,
                     agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"])

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from rummy_env.cards import NUM_CARDS, card_str, parse_card, parse_cards, parse_hand
-from rummy_env.game import (
+from rummy_env.core.cards import NUM_CARDS, card_str, parse_card, parse_cards, parse_hand
+from rummy_env.gin.game import (
     BIG_GIN,
     DISCARD,
     DRAW_STOCK,
@@ -23,8 +23,8 @@ from rummy_env.game import (
     IllegalActionError,
     Phase,
 )
-from rummy_env.rules import Rules, load_rules
-from rummy_env.scoring import OUTCOMES, score_showdown
+from rummy_env.gin.rules import Rules, load_rules
+from rummy_env.gin.scoring import OUTCOMES, score_showdown
 
 # --------------------------------------------------------------------------- helpers
 

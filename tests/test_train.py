@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from rummy_env import agents  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
-from rummy_env.vector import VectorGinRummy  # noqa: E402
+from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 from rummy_env.train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
 from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
@@ -199,7 +199,7 @@ def test_card_head_on_legal_cards_only_equals_the_dense_head(advice):
 def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_path, advice):
     # the rollout analyses the networks' games and the heuristic opponent's games in one
     # call; inputs and moves must be those of the separate calls, random draws included
-    from rummy_env.agents.heuristic_vector import actions_from, heuristic_actions
+    from rummy_env.agents.gin.heuristic_vector import actions_from, heuristic_actions
     trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48), tmp_path / "run")
     env, rng = trainer.env, np.random.default_rng(3)
     checked = 0
@@ -430,10 +430,10 @@ def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
 
 def test_simple_actions_follow_the_simple_agent():
     """The vectorised simple opponent makes one of the moves the simple agent may make."""
-    from rummy_env.agents.simple import simple_actions
+    from rummy_env.agents.gin.simple import simple_actions
     from rummy_env.train.opponents import information_set_of
-    from rummy_env.agents.simple import least_deadwood_discards
-    from rummy_env.game import DISCARD, KNOCK, Phase
+    from rummy_env.agents.gin.simple import least_deadwood_discards
+    from rummy_env.gin.game import DISCARD, KNOCK, Phase
 
     env = VectorGinRummy(64, seed=3)
     res = env.reset()
@@ -559,9 +559,9 @@ def test_the_demo_trains_then_plays_a_tournament_with_the_new_agent(tmp_path, ca
 
 
 def test_privileged_features_are_the_opponents_hand_the_stock_and_its_next_card():
-    from rummy_env import melds
-    from rummy_env.cards import NUM_CARDS
-    from rummy_env.game import DRAW_STOCK
+    from rummy_env.core import melds
+    from rummy_env.core.cards import NUM_CARDS
+    from rummy_env.gin.game import DRAW_STOCK
     from rummy_env.train.critic import PRIVILEGED_SIZE, privileged
 
     env = VectorGinRummy(16, seed=5)

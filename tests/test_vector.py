@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from rummy_env import encoding as enc
-from rummy_env import melds
-from rummy_env.cards import mask_to_cards, parse_card
-from rummy_env.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, GinRummyState, IllegalActionError
-from rummy_env.rules import Rules
-from rummy_env.vector import OUTCOMES, VectorGinRummy
+from rummy_env.gin import encoding as enc
+from rummy_env.core import melds
+from rummy_env.core.cards import mask_to_cards, parse_card
+from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, GinRummyState, IllegalActionError
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
 
 CONFIGS = [
     ("classic", "flat", "points"),

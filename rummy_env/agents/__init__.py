@@ -13,13 +13,13 @@ confused with the Gin ones: ``rummy-random`` and ``rummy-heuristic``
 """
 
 from rummy_env.agents.base import Agent, legal_actions
-from rummy_env.agents.heuristic import HeuristicAgent
-from rummy_env.agents.mcts import MCTSAgent
-from rummy_env.agents.ppo import PPOAgent
+from rummy_env.agents.gin.heuristic import HeuristicAgent
+from rummy_env.agents.gin.mcts import MCTSAgent
+from rummy_env.agents.gin.ppo import PPOAgent
 from rummy_env.agents.random_agent import RandomAgent
 from rummy_env.agents.registry import LEVELS, available, make, parse_spec, register
-from rummy_env.agents.rummy_agents import RummyHeuristicAgent, RummyRandomAgent
-from rummy_env.agents.simple import SimpleAgent
+from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
+from rummy_env.agents.gin.simple import SimpleAgent
 
 register("random", RandomAgent)
 register("simple", SimpleAgent)

@@ -13,9 +13,9 @@ from typing import Iterator, Optional, Sequence
 
 from rummy_env.agents.base import Agent
 from rummy_env import gin_rummy_v0
-from rummy_env.game import HandResult
-from rummy_env.match import MatchResult
-from rummy_env.rules import RulesSpec
+from rummy_env.gin.game import HandResult
+from rummy_env.gin.match import MatchResult
+from rummy_env.gin.rules import RulesSpec
 
 
 def decisions(env) -> Iterator[tuple[int, dict, dict]]:

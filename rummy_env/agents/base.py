@@ -14,8 +14,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.game import NUM_ACTIONS, InformationSet
-from rummy_env.rules import Rules
+from rummy_env.gin.game import NUM_ACTIONS, InformationSet
+from rummy_env.gin.rules import Rules
 
 
 class Agent(ABC):

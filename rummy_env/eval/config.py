@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 import yaml
 
-from rummy_env.rules import load_rules
-from rummy_env.rummy_rules import check_num_players, load_rummy_rules
+from rummy_env.gin.rules import load_rules
+from rummy_env.basic.rules import check_num_players, load_rummy_rules
 
 MODES = ("hands", "matches")
 FORMATS = ("round_robin", "gauntlet")

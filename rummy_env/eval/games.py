@@ -24,10 +24,10 @@ import numpy as np
 from rummy_env import agents
 from rummy_env.agents.arena import decisions
 from rummy_env import gin_rummy_v0, rummy_v0
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import GinRummyState
-from rummy_env.rules import load_rules
-from rummy_env.rummy_game import BasicRummyState
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import GinRummyState
+from rummy_env.gin.rules import load_rules
+from rummy_env.basic.game import BasicRummyState
 
 
 class Game(NamedTuple):

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.scoring import OUTCOMES as _CODED
+from rummy_env.gin.scoring import OUTCOMES as _CODED
 
 OUTCOMES = (*_CODED[1:], _CODED[0])  # the showdowns first, then "draw": the order of reports
 

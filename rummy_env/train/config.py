@@ -17,7 +17,7 @@ from typing import Any, Mapping, NoReturn, Optional, Union
 import numpy as np
 import yaml
 
-from rummy_env.rules import load_rules
+from rummy_env.gin.rules import load_rules
 
 # Opponent kinds a learner game can be assigned at each deal (weights in ``opponents``):
 #   self      - the current policy plays both seats; both seats' moves are training data

@@ -34,9 +34,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
-from rummy_env.vector import VectorGinRummy
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.vector import VectorGinRummy
 
 PRIVILEGED_SIZE = 3 * NUM_CARDS + 2
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)

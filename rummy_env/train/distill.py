@@ -34,8 +34,8 @@ import numpy as np
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand
 from rummy_env.agents.base import Agent
-from rummy_env.agents.ppo import PPOAgent
-from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
+from rummy_env.agents.gin.ppo import PPOAgent
+from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS
 from rummy_env.train.config import with_win_bonus
 from rummy_env.train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 

@@ -17,10 +17,10 @@ from typing import Callable, Optional
 import numpy as np
 import torch
 
-from rummy_env.agents.heuristic_vector import heuristic_actions
-from rummy_env.agents.simple import simple_actions
-from rummy_env.game import NUM_ACTIONS
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.gin.game import NUM_ACTIONS
+from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.config import with_win_bonus
 from rummy_env.train.model import PolicyNet, vector_inputs
 

@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import numpy as np
 
-from rummy_env.agents.heuristic_vector import heuristic_actions
-from rummy_env.game import BIG_GIN, KNOCK, NUM_ACTIONS
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS
+from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The policy-value network and its file format, shared by training and the ``ppo`` agent.
 
-A network over the ``flat`` observation (``rummy_env.encoding``: 479 values built from
+A network over the ``flat`` observation (``rummy_env.gin.encoding``: 479 values built from
 the player's information set only), optionally followed by the heuristic's advice
 features (``agents.heuristic_features``: 213 more, also from the information set only),
 with a policy over the 108 actions and a value. Illegal actions are masked by setting
@@ -21,13 +21,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.agents.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
-from rummy_env.cards import NUM_CARDS
-from rummy_env.encoding import CARD_SLICES, FLAT_SIZE
-from rummy_env.game import DISCARD, KNOCK, NUM_ACTIONS
+from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.encoding import CARD_SLICES, FLAT_SIZE
+from rummy_env.gin.game import DISCARD, KNOCK, NUM_ACTIONS
 
 if TYPE_CHECKING:
-    from rummy_env.vector import VectorGinRummy
+    from rummy_env.gin.vector import VectorGinRummy
 
 POLICY_FORMAT = "rummy-env-policy-v1"
 _NEG = -1e9
@@ -126,7 +126,7 @@ def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray
     ``observation``, then with ``advice`` the advice features of the player to move in
     games ``rows`` (zeros in the others, which no network reads); ``features``: those
     advice features when the caller already has them. The ``ppo`` agent builds the same
-    from one information set (``rummy_env/agents/ppo.py``; tested to agree)."""
+    from one information set (``rummy_env/agents/gin/ppo.py``; tested to agree)."""
     if not advice:
         return observation
     out = np.zeros((observation.shape[0], FLAT_SIZE + ADVICE_SIZE), dtype=np.float32)

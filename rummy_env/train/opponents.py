@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import InformationSet, Phase
-from rummy_env.vector import VectorGinRummy
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import InformationSet, Phase
+from rummy_env.gin.vector import VectorGinRummy
 
 def information_set_of(env: VectorGinRummy, g: int) -> InformationSet:
     """The information set of the player to move in game ``g`` of ``env``."""

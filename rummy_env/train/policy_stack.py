@@ -17,9 +17,9 @@ from typing import Sequence
 
 import torch
 
-from rummy_env.agents.heuristic_features import ADVICE_SIZE
-from rummy_env.cards import NUM_CARDS
-from rummy_env.encoding import FLAT_SIZE
+from rummy_env.agents.gin.heuristic_features import ADVICE_SIZE
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.encoding import FLAT_SIZE
 from rummy_env.train.model import card_features, card_pairs, masked_log_probs
 
 

@@ -46,11 +46,11 @@ import torch
 import yaml
 
 from rummy_env.agents.arena import play_hand
-from rummy_env.agents.heuristic_features import advice
-from rummy_env.agents.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
-from rummy_env.agents.simple import simple_actions
-from rummy_env.cards import NUM_CARDS
-from rummy_env.vector import OUTCOMES, VectorGinRummy
+from rummy_env.agents.gin.heuristic_features import advice
+from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
+from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
 from rummy_env.train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
 from rummy_env.train.critic import OracleCritic, privileged
 from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
@@ -74,7 +74,7 @@ def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -
     the policy's side) and its 95% half-width over deals.
     """
     from rummy_env import agents
-    from rummy_env.agents.ppo import PPOAgent
+    from rummy_env.agents.gin.ppo import PPOAgent
 
     net.eval()
     learner = PPOAgent.from_net(net)

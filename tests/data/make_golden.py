@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rummy_env import encoding
-from rummy_env.game import KNOCK, GinRummyState
+from rummy_env.gin import encoding
+from rummy_env.gin.game import KNOCK, GinRummyState
 
 SEED = 272
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rummy_env import rummy_encoding
-from rummy_env.rummy_game import LAYOFF, MELD, BasicRummyState
+from rummy_env.basic import encoding as rummy_encoding
+from rummy_env.basic.game import LAYOFF, MELD, BasicRummyState
 
 SEED = 23
 PLAYERS = 3

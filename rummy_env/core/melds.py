@@ -29,7 +29,7 @@ Rule options that change card values (``five_under_ten``) or runs (``aces_high``
 above K, Q-K-A is a run, A-2-3 is not) select another set of tables, built on first use.
 
 With numba installed, the batch functions and the showdown's lay-offs run as compiled
-loops over the same tables (``rummy_env.melds_jit``; ``_kernels`` says when); the array
+loops over the same tables (``rummy_env.core.melds_jit``; ``_kernels`` says when); the array
 operations here are the fallback and the reference the compiled ones are tested against.
 """
 
@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
 
 SUIT_BITS = (1 << NUM_RANKS) - 1
 MAX_HAND_CARDS = 13
@@ -106,7 +106,7 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
 _tables()
 
 
-_KERNELS: list = []  # [rummy_env.melds_jit or None], resolved on the first batch call
+_KERNELS: list = []  # [rummy_env.core.melds_jit or None], resolved on the first batch call
 
 
 def numba_switched_off() -> bool:
@@ -116,7 +116,7 @@ def numba_switched_off() -> bool:
 
 
 def _kernels():
-    """``rummy_env.melds_jit`` (compiled single-hand loops over the same tables) when numba
+    """``rummy_env.core.melds_jit`` (compiled single-hand loops over the same tables) when numba
     is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and
     agree with the array operations on a few hands; else None, and the batch functions
     run as numpy array operations. Decided once per process, on the first batch call:
@@ -126,7 +126,7 @@ def _kernels():
         kernels, problem = None, ""
         if not numba_switched_off():
             try:
-                from rummy_env import melds_jit
+                from rummy_env.core import melds_jit
             except ImportError:  # numba is not installed: the array operations, silently
                 melds_jit = None
             except Exception as exc:  # e.g. numba finds no writable cache folder for its compiled code

@@ -1,10 +1,10 @@
 """The pure two-player Gin Rummy hand: state, legal actions, step, showdown, scoring.
 
 One source of truth for the rules of ../shared/RULES.md; every other layer (env, vector
-engine, agents) calls it. The points of a showdown come from ``rummy_env.scoring``,
+engine, agents) calls it. The points of a showdown come from ``rummy_env.gin.scoring``,
 which the vector engine and the heuristic's knock estimate share. A ``GinRummyState``
-is one hand; ``rummy_env.match`` adds up hands into a match. Cards are ids 0..51 and
-hands 52-bit ints (``rummy_env.cards``).
+is one hand; ``rummy_env.gin.match`` adds up hands into a match. Cards are ids 0..51 and
+hands 52-bit ints (``rummy_env.core.cards``).
 
 Action layout (fixed; ``NUM_ACTIONS`` = 108):
 
@@ -42,10 +42,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
-from rummy_env.rules import Rules, RulesSpec, load_rules
-from rummy_env.scoring import OUTCOMES, Outcome, score_showdown
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.gin.rules import Rules, RulesSpec, load_rules
+from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -258,7 +258,7 @@ class GinRummyState:
 
         Cards not named go to the bottom of the stock in id order. For tests and puzzles.
         """
-        from rummy_env.cards import parse_card, parse_cards
+        from rummy_env.core.cards import parse_card, parse_cards
 
         def cards(x) -> list[int]:
             if isinstance(x, str):

@@ -1,10 +1,10 @@
 """``ppo``: a policy network trained by ``rummy train`` (masked PPO with self-play).
 
-``make("ppo")`` loads the policy shipped with the package (``agents/data/ppo_gin.pt``: PPO
+``make("ppo")`` loads the policy shipped with the package (``rummy_env/agents/gin/data/ppo_gin.pt``: PPO
 from ``configs/ppo.yaml``, then its knock decisions fine-tuned by ``train.knock_labels``;
-how it was made in ``agents/data/README.md``, its results in the README);
+how it was made in ``rummy_env/agents/gin/data/README.md``, its results in the README);
 ``make("ppo:path=runs/X/policy.pt")`` (or ``ppo:runs/X/policy.pt``) loads another policy
-file or training checkpoint, such as the PPO-only ``agents/data/ppo_gin_base.pt``.
+file or training checkpoint, such as the PPO-only ``rummy_env/agents/gin/data/ppo_gin_base.pt``.
 
 The network reads the ``flat`` encoding of the player's information set, re-encoded
 here from ``info`` (so it works whatever encoding the env was built with) and without
@@ -24,8 +24,8 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from rummy_env.agents.base import Agent, information, legal_actions
-from rummy_env.agents.heuristic_features import advice_of_infoset
-from rummy_env.encoding import encode
+from rummy_env.agents.gin.heuristic_features import advice_of_infoset
+from rummy_env.gin.encoding import encode
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
 

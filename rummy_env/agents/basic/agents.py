@@ -10,7 +10,7 @@ game they play. Each checks that it was given Basic Rummy input and otherwise ra
   could be laid off on the table (and the player has melded, or lay-offs need no meld);
   otherwise draw from the stock.
 - Playing: lay down the melds of the hand's least-deadwood arrangement (exact, from
-  ``rummy_env.melds``), then lay off every card that fits the table, highest value
+  ``rummy_env.core.melds``), then lay off every card that fits the table, highest value
   first; cards on the table no longer count against the player.
 - Discarding: the card that leaves the least deadwood, plus a penalty for breaking a
   partial meld (a pair, or two cards of a suit at most two ranks apart) and for
@@ -25,12 +25,12 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, legal_actions
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
-from rummy_env.rummy_game import (
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
+from rummy_env.basic.game import (
     DISCARD, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, Phase, RummyInformationSet, meld_table,
 )
-from rummy_env.rummy_rules import BasicRummyRules
+from rummy_env.basic.rules import BasicRummyRules
 
 GAME = "rummy"
 

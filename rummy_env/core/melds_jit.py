@@ -1,6 +1,6 @@
 """Compiled (numba) single-hand kernels over the meld solver's tables: optional speed.
 
-Why: the batch solver in ``rummy_env.melds`` is exact and vectorized, but its cost on a
+Why: the batch solver in ``rummy_env.core.melds`` is exact and vectorized, but its cost on a
 few thousand hands is mostly numpy's per-call overhead and the temporaries of grouping
 hands by their sets. Callers that solve many small hands per step (the heuristic's
 expected deadwood, searched once per position in training and in search playouts) go
@@ -25,8 +25,8 @@ import functools
 import numba
 import numpy as np
 
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
 
 _SUIT = np.uint64(melds.SUIT_BITS)
 _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
@@ -49,7 +49,7 @@ def kernel_tables(aces_high: bool, five_under_ten: bool) -> tuple[np.ndarray, ..
 def min_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -> np.ndarray:
     """``melds.min_deadwood`` of checked uint64 hands of any shape (int16, that shape).
 
-    The functions of this module take hands already checked by ``rummy_env.melds`` (52-bit
+    The functions of this module take hands already checked by ``rummy_env.core.melds`` (52-bit
     masks of at most 13 cards: the kernels have room for 4 ranks held 3 or 4 times)."""
     dead, _, opt4, opt3 = kernel_tables(aces_high, five_under_ten)
     flat = np.ascontiguousarray(hands, dtype=np.uint64).ravel()

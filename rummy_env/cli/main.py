@@ -29,11 +29,11 @@ from typing import Optional, Sequence
 import numpy as np
 import yaml
 
-from rummy_env import melds
-from rummy_env.cards import card_str, format_hand, parse_hand
-from rummy_env.rules import PRESETS, load_rules
+from rummy_env.core import melds
+from rummy_env.core.cards import card_str, format_hand, parse_hand
+from rummy_env.gin.rules import PRESETS, load_rules
 
-_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -95,7 +95,7 @@ def _deadwood(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     from rummy_env import agents
-    from rummy_env.agents.human import HumanAgent, QuitGame, describe_move, explain
+    from rummy_env.agents.gin.human import HumanAgent, QuitGame, describe_move, explain
     from rummy_env import gin_rummy_v0
 
     opponent = agents.make(args.opponent, seed=args.seed)
@@ -153,7 +153,7 @@ def _tournament(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from rummy_env.eval.games import replay_hand
     from rummy_env.eval.store import read_results
-    from rummy_env.game import GinRummyState, action_name
+    from rummy_env.gin.game import GinRummyState, action_name
 
     header, records = read_results(args.file)
     rules = header["rules"]
@@ -168,9 +168,9 @@ def _replay(args: argparse.Namespace) -> int:
         record = found[0]
     if header.get("game") == "rummy":  # Basic Rummy, 2 to 4 seats
         from rummy_env.eval.games import replay_rummy_hand
-        from rummy_env.rummy_game import BasicRummyState
-        from rummy_env.rummy_game import action_name as rummy_action_name
-        from rummy_env.rummy_rules import load_rummy_rules
+        from rummy_env.basic.game import BasicRummyState
+        from rummy_env.basic.game import action_name as rummy_action_name
+        from rummy_env.basic.rules import load_rummy_rules
 
         k, aces_high = len(record["players"]), load_rummy_rules(rules).aces_high
         seats = ", ".join(f"player_{s} = {name}" for s, name in enumerate(record["players"]))
@@ -260,7 +260,7 @@ def _distill(args: argparse.Namespace) -> int:
     student = args.init
     if student is None:
         from rummy_env import agents
-        from rummy_env.agents.ppo import PPOAgent
+        from rummy_env.agents.gin.ppo import PPOAgent
 
         learner = agents.make(args.student)
         if not isinstance(learner, PPOAgent):
@@ -419,7 +419,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
                         "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
     kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo, "
-                    "already three rounds fine-tuned; agents/data/ppo_gin_base.pt is PPO alone)")
+                    "already three rounds fine-tuned; rummy_env/agents/gin/data/ppo_gin_base.pt is PPO alone)")
     kl.add_argument("--hands", type=int, default=0,
                     help="hands the folder should hold, in whole chunks; those there are kept (0: only fit)")
     kl.add_argument("--labels", required=True, help="folder of label chunks (a rerun skips the chunks there)")
@@ -453,7 +453,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"rummy {args.command}: error: {exc}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

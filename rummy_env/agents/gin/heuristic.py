@@ -44,11 +44,11 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, information, legal_actions
-from rummy_env import melds
-from rummy_env.cards import NUM_RANKS, mask_to_cards
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
-from rummy_env.rules import Rules
-from rummy_env.scoring import Outcome, score_showdown
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_RANKS, mask_to_cards
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.scoring import Outcome, score_showdown
 
 
 # the settings' defaults, shared with the array version (``agents.heuristic_vector``)
@@ -157,7 +157,7 @@ class HeuristicAgent(Agent):
         """Knock with the ``kept`` hand (``deadwood`` > 0), or play on? (module docstring)"""
         if self.knock == "turn":
             return info.turn < self.late_turn or deadwood <= self.late_knock_max
-        from rummy_env.agents.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
+        from rummy_env.agents.gin.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
 
         opponents = sample_opponent_hands(info, rules, self.rng, self.knock_worlds)
         mean = float(knock_points(kept, opponents, rules).mean())

@@ -59,16 +59,16 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.agents import belief
+from rummy_env.agents.gin import belief
 from rummy_env.agents.base import Agent, information, legal_actions
-from rummy_env.agents.heuristic import HeuristicAgent
-from rummy_env.agents.heuristic_vector import heuristic_actions
-from rummy_env.agents.simple import simple_actions
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Phase
-from rummy_env.rules import Rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic import HeuristicAgent
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import VectorGinRummy
 
 ROLLOUTS = ("heuristic", "greedy")
 ROUND = 64  # worlds sampled and played out at once; clearly worse candidates are dropped after each round

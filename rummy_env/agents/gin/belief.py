@@ -47,11 +47,11 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from rummy_env.agents import heuristic_vector
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, mask_to_cards
-from rummy_env.game import GinRummyState, InformationSet
-from rummy_env.rules import Rules
+from rummy_env.agents.gin import heuristic_vector
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, mask_to_cards
+from rummy_env.gin.game import GinRummyState, InformationSet
+from rummy_env.gin.rules import Rules
 
 BETA = 0.16  # per deadwood point at the opponent's BETA_DISCARDS-th discard (growing to 1.5x that)
 BETA_DISCARDS = 6

@@ -23,7 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from rummy_env.render import text_to_rgb
+from rummy_env.core.render import text_to_rgb
 
 EPISODES = ("hand", "match")
 REWARDS = ("points", "scaled", "win_loss")

@@ -7,7 +7,7 @@ action mask, the rewards of both seats and which games ended. A game that ends i
 again at once (its final rewards and showdown are in the returned ``StepResult``; the
 observation is the new hand's first), so every row always holds a live game.
 
-The rules are those of ``rummy_env.game`` (the single source of truth), re-expressed as
+The rules are those of ``rummy_env.gin.game`` (the single source of truth), re-expressed as
 array operations over all games; tests play the same deals and actions through both and
 compare every observation, mask, reward and outcome. Knock legality, observations and the
 showdown (lay-offs included) use the batch meld solver: no Python loop over games.
@@ -24,12 +24,12 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from rummy_env import encoding as enc
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, card_value
-from rummy_env.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
-from rummy_env.rules import RulesSpec, load_rules
-from rummy_env.scoring import OUTCOMES, Outcome, score_showdown
+from rummy_env.gin import encoding as enc
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, card_value
+from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
+from rummy_env.gin.rules import RulesSpec, load_rules
+from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
 REWARDS = ("points", "scaled", "win_loss")
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)

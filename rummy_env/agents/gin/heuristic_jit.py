@@ -5,7 +5,7 @@ of every position the heuristic or the advice features look at (thousands of 10-
 hands a training step, more in search playouts), and as numpy it is mostly call
 overhead and temporaries. Here one compiled loop does the same per hand: the hand's
 best discard, the unseen cards that make no meld summed by card value, and the solver
-on the hand plus each unseen card that does (``rummy_env.melds_jit``). The sums are of
+on the hand plus each unseen card that does (``rummy_env.core.melds_jit``). The sums are of
 integers, so the result is exactly the numpy path's; tests compare the two.
 
 Used by ``heuristic_vector`` when the meld solver's kernels are in use
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from rummy_env.cards import NUM_CARDS, card_value
-from rummy_env.melds_jit import best_discard_deadwood, min_deadwood
+from rummy_env.core.cards import NUM_CARDS, card_value
+from rummy_env.core.melds_jit import best_discard_deadwood, min_deadwood
 
 # per rule option five_under_ten: each card id's deadwood value
 _CARDS = NUM_CARDS

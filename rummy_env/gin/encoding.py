@@ -35,10 +35,10 @@ from typing import Optional
 
 import numpy as np
 
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, mask_to_cards
-from rummy_env.game import InformationSet, Phase
-from rummy_env.rules import Rules
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, mask_to_cards
+from rummy_env.gin.game import InformationSet, Phase
+from rummy_env.gin.rules import Rules
 
 CARD_SLICES = (
     "hand",

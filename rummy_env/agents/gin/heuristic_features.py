@@ -36,12 +36,12 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from rummy_env.agents.heuristic_vector import Analysis, Positions, analyse, positions_of
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS
-from rummy_env.game import NUM_ACTIONS, InformationSet, Phase
-from rummy_env.rules import Rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, analyse, positions_of
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import NUM_ACTIONS, InformationSet, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import VectorGinRummy
 
 ADVICE_CARD_SLICES = ("expected_deadwood", "danger", "score_gap", "heuristic_card")
 ADVICE_SCALARS = ("take", "after_take", "stock_expected", "take_gain", "knock")

@@ -39,7 +39,7 @@ PettingZoo's convention does; masked learners never hit it.
 
 Render modes: ``ansi`` (the table as text, from the learner's seat while the hand is
 on), ``human`` (that text printed after every step) and ``rgb_array`` (that text drawn
-as an image, ``rummy_env.render``: what Gymnasium's ``RecordVideo`` and Stable-Baselines3's
+as an image, ``rummy_env.core.render``: what Gymnasium's ``RecordVideo`` and Stable-Baselines3's
 ``make_vec_env``, which asks for ``rgb_array``, use).
 """
 
@@ -52,11 +52,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from rummy_env import encoding as enc
-from rummy_env.game import NUM_ACTIONS, GinRummyState, IllegalActionError
-from rummy_env.render import text_to_rgb
-from rummy_env.rules import RulesSpec, load_rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.gin import encoding as enc
+from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, IllegalActionError
+from rummy_env.core.render import text_to_rgb
+from rummy_env.gin.rules import RulesSpec, load_rules
+from rummy_env.gin.vector import VectorGinRummy
 
 SingleOpponent = Union[str, Callable[[np.ndarray, np.ndarray], int]]
 BatchOpponent = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
@@ -271,11 +271,11 @@ class VectorGinRummyEnv(VectorEnv):
             keys = self._rng.random(mask.shape, dtype=np.float32) * mask
             return keys.argmax(axis=1)
         if self.opponent == "simple":
-            from rummy_env.agents.simple import simple_actions  # the layer above, loaded only when asked for
+            from rummy_env.agents.gin.simple import simple_actions  # the layer above, loaded only when asked for
 
             return simple_actions(self.engine, rows, self._rng)
         if self.opponent == "heuristic":
-            from rummy_env.agents.heuristic_vector import heuristic_actions
+            from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 
             return heuristic_actions(self.engine, rows, self._rng)
         return np.asarray(self.opponent(obs, mask))  # type: ignore[operator]

@@ -37,10 +37,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env.cards import NUM_CARDS
-from rummy_env.encoding import masks_to_bits, slices_of
-from rummy_env.rummy_game import BasicRummyState, RummyInformationSet
-from rummy_env.rummy_rules import MAX_PLAYERS, BasicRummyRules
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.encoding import masks_to_bits, slices_of
+from rummy_env.basic.game import BasicRummyState, RummyInformationSet
+from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
 
 CARD_SLICES = (
     "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",

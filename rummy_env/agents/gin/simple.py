@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from rummy_env.agents.base import Agent, information, legal_actions
-from rummy_env import melds
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
-from rummy_env.vector import VectorGinRummy
+from rummy_env.core import melds
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.gin.vector import VectorGinRummy
 
 
 def least_deadwood_discards(hand: int, taken: int | None, rules) -> tuple[list[int], int]:

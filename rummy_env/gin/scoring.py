@@ -1,6 +1,6 @@
 """How a Gin Rummy showdown scores, given both players' final deadwood.
 
-The pure engine (``rummy_env.game``), the batch engine (``rummy_env.vector``) and the
+The pure engine (``rummy_env.gin.game``), the batch engine (``rummy_env.gin.vector``) and the
 ``heuristic`` agent's knock estimate all score showdowns; they call this one function so
 that the knock, Gin, Big Gin, undercut and tie arithmetic of ../shared/RULES.md lives in
 one place. Finding the deadwood (the knocker's layout, the defender's lay-offs) is the
@@ -14,7 +14,7 @@ from enum import IntEnum
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rummy_env.rules import Rules
+from rummy_env.gin.rules import Rules
 
 
 class Outcome(IntEnum):

@@ -5,11 +5,11 @@ move, most of it numpy call overhead on small arrays. Training against it and se
 rollouts need thousands of its moves a second; here one call decides for all the games
 given, feeding the batch meld solver one large array instead of many small ones. With
 numba installed, its heaviest terms (the expected deadwood after the next draw, the
-deadwood after taking the face-up card) run as compiled loops (``rummy_env/agents/heuristic_jit.py``)
+deadwood after taking the face-up card) run as compiled loops (``rummy_env/agents/gin/heuristic_jit.py``)
 with the same numbers; the array versions here are the fallback and the reference.
 
 The decisions are the scripted agent's with its turn-based knock rule (``knock=turn``;
-``rummy_env/agents/heuristic.py``'s docstring says what they are): the same take-or-draw and knock
+``rummy_env/agents/gin/heuristic.py``'s docstring says what they are): the same take-or-draw and knock
 choices, and the same discard scores, exactly (tests compare them on many positions). The
 scripted agent's default knock rule samples the opponent's hand per decision, which is
 not done here: training opponents, PPO's advice and search rollouts play the turn rule.
@@ -26,12 +26,12 @@ from typing import Optional
 
 import numpy as np
 
-from rummy_env.agents.heuristic import DEFAULTS
-from rummy_env import melds
-from rummy_env.cards import NUM_CARDS, NUM_RANKS, card_value
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
-from rummy_env.rules import Rules
-from rummy_env.vector import VectorGinRummy
+from rummy_env.agents.gin.heuristic import DEFAULTS
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.gin.rules import Rules
+from rummy_env.gin.vector import VectorGinRummy
 
 _ONE = np.uint64(1)
 _BITS = _ONE << np.arange(NUM_CARDS, dtype=np.uint64)
@@ -67,7 +67,7 @@ def _compiled():
         kernels = None
         if melds._kernels() is not None:
             try:
-                from rummy_env.agents import heuristic_jit
+                from rummy_env.agents.gin import heuristic_jit
 
                 problem = "" if _kernels_agree(heuristic_jit) else "they disagree with the array operations"
             except Exception as exc:  # numba could not compile or cache them here

@@ -16,9 +16,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, information, legal_actions
-from rummy_env import melds
-from rummy_env.cards import card_str, format_hand, parse_card
-from rummy_env.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
+from rummy_env.core import melds
+from rummy_env.core.cards import card_str, format_hand, parse_card
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
 
 
 class QuitGame(Exception):

@@ -1,6 +1,6 @@
 """A match: hands added up to the target score, then game, line and shutout bonuses.
 
-Kept apart from the hand (``rummy_env.game``) because search and most training work on
+Kept apart from the hand (``rummy_env.gin.game``) because search and most training work on
 single hands; the env and the tournament use this to play whole matches. The dealer
 alternates every hand, drawn hands included.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from rummy_env.game import GinRummyState, HandResult
-from rummy_env.rules import Rules, RulesSpec, load_rules
+from rummy_env.gin.game import GinRummyState, HandResult
+from rummy_env.gin.rules import Rules, RulesSpec, load_rules
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 One source of truth for the Basic Rummy rules of ../shared/RULES.md; the env
 (``rummy_v0``), the agents and the tournament call it. Cards are ids 0..51 and hands
-52-bit ints (``rummy_env.cards``); options come from ``rummy_env.rummy_rules``.
+52-bit ints (``rummy_env.core.cards``); options come from ``rummy_env.basic.rules``.
 
 Action layout (fixed; ``NUM_ACTIONS`` = 1267, the same for 2, 3 and 4 players):
 
@@ -67,8 +67,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, card_value, format_cards, format_hand, mask_to_cards
-from rummy_env.rummy_rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
+from rummy_env.core.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -420,7 +420,7 @@ class BasicRummyState:
         ``stock`` is listed top first; cards not named go to the bottom of the stock in
         id order. ``dealer`` defaults to the last seat (seat 0 plays first).
         """
-        from rummy_env.cards import parse_card, parse_cards
+        from rummy_env.core.cards import parse_card, parse_cards
 
         def cards(x) -> list[int]:
             return parse_cards(x) if isinstance(x, str) else [int(c) for c in x]

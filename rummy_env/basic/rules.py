@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from rummy_env.rules import load_spec
+from rummy_env.gin.rules import load_spec
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 

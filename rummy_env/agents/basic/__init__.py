@@ -1,0 +1,1 @@
+"""Basic Rummy agents: ``rummy-random`` and ``rummy-heuristic`` (``agents``)."""

@@ -1,0 +1,167 @@
+"""Gin Rummy: PettingZoo AEC environment (``gin_rummy_v0``).
+
+| Import             | ``from rummy_env import gin_rummy_v0``                       |
+|--------------------|--------------------------------------------------------------|
+| Actions            | Discrete(108), masked                                        |
+| Parallel API       | No                                                           |
+| Agents             | ``agents = ['player_0', 'player_1']``                        |
+| Observation shape  | ``flat``: (479,); ``planes``: (20, 4, 13)                    |
+| Observation values | card slices 0/1; scalars >= 0                                |
+| Action mask        | int8 (108,)                                                  |
+| State shape        | (266,)                                                       |
+
+Two-player Gin Rummy with the exact rules of ../shared/RULES.md: first-turn upcard
+offer, knock / Gin / Big Gin, lay-offs, undercuts, the wall and ``max_turns``, and
+optionally whole matches to the target score with game, line and shutout bonuses. Rule
+options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``), a
+YAML path, a mapping or a ``Rules``; ``reset(seed=...)`` never changes them.
+
+Arguments: ``env(render_mode=None, rules="classic", encoding="flat", episode="hand",
+reward="points", illegal_reward=-1)``.
+
+Observation: ``{"observation": array, "action_mask": int8 (108,)}``, built only from
+the observing player's information set (``rummy_env.gin.encoding`` documents every slice
+of both encodings). The mask is all zeros for the player who is not to move.
+
+Actions (``rummy_env.gin.game``): 0 draw from the stock; 1 take the top discard (or the
+offered upcard); 2 pass on the upcard; 3 + c discard card c; 55 + c knock with card c
+face down (Gin at 0 deadwood); 107 declare Big Gin. Card c = suit * 13 + rank.
+
+Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` plays
+hands until a player reaches ``target_score``, dealing the next hand in the same episode.
+The dealer of the first hand is drawn from the env's seeded generator (or given as
+``reset(options={"dealer": 0 or 1})``; ``options={"deck": [52 ids]}`` deals a fixed
+deck order for the first hand); the dealer alternates after each hand.
+
+Rewards (zero-sum, given when a hand ends):
+- ``points``: the hand score, +points to the winner and -points to the loser (0 on a
+  draw or tie). In a match the last hand also carries the bonuses, so each player's
+  return is their grand total minus the opponent's.
+- ``scaled``: ``points`` / 100.
+- ``win_loss``: +1 / -1 / 0 by who won the hand (``episode="hand"``) or the match.
+A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
+
+Infos: the info of the agent to move (and of every agent when the episode ends) holds
+its current ``information_set`` (``rummy_env.game.InformationSet``: what that player
+knows, nothing more) and the ``rules``, which is what agents read. At the step that ends a hand, every agent's info also has ``hand_result``
+(outcome, winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is
+shown after a draw) and ``hand_results`` (every result since that agent last acted: in a
+match a short hand can end before it acts), and in a match ``match_points`` and, at the
+end, ``match_result``.
+
+Illegal actions: ``raw_env()`` raises ``IllegalActionError`` naming the action and
+the legal ones. ``env()`` follows PettingZoo's illegal-move convention: the offender
+gets -1, the others 0, every agent is terminated and truncated, and a warning is logged
+(exactly what ``TerminateIllegalWrapper`` does), then wraps the env in
+``OrderEnforcingWrapper``. The -1 is PettingZoo's convention; with ``reward="points"``
+hands are worth tens of points, so train with the action mask (or scaled rewards). The
+convention is built into the env
+(``raw_env(illegal_action="terminate", illegal_reward=-1)``) instead of stacking
+``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` because each wrapper layer
+forwards every attribute read and the three-layer stack costs about 44 microseconds a
+step here, more than the env itself (benchmarks/bench_env.py shows both). An action
+that is not an integer in 0..107 is always an error. Unknown ``reset`` options are
+ignored (PettingZoo's ``api_test`` passes arbitrary ones).
+
+Render modes: ``ansi`` returns the table as text (both hands: a spectator's view),
+``human`` prints it, ``rgb_array`` returns that text drawn as an image (uint8, height x
+width x 3; ``rummy_env.core.render``) for video recorders.
+
+Version History
+- v0: initial release; the ``rgb_array`` render mode added in 0.2 (nothing else changed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rummy_env.gin import encoding as enc
+from rummy_env.core.aec import CardGameEnv
+from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, IllegalActionError
+from rummy_env.gin.match import Match
+from rummy_env.gin.rules import RulesSpec, load_rules
+
+__all__ = ["env", "raw_env", "IllegalActionError"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The env for users: illegal moves end the episode (-1 to the offender), order enforced."""
+    kwargs.setdefault("illegal_action", "terminate")
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(CardGameEnv):
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "gin_rummy_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: Optional[str] = None,
+        rules: RulesSpec = "classic",
+        encoding: str = "flat",
+        episode: str = "hand",
+        reward: str = "points",
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        super().__init__()
+        self._setup(
+            num_players=2, rules=load_rules(rules), codec=enc, num_actions=NUM_ACTIONS,
+            illegal_error=IllegalActionError, render_mode=render_mode, encoding=encoding, episode=episode,
+            reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
+        )
+        self.game: Optional[GinRummyState] = None
+        self.match: Optional[Match] = None
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})  # other keys are ignored, as PettingZoo's api_test expects
+        dealer = options.get("dealer", int(self._rng.integers(2)))
+        if dealer not in (0, 1):
+            raise ValueError(f"reset option dealer must be 0 or 1, got {dealer!r}")
+        self.match = Match.create(self.rules, first_dealer=dealer) if self.episode == "match" else None
+        if "deck" in options:
+            self.game = GinRummyState.from_deck(options["deck"], self.rules, dealer)
+        else:
+            self.game = GinRummyState.new_hand(self.rules, self._rng, dealer)
+        self._begin()
+
+    def state(self) -> np.ndarray:
+        assert self.game is not None, "call reset() first"
+        g = self.game
+        stock = 0
+        for c in g.stock:
+            stock |= 1 << c
+        return enc.state_vector((g.hands[0], g.hands[1]), stock, tuple(g.discard_pile), g.phase, g.current_player)
+
+    def _scores(self) -> Optional[tuple[int, ...]]:
+        return tuple(self.match.hand_points) if self.match is not None else None
+
+    def _match_text(self) -> str:
+        assert self.match is not None
+        return f"match points: player_0 {self.match.hand_points[0]}, player_1 {self.match.hand_points[1]}"
+
+    def _end_hand(self) -> None:
+        assert self.game is not None and self.game.result is not None
+        result = self.game.result
+        points = [float(r) for r in result.rewards]
+        info: dict[str, Any] = {"hand_result": result.to_dict()}
+        episode_over = True
+        win_loss = [float(np.sign(p)) for p in points]
+        if self.match is not None:
+            self.match.record(result)
+            info["match_points"] = list(self.match.hand_points)
+            if self.match.is_over:
+                final = self.match.result()
+                info["match_result"] = final.to_dict()
+                bonus = [final.grand_total[p] - final.hand_points[p] for p in (0, 1)]
+                points = [points[p] + bonus[p] - bonus[1 - p] for p in (0, 1)]
+                win_loss = [0.0, 0.0] if final.winner is None else [1.0 if p == final.winner else -1.0 for p in (0, 1)]
+            else:
+                episode_over = False
+                win_loss = [0.0, 0.0]
+        self._settle(info, points, win_loss, episode_over)
