@@ -39,7 +39,7 @@ import numpy as np
 
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand
-from rummy_env.agents.base import Agent, information
+from rummy_env.agents.base import Agent, game_input
 from rummy_env.agents.gin.heuristic import DEFAULTS
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
@@ -68,6 +68,8 @@ class KnockSpy(Agent):
     reference sees only the agent's own observation and info, after the agent chose.
     With ``follow_reference`` the reference decides whether to knock (module docstring)."""
 
+    game = "gin"
+
     def __init__(self, agent: Agent, reference: Agent, follow_reference: bool = False) -> None:
         super().__init__(None)
         self.agent, self.reference, self.follow, self.log = agent, reference, follow_reference, []
@@ -83,7 +85,7 @@ class KnockSpy(Agent):
                 mask[KNOCK : BIG_GIN + 1] = 0
                 action = self.agent.act({**observation, "action_mask": mask}, info)
             if _knocks(action) or _knocks(other):
-                infoset, rules = information(info)
+                infoset, rules = game_input(self, observation, info)
                 made = action if _knocks(action) else other
                 deadwood = 0 if made == BIG_GIN else int(melds.discard_deadwood(
                     infoset.hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)[made - KNOCK])

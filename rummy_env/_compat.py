@@ -18,10 +18,10 @@ import importlib.machinery
 import sys
 import warnings
 from types import ModuleType
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
-# old module -> new module (0.1 -> 0.2)
-MOVED = {
+# old module -> new module (0.1 -> 0.2), or the modules its names were split into
+MOVED: dict[str, Union[str, tuple[str, ...]]] = {
     "rummy_env.cards": "rummy_env.core.cards",
     "rummy_env.melds": "rummy_env.core.melds",
     "rummy_env.melds_jit": "rummy_env.core.melds_jit",
@@ -34,13 +34,13 @@ MOVED = {
     "rummy_env.vector": "rummy_env.gin.vector",
     "rummy_env.gym_env": "rummy_env.gin.gym_env",
     "rummy_env.rummy_rules": "rummy_env.basic.rules",
-    "rummy_env.rummy_game": "rummy_env.basic.game",
+    "rummy_env.rummy_game": ("rummy_env.basic.game", "rummy_env.basic.match", "rummy_env.core.meld_table"),
     "rummy_env.rummy_encoding": "rummy_env.basic.encoding",
     "agents": "rummy_env.agents",
     "agents.base": "rummy_env.agents.base",
     "agents.registry": "rummy_env.agents.registry",
     "agents.arena": "rummy_env.agents.arena",
-    "agents.random_agent": "rummy_env.agents.random_agent",
+    "agents.random_agent": "rummy_env.agents.gin.random_agent",
     "agents.rummy_agents": "rummy_env.agents.basic.agents",
     **{f"agents.{m}": f"rummy_env.agents.gin.{m}" for m in (
         "simple", "heuristic", "heuristic_vector", "heuristic_jit", "heuristic_features", "belief", "mcts", "ppo",
@@ -49,14 +49,15 @@ MOVED = {
 PREFIXES = {"train": "rummy_env.train", "eval": "rummy_env.eval"}  # every submodule kept its name
 
 
-def new_name(old: str) -> Optional[str]:
-    """Where the 0.1 module ``old`` lives now, or None if it did not move."""
+def new_names(old: str) -> tuple[str, ...]:
+    """The 0.2 module(s) holding what the 0.1 module ``old`` held; () if it did not move."""
     if old in MOVED:
-        return MOVED[old]
+        new = MOVED[old]
+        return (new,) if isinstance(new, str) else new
     head, _, rest = old.partition(".")
     if head in PREFIXES:
-        return PREFIXES[head] + ("." + rest if rest else "")
-    return None
+        return (PREFIXES[head] + ("." + rest if rest else ""),)
+    return ()
 
 
 def _warn(old: str, new: str) -> None:
@@ -72,15 +73,20 @@ class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Resolves a 0.1 module name to its 0.2 module (which is imported under its own name)."""
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: Optional[ModuleType] = None):
-        if new_name(fullname) is None or fullname.partition(".")[0] in ("agents", "train", "eval") and "." not in fullname:
+        if not new_names(fullname) or fullname in ("agents", "train", "eval"):
             return None  # the top-level packages are files of their own (see ``alias``)
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        new = new_name(spec.name)
-        assert new is not None
-        _warn(spec.name, new)
-        return importlib.import_module(new)
+        new = new_names(spec.name)
+        _warn(spec.name, " and ".join(new))
+        modules = [importlib.import_module(name) for name in new]
+        if len(modules) == 1:
+            return modules[0]
+        merged = ModuleType(spec.name, f"Deprecated: the names of {', '.join(new)}.")
+        for module in reversed(modules):  # the first module's names win
+            merged.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+        return merged
 
     def exec_module(self, module: ModuleType) -> None:
         """The module was executed under its new name already."""
@@ -96,8 +102,7 @@ def install() -> None:
 def alias(old: str) -> ModuleType:
     """Called by the deprecated top-level package ``old`` (``agents``, ``train``, ``eval``):
     make it the 0.2 package, warning once."""
-    new = new_name(old)
-    assert new is not None
+    (new,) = new_names(old)
     _warn(old, new)
     install()
     package = importlib.import_module(new)

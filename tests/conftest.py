@@ -1,9 +1,26 @@
-"""Shared test helpers: random hands and a seeded random-play driver."""
+"""Shared test helpers: random hands, a seeded random-play driver, PettingZoo's api_test."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
+
+# PettingZoo's api_test warns about any dict observation of an env missing from its own
+# list; those two warnings are expected. Every other warning is an error (pyproject's
+# filterwarnings = error).
+DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
+
+
+def run_api_test(env, cycles: int = 400) -> None:
+    """PettingZoo's ``api_test`` with every warning an error but the two about dict observations."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for message in DICT_OBS_WARNINGS:
+            warnings.filterwarnings("ignore", message=message)
+        api_test(env, num_cycles=cycles, verbose_progress=False)
 
 
 def random_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:

@@ -13,7 +13,8 @@ import pytest
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand, play_match
 from rummy_env.agents.gin.heuristic import HeuristicAgent, knock_points
-from rummy_env.agents.gin.human import HumanAgent, explain
+from rummy_env.agents.gin.human import HumanAgent
+from rummy_env.gin.text import explain
 from rummy_env.agents.gin.mcts import ROUND
 from rummy_env.agents.gin.ppo import SHIPPED
 from rummy_env import gin_rummy_v0

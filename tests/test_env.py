@@ -6,27 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import seed_test
 from pettingzoo.utils import wrappers
 
+from conftest import run_api_test
 from rummy_env import gin_rummy_v0
 from rummy_env.gin import encoding
 from rummy_env.gin.game import DRAW_STOCK, PASS, TAKE_DISCARD, IllegalActionError
 from rummy_env.gin.rules import PRESETS, Rules
-
-# PettingZoo's api_test warns about any dict observation of an env missing from its own
-# internal lists of env names (its classic envs are listed). Only these two are allowed;
-# every other warning is an error (pyproject's filterwarnings = error).
-DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
-
-
-def run_api_test(env, cycles=400):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for message in DICT_OBS_WARNINGS:
-            warnings.filterwarnings("ignore", message=message)
-        api_test(env, num_cycles=cycles, verbose_progress=False)
-
 
 @pytest.mark.parametrize("enc", encoding.ENCODINGS)
 @pytest.mark.parametrize("episode", ["hand", "match"])

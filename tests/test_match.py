@@ -1,4 +1,4 @@
-"""Match totals worked out by hand (../shared/RULES.md, "Match (game) to 100")."""
+"""Match totals worked out by hand (docs/games/gin/rules.md, the match to 100)."""
 
 from __future__ import annotations
 

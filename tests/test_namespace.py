@@ -61,7 +61,9 @@ import rummy_env.agents, rummy_env.agents.gin.heuristic, rummy_env.train.config,
 assert agents is rummy_env.agents and HeuristicAgent is rummy_env.agents.gin.heuristic.HeuristicAgent
 assert train.config is rummy_env.train.config and eval.tournament is rummy_env.eval.tournament
 from rummy_env.game import GinRummyState
-from rummy_env.rummy_game import BasicRummyState
+from rummy_env.rummy_game import BasicRummyState, BasicRummyMatch, meld_table
+import rummy_env.basic.match, rummy_env.core.meld_table
+assert BasicRummyMatch is rummy_env.basic.match.BasicRummyMatch and meld_table is rummy_env.core.meld_table.meld_table
 import rummy_env.gin.game, rummy_env.basic.game, rummy_env.vector, rummy_env.gin.vector
 assert GinRummyState is rummy_env.gin.game.GinRummyState and BasicRummyState is rummy_env.basic.game.BasicRummyState
 assert rummy_env.vector is rummy_env.gin.vector

@@ -39,7 +39,7 @@ def test_registry_names_and_game_tags():
     assert {"rummy-random", "rummy-heuristic"} <= set(agents.available())
     assert isinstance(agents.make("rummy-random"), RummyRandomAgent)
     h = agents.make("rummy-heuristic:danger_weight=0", seed=1)
-    assert isinstance(h, RummyHeuristicAgent) and h.danger_weight == 0 and h.game == "rummy"
+    assert isinstance(h, RummyHeuristicAgent) and h.danger_weight == 0 and h.game == "basic"
     assert getattr(agents.make("heuristic"), "game", "gin") == "gin"
     with pytest.raises(ValueError, match="has no option.*knock"):
         agents.make("rummy-heuristic:knock=1")
@@ -63,7 +63,8 @@ def test_rummy_agents_refuse_gin_input(spec):
 
 def test_heuristic_takes_a_discard_that_melds_and_lays_down_its_melds():
     from rummy_env.core.cards import parse_hand
-    from rummy_env.basic.game import DRAW_STOCK, MELD, TAKE_DISCARD, BasicRummyState, meld_table
+    from rummy_env.basic.game import DRAW_STOCK, MELD, TAKE_DISCARD, BasicRummyState
+    from rummy_env.core.meld_table import meld_table
 
     s = BasicRummyState.from_hands(["AC 2C 7D 7H 9S TS JS KD 4H 5S", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "3C", "QC")
     agent = agents.make("rummy-heuristic", seed=0)
@@ -93,5 +94,5 @@ def test_gin_agents_refuse_rummy_input(spec):
     gin.reset(seed=0)
     obs, _, _, _, info = gin.last()
     agents.make(spec, seed=0).act(obs, info)  # Gin input still works
-    with pytest.raises(TypeError, match=r"holds a BasicRummyRules, not a Gin Rules"):
+    with pytest.raises(TypeError, match=r"should be Gin Rummy's Rules, got BasicRummyRules"):
         agents.make("simple").act(obs, dict(info, rules=env.rules))

@@ -8,29 +8,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import seed_test
 
+from conftest import run_api_test
 from rummy_env import rummy_v0
 from rummy_env.basic import encoding as rummy_encoding
 from rummy_env.basic.game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
 from rummy_env.basic.rules import BasicRummyRules
 from test_rummy_game import discard, meld
 
-DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
-
-
-def run_api_test(env, cycles=300):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for message in DICT_OBS_WARNINGS:  # PettingZoo warns about dict observations of envs it does not know
-            warnings.filterwarnings("ignore", message=message)
-        api_test(env, num_cycles=cycles, verbose_progress=False)
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_pettingzoo_api_test(n):
-    run_api_test(rummy_v0.env(num_players=n))
-    run_api_test(rummy_v0.env(num_players=n, encoding="planes", episode="match", reward="win_loss"))
+    run_api_test(rummy_v0.env(num_players=n), 300)
+    run_api_test(rummy_v0.env(num_players=n, encoding="planes", episode="match", reward="win_loss"), 300)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -8,9 +8,11 @@ import pytest
 
 from rummy_env.core.cards import parse_card, parse_hand
 from rummy_env.basic.game import (
-    DISCARD, DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, NUM_MELDS, TAKE_DISCARD, BasicRummyMatch, BasicRummyState,
-    IllegalActionError, Phase, RummyHandResult, action_name, extension, hand_value, meld_table, melds_in_hand,
+    DISCARD, DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase,
+    RummyHandResult, action_name, hand_value,
 )
+from rummy_env.basic.match import BasicRummyMatch
+from rummy_env.core.meld_table import NUM_MELDS, extension, meld_table, melds_in_hand
 from rummy_env.basic.rules import OPTION_NAMES, PRESETS, BasicRummyRules, load_rummy_rules
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules" / "basic_rummy"

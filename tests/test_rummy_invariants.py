@@ -5,8 +5,9 @@ import pytest
 
 from rummy_env.core.cards import FULL_DECK, card_value
 from rummy_env.basic.game import (
-    DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase, meld_table,
+    DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase,
 )
+from rummy_env.core.meld_table import meld_table
 from rummy_env.basic.rules import BasicRummyRules
 
 VARIANTS = {

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from rummy_env.eval.config import TournamentConfig, load_config
-from rummy_env.eval.games import replay_rummy_hand
+from rummy_env.eval.games import replay_hand
 from rummy_env.eval.stats import _pairwise
 from rummy_env.eval.tournament import run
 
@@ -29,14 +29,14 @@ def test_three_player_tables_rotate_seats_over_the_same_deals(tmp_path):
     summary = run(cfg, progress=False)
     assert summary["games"] == 3 * 3  # one table, 3 deals, 3 rotations
     header, recs = records(cfg.out_dir / "results.jsonl")
-    assert header["game"] == "rummy" and header["players_per_table"] == 3
+    assert header["game"] == "basic" and header["players_per_table"] == 3
     for deal in range(3):
         games = [r for r in recs if r["deal"] == deal]
         assert len({tuple(r["hands"][0]["deck"]) for r in games}) == 1  # the same deck in every rotation
         assert sorted(tuple(r["seats"]) for r in games) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
     for r in recs:
         assert sum(r["points"]) == 0 and r["players"] == [cfg.agents[i] for i in r["seats"]]
-        replay_rummy_hand(r["hands"][0], cfg.rules, 3)
+        replay_hand(r["hands"][0], cfg.rules, "basic", 3)
     assert [row["agent"] for row in summary["ratings"]][-1] == "rummy-random"
     for name in ("report.md", "agents.csv", "pairs.csv", "crosstable.png", "ratings.png", "summary.json"):
         assert (cfg.out_dir / name).stat().st_size > 0
@@ -63,11 +63,11 @@ def test_pairwise_placings_from_a_finishing_order():
 
 
 def test_bad_rummy_settings_name_what_is_allowed(tmp_path):
-    with pytest.raises(ValueError, match="game must be one of"):
+    with pytest.raises(ValueError, match="unknown game 'poker'; games: gin, basic"):
         config(tmp_path, game="poker")
-    with pytest.raises(ValueError, match="agent 'heuristic' plays gin, not rummy"):
+    with pytest.raises(ValueError, match="agent 'heuristic' plays gin, not basic"):
         config(tmp_path, agents=["heuristic", "rummy-random"])
-    with pytest.raises(ValueError, match="agent 'rummy-random' plays rummy, not gin"):
+    with pytest.raises(ValueError, match="agent 'rummy-random' plays basic, not gin"):
         TournamentConfig(agents=["random", "rummy-random"])
     with pytest.raises(ValueError, match="num_players must be an integer 2..4"):
         config(tmp_path, players_per_table=5)
@@ -84,7 +84,7 @@ def test_gin_identity_is_unchanged_and_the_example_config_loads():
 
     assert "game" not in TournamentConfig(agents=["random", "simple"]).identity()
     cfg = load_config(str(Path(__file__).resolve().parent.parent / "configs" / "tournament_rummy.yaml"), deals=1)
-    assert cfg.game == "rummy" and cfg.players_per_table == 3 and len(cfg.tables()) == 1
+    assert cfg.game == "basic" and cfg.players_per_table == 3 and len(cfg.tables()) == 1
 
 
 def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tmp_path, capsys):
@@ -93,7 +93,7 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     from rummy_env.cli import main
     from rummy_env.basic.game import action_name
 
-    settings = dict(game="rummy", players_per_table=3, deals=1, seed=1, workers=1,
+    settings = dict(game="basic", players_per_table=3, deals=1, seed=1, workers=1,
                     agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"])
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(settings))
@@ -106,7 +106,7 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     _, recs = records(out_dir / "results.jsonl")
     rec = next(r for r in recs if r["rotation"] == 1)  # seats rotated: player_0 is the table's second agent
     hand = rec["hands"][0]
-    assert main(["replay", str(out_dir / "results.jsonl"), "--game", rec["key"]]) == 0
+    assert main(["replay", str(out_dir / "results.jsonl"), "--key", rec["key"]]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == (f"Basic Rummy game {rec['key']}: player_0 = rummy-heuristic, "
                         "player_1 = rummy-heuristic:danger_weight=0, player_2 = rummy-random, rules 'basic'")
@@ -133,8 +133,8 @@ def test_cli_flags_choose_the_game_and_the_table_size(tmp_path, capsys):
             "rummy-heuristic:danger_weight=0", "--deals", "1", "--seed", "2", "--out", str(out_dir), "--quiet"]
     assert main(args) == 0
     header, recs = records(out_dir / "results.jsonl")
-    assert header["game"] == "rummy" and header["players_per_table"] == 3
+    assert header["game"] == "basic" and header["players_per_table"] == 3  # "rummy" is an alias
     assert {len(r["players"]) for r in recs} == {3}
     capsys.readouterr()
     assert main(["tournament", "--agents", "rummy-random", "heuristic", "--game", "rummy", "--out", str(tmp_path / "x")]) == 2
-    assert "plays gin, not rummy" in capsys.readouterr().err
+    assert "plays gin, not basic" in capsys.readouterr().err

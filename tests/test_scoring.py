@@ -1,4 +1,4 @@
-"""Scripted Gin Rummy hands whose scores are worked out by hand (../shared/RULES.md).
+"""Scripted Gin Rummy hands whose scores are worked out by hand (docs/games/gin/rules.md).
 
 Every hand is dealt with ``GinRummyState.from_hands`` with dealer = player_1, so
 player_0 (the non-dealer) moves first. Unless said otherwise both players pass on the

@@ -1,5 +1,8 @@
 """Agents behind one interface: ``agents.make(spec).act(observation, info) -> action``.
 
+A new agent is one module: a subclass of ``Agent`` naming its ``game``, and a call to
+``register("name", TheAgent)`` when the module is imported.
+
 Names: ``random``, ``simple`` (the EAAI-2021 baseline), ``heuristic`` (scripted, strong),
 ``mcts`` (Monte Carlo search over determinised information sets), ``ppo`` (a trained
 network; needs torch, imported only when one is made), and the levels
@@ -9,28 +12,18 @@ network; needs torch, imported only when one is made), and the levels
 
 Basic Rummy (``rummy_v0``, 2-4 players) has its own agents, named so they cannot be
 confused with the Gin ones: ``rummy-random`` and ``rummy-heuristic``
-(``agents.rummy_agents``). They carry ``game = "rummy"``; Gin agents have no ``game``.
+(``rummy_env.agents.basic``). Every agent says which game it plays (``game``, a name of
+the game registry); ``available(game="basic")`` lists those of one game.
 """
 
-from rummy_env.agents.base import Agent, legal_actions
-from rummy_env.agents.gin.heuristic import HeuristicAgent
-from rummy_env.agents.gin.mcts import MCTSAgent
-from rummy_env.agents.gin.ppo import PPOAgent
-from rummy_env.agents.random_agent import RandomAgent
-from rummy_env.agents.registry import LEVELS, available, make, parse_spec, register
-from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
-from rummy_env.agents.gin.simple import SimpleAgent
-
-register("random", RandomAgent)
-register("simple", SimpleAgent)
-register("heuristic", HeuristicAgent)
-register("mcts", MCTSAgent)
-register("rummy-random", RummyRandomAgent)
-register("rummy-heuristic", RummyHeuristicAgent)
-register("ppo", PPOAgent)
+from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.registry import LEVELS, available, human_player, make, parse_spec, plays, register, register_human
+from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
+from rummy_env.agents.basic import RummyHeuristicAgent, RummyRandomAgent  # registers them
 
 __all__ = [
     "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
     "SimpleAgent",
-    "available", "legal_actions", "make", "parse_spec", "register",
+    "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
+    "register_human",
 ]

@@ -2,8 +2,9 @@
 
 An agent receives exactly what the AEC env's ``last()`` returns for its player: the
 observation dict (``observation``, ``action_mask``) and the info dict, whose
-``information_set`` (``rummy_env.game.InformationSet``) and ``rules`` carry everything
-the player may know. It never sees the game state, so it cannot peek; tests change the
+``information_set`` (the game's, e.g. ``rummy_env.gin.game.InformationSet``) and
+``rules`` carry everything the player may know. Every agent names the game it plays
+(``game``), and ``game_input`` refuses another game's input. It never sees the game state, so it cannot peek; tests change the
 cards it cannot see and check that its action does not change.
 """
 
@@ -14,14 +15,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.gin.game import NUM_ACTIONS, InformationSet
-from rummy_env.gin.rules import Rules
+from rummy_env.core.game import games, get_game
 
 
 class Agent(ABC):
     """A player. Seeded: the same seed and the same inputs give the same actions."""
 
     name: str = "agent"
+    game: str  # the registered game it plays (``rummy_env.core.game``), e.g. "gin"
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -47,32 +48,35 @@ def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     return legal
 
 
-def information(info: dict[str, Any]) -> tuple[InformationSet, Rules]:
-    """The information set and rules from an env info dict, with a clear error if missing
-    or if they are not Gin Rummy's (Basic Rummy's ``rummy_v0`` has agents of its own)."""
-    try:
-        infoset, rules = info["information_set"], info["rules"]
-    except KeyError as exc:
-        raise KeyError(
-            f"info has no {exc.args[0]!r}: pass the info that gin_rummy_v0's last() returns for the player to move"
-        ) from None
-    if not isinstance(infoset, InformationSet) or not isinstance(rules, Rules):
-        got = infoset if not isinstance(infoset, InformationSet) else rules
-        raise TypeError(
-            f"this agent plays Gin Rummy (gin_rummy_v0), but info holds a {type(got).__name__}, not a Gin "
-            f"{'InformationSet' if got is infoset else 'Rules'}; for Basic Rummy (rummy_v0) use rummy-random "
-            "or rummy-heuristic"
-        )
+def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str, Any]) -> tuple[Any, Any]:
+    """The information set and rules an agent reads from its input, checked to be its
+    game's (``agent.game``): an action id means nothing in another game's layout, so
+    another game's input is refused naming the agents that play it. Agents that need
+    only the mask (``random``) call it too, to refuse another game's mask."""
+    game = get_game(agent.game)
+    mask = observation.get("action_mask") if isinstance(observation, dict) else None
+    infoset, rules = (info.get("information_set"), info.get("rules")) if isinstance(info, dict) else (None, None)
+    problem = None
+    if infoset is None or not isinstance(infoset, game.information_set_type):
+        got = "no information_set" if infoset is None else type(infoset).__name__
+        problem = f"info['information_set'] should be {game.title}'s {game.information_set_type.__name__}, got {got}"
+    elif not isinstance(rules, game.rules_type):
+        got = "no rules" if rules is None else type(rules).__name__
+        problem = f"info['rules'] should be {game.title}'s {game.rules_type.__name__}, got {got}"
+    elif mask is not None and np.shape(mask) != (game.num_actions,):
+        problem = f"the action mask must have shape ({game.num_actions},), got {np.shape(mask)}"
+    if problem:
+        raise TypeError(f"agent {agent.name!r} plays {game.title}: pass the observation and info that "
+                        f"{game.env_name}'s last() returns ({problem}){_other_game_hint(infoset, rules, mask)}")
     return infoset, rules
 
 
-def check_gin_input(observation: dict[str, np.ndarray], info: dict[str, Any]) -> None:
-    """For agents that need no information set (``random``): refuse another game's input."""
-    mask = observation.get("action_mask") if isinstance(observation, dict) else None
-    if mask is not None and np.shape(mask) != (NUM_ACTIONS,):
-        raise TypeError(
-            f"this agent plays Gin Rummy (gin_rummy_v0): the action mask must have shape ({NUM_ACTIONS},), got "
-            f"{np.shape(mask)}; for Basic Rummy (rummy_v0) use rummy-random or rummy-heuristic"
-        )
-    if isinstance(info, dict) and "information_set" in info:
-        information(info)
+def _other_game_hint(infoset: Any, rules: Any, mask: Any) -> str:
+    """"; for Basic Rummy (rummy_v0) use rummy-random, ..." when the input is another game's."""
+    from rummy_env.agents.registry import available  # the registry imports this module
+
+    for other in (get_game(name) for name in games()):
+        if (isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)
+                or (infoset is None and mask is not None and np.shape(mask) == (other.num_actions,))):
+            return f"; for {other.title} ({other.env_name}) use {', '.join(available(game=other.name, levels=False))}"
+    return ""

@@ -17,10 +17,12 @@ import typing
 from typing import Any, Callable, Optional
 
 from rummy_env.agents.base import Agent
+from rummy_env.core.game import get_game
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {}
+_HUMANS: dict[str, Callable[..., Agent]] = {}  # game name -> its terminal player
 
-# Difficulty levels: each beats the one below (README: measured win rates).
+# Difficulty levels of Gin Rummy: each beats the one below (docs/agents.md: measured).
 LEVELS = {
     "easy": "random",
     "medium": "simple",
@@ -30,15 +32,45 @@ LEVELS = {
 
 
 def register(name: str, factory: Callable[..., Agent]) -> None:
-    """Make ``factory(seed=..., **options)`` available as ``make(name)``."""
+    """Make ``factory(seed=..., **options)`` available as ``make(name)``. The factory (an
+    ``Agent`` class, or any callable with a ``game`` attribute) says which game it plays."""
     if name in _FACTORIES or name in LEVELS:
         raise ValueError(f"agent name {name!r} is taken")
+    plays(factory)
     _FACTORIES[name] = factory
 
 
-def available() -> list[str]:
-    """Agent names and difficulty levels that ``make`` accepts."""
-    return sorted(_FACTORIES) + list(LEVELS)
+def register_human(game: str, factory: Callable[..., Agent]) -> None:
+    """Make ``factory(read=..., write=...)`` the terminal player of ``game`` (``rummy play``)."""
+    _HUMANS[get_game(game).name] = factory
+
+
+def human_player(game: str, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> Agent:
+    """A person at the terminal playing ``game``: the game's own player if it registered
+    one, else ``TerminalPlayer`` (the game's text view, moves by number)."""
+    from rummy_env.agents.human import TerminalPlayer
+
+    played = get_game(game)
+    factory = _HUMANS.get(played.name)
+    return factory(read=read, write=write) if factory is not None else TerminalPlayer(played, read=read, write=write)
+
+
+def available(game: Optional[str] = None, levels: bool = True) -> list[str]:
+    """Agent names (in the order they were registered) and difficulty levels that ``make``
+    accepts; with ``game``, only those that play it (a registered game's name or alias)."""
+    if game is None:
+        return list(_FACTORIES) + (list(LEVELS) if levels else [])
+    name = get_game(game).name
+    names = [n for n, factory in _FACTORIES.items() if plays(factory) == name]
+    return names + ([lv for lv, spec in LEVELS.items() if plays(_FACTORIES[_split(spec)[0]]) == name] if levels else [])
+
+
+def plays(agent_or_factory: Any) -> str:
+    """The registered game an agent (or its factory) plays."""
+    game = getattr(agent_or_factory, "game", None)
+    if game is None:
+        raise TypeError(f"{agent_or_factory!r} does not say which game it plays (set its class attribute game)")
+    return get_game(game).name
 
 
 def _value(text: str) -> Any:

@@ -37,10 +37,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.encoding import masks_to_bits, slices_of
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings
 
 CARD_SLICES = (
     "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",
@@ -57,9 +57,9 @@ SCALARS = (
     "players_2", "players_3", "players_4",
 )
 NUM_CARD_SLICES = len(CARD_SLICES)
-FLAT_SIZE = NUM_CARD_SLICES * NUM_CARDS + len(SCALARS)
-PLANES_SHAPE = (NUM_CARD_SLICES + len(SCALARS), 4, 13)
-ENCODINGS = ("flat", "planes")
+LAYOUT = CardLayout(CARD_SLICES, SCALARS)
+FLAT_SIZE = LAYOUT.flat_size
+PLANES_SHAPE = LAYOUT.planes_shape
 HAND_SIZE_SCALE = 11.0
 MAX_HAND_POINTS = 100  # at most 10 cards are left in a losing hand: 100 points
 STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
@@ -67,23 +67,26 @@ STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
 
 def flat_slices() -> dict[str, slice]:
     """Where each named part lies in the flat vector."""
-    return slices_of(CARD_SLICES, SCALARS)
-
-
-def observation_shape(encoding: str) -> tuple[int, ...]:
-    if encoding == "flat":
-        return (FLAT_SIZE,)
-    if encoding == "planes":
-        return PLANES_SHAPE
-    raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+    return LAYOUT.slices()
 
 
 def encode(
     info: RummyInformationSet, rules: BasicRummyRules, encoding: str = "flat", scores: Optional[Sequence[int]] = None
 ) -> np.ndarray:
-    """The observation array of ``info`` in the named encoding (``ENCODINGS``)."""
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+    """The observation array of ``info`` in the named encoding (a key of ``ENCODINGS``)."""
+    return lookup(ENCODINGS, encoding).encode(info, rules, scores)
+
+
+def observation_high(rules: BasicRummyRules, encoding: str = "flat") -> np.ndarray:
+    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0)."""
+    return lookup(ENCODINGS, encoding).high(rules)
+
+
+def observation_shape(encoding: str) -> tuple[int, ...]:
+    return lookup(ENCODINGS, encoding).shape()
+
+
+def _encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
     n, p = info.num_players, info.player
     rel = [(p + k) % n for k in range(n)]
     public_stock = 0
@@ -117,32 +120,23 @@ def encode(
             sc[15 + k] = scores[seat] / rules.target_score
     sc[19 + (info.dealer - p) % n] = 1.0
     sc[23 + n - 2] = 1.0
-    if encoding == "flat":
-        return out
-    planes = np.empty(PLANES_SHAPE, dtype=np.float32)
-    planes[:NUM_CARD_SLICES] = out[: NUM_CARD_SLICES * NUM_CARDS].reshape(-1, 4, 13)
-    planes[NUM_CARD_SLICES:] = sc[:, None, None]
-    return planes
+    return out
 
 
-def observation_high(rules: BasicRummyRules, encoding: str = "flat") -> np.ndarray:
-    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0).
-
-    Match points stay below the target plus the largest hand score: three losing hands
-    of at most 10 cards (100 points each) times the rummy multiplier.
-    """
+def _high_flat(rules: BasicRummyRules) -> np.ndarray:
+    """Upper bounds of the flat vector (lower bounds are 0). Match points stay below the
+    target plus the largest hand score: three losing hands of at most 10 cards (100 points
+    each) times the rummy multiplier."""
     high = np.ones(FLAT_SIZE, dtype=np.float32)
     if rules.match:
         best_hand = (MAX_PLAYERS - 1) * MAX_HAND_POINTS * rules.rummy_multiplier
         at = flat_slices()
         for k in range(MAX_PLAYERS):
             high[at[f"score_rel{k}"]] = (rules.target_score + best_hand) / rules.target_score
-    if encoding == "flat":
-        return high
-    planes = np.empty(observation_shape(encoding), dtype=np.float32)
-    planes[:NUM_CARD_SLICES] = high[: NUM_CARD_SLICES * NUM_CARDS].reshape(-1, 4, 13)
-    planes[NUM_CARD_SLICES:] = high[NUM_CARD_SLICES * NUM_CARDS :, None, None]
-    return planes
+    return high
+
+
+ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 
 
 def state_vector(state: BasicRummyState) -> np.ndarray:

@@ -10,7 +10,7 @@
 | Action mask        | int8 (1267,)                                                   |
 | State shape        | (423,)                                                         |
 
-Basic Rummy with the rules of ../shared/RULES.md (``rummy_env.basic.game`` documents
+Basic Rummy with the rules of docs/games/basic/rules.md (``rummy_env.basic.game`` documents
 the choices where the spec is silent): 10 cards each for 2 players, 7 for 3 or 4; draw
 from the stock or the discard pile; meld sets and runs, lay off (once you have a meld of
 your own on the table), discard (never the card just taken); go out with or without a
@@ -72,14 +72,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from rummy_env.basic import encoding as enc
-from rummy_env.core.aec import CardGameEnv
-from rummy_env.basic.game import NUM_ACTIONS, BasicRummyMatch, BasicRummyState, IllegalActionError
+from rummy_env.basic.interface import BASIC
 from rummy_env.basic.rules import RummyRulesSpec, check_num_players, load_rummy_rules
+from rummy_env.core.aec import CardGameEnv
+from rummy_env.core.game import IllegalActionError
 
 GAME = "basic_rummy"
 
@@ -93,7 +92,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False,
+                "render_fps": 1}
     info_extras = {"game": GAME}
 
     def __init__(
@@ -108,63 +108,8 @@ class raw_env(CardGameEnv):
         illegal_reward: float = -1.0,
     ) -> None:
         super().__init__()
-        self.num_players = check_num_players(num_players)
         self._setup(
-            num_players=self.num_players, rules=load_rummy_rules(rules), codec=enc, num_actions=NUM_ACTIONS,
-            illegal_error=IllegalActionError, render_mode=render_mode, encoding=encoding, episode=episode,
-            reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
+            game=BASIC, num_players=check_num_players(num_players), rules=load_rummy_rules(rules),
+            render_mode=render_mode, encoding=encoding, episode=episode, reward=reward, illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
         )
-        self.game: Optional[BasicRummyState] = None
-        self.match: Optional[BasicRummyMatch] = None
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        options = dict(options or {})  # other keys are ignored, as PettingZoo's api_test expects
-        n = self.num_players
-        dealer = options.get("dealer", int(self._rng.integers(n)))
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
-            raise ValueError(f"reset option dealer must be a seat 0..{n - 1}, got {dealer!r}")
-        dealer = int(dealer)
-        self.match = BasicRummyMatch.create(n, self.rules, dealer) if self.episode == "match" else None
-        if "deck" in options:
-            self.game = BasicRummyState.from_deck(options["deck"], n, self.rules, dealer)
-        else:
-            self.game = BasicRummyState.new_hand(n, self.rules, self._rng, dealer)
-        self._begin()
-
-    def state(self) -> np.ndarray:
-        assert self.game is not None, "call reset() first"
-        return enc.state_vector(self.game)
-
-    def _scores(self) -> Optional[tuple[int, ...]]:
-        return self.match.totals if self.match is not None else None
-
-    def _match_text(self) -> str:
-        assert self.match is not None
-        return "match points: " + ", ".join(f"player_{i} {t}" for i, t in enumerate(self.match.totals))
-
-    def _win_loss(self, winner: Optional[int]) -> list[float]:
-        n = self.num_players
-        if winner is None:
-            return [0.0] * n
-        return [1.0 if seat == winner else -1.0 / (n - 1) for seat in range(n)]
-
-    def _end_hand(self) -> None:
-        assert self.game is not None and self.game.result is not None
-        result = self.game.result
-        points = [float(r) for r in result.rewards]
-        info: dict[str, Any] = {"hand_result": result.to_dict()}
-        episode_over = True
-        win_loss = self._win_loss(result.winner)
-        if self.match is not None:
-            self.match.record(result)
-            info["match_points"] = list(self.match.totals)
-            if self.match.is_over:
-                final = self.match.result()
-                info["match_result"] = final.to_dict()
-                win_loss = self._win_loss(final.winner)
-            else:
-                episode_over = False
-                win_loss = [0.0] * self.num_players
-        self._settle(info, points, win_loss, episode_over)

@@ -1,7 +1,8 @@
-"""The pure Basic Rummy hand for 2 to 4 players: state, legal actions, step, scoring, match.
+"""The pure Basic Rummy hand for 2 to 4 players: state, legal actions, step, scoring.
 
-One source of truth for the Basic Rummy rules of ../shared/RULES.md; the env
-(``rummy_v0``), the agents and the tournament call it. Cards are ids 0..51 and hands
+One source of truth for the Basic Rummy rules (docs/games/basic/rules.md); the env
+(``rummy_v0``), the agents and the tournament call it; ``rummy_env.basic.match`` adds
+hands up into a match. Cards are ids 0..51 and hands
 52-bit ints (``rummy_env.core.cards``); options come from ``rummy_env.basic.rules``.
 
 Action layout (fixed; ``NUM_ACTIONS`` = 1267, the same for 2, 3 and 4 players):
@@ -15,17 +16,17 @@ Action layout (fixed; ``NUM_ACTIONS`` = 1267, the same for 2, 3 and 4 players):
 | 54 + m               | meld ``meld_table(aces_high).masks[m]`` from hand (m < 329)  | play  |
 | 383 + 52 * s + c     | lay off card c onto the table meld in slot s (s < 17)        | play  |
 
-The meld table (``MeldTable``, built by code at import and checked by tests) holds all
-65 sets then all 264 runs: id ``5 * rank + s`` is the three-card set of ``rank``
-without suit s, ``5 * rank + 4`` the four-card set; id ``65 + 66 * suit + k`` is the
-k-th run of ``suit`` in the order (start position 0..10, then length 3..13 - start),
-positions being ranks in run order (A = 0 with aces low, 2 = 0 and A = 12 with aces
-high). Table slots are numbered in the order the melds were laid down (17 melds of
+The meld table (``rummy_env.core.meld_table``, built by code at import and checked by
+tests) holds all 65 sets then all 264 runs: id ``5 * rank + s`` is the three-card set of
+``rank`` without suit s, ``5 * rank + 4`` the four-card set; id ``65 + 66 * suit + k`` is
+the k-th run of ``suit`` in the order (start position 0..10, then length 3..13 -
+start), positions being ranks in run order (A = 0 with aces low, 2 = 0 and A = 12 with
+aces high). Table slots are numbered in the order the melds were laid down (17 melds of
 three cards use 51 cards, so 17 slots always suffice). Ending the turn *is* the
 discard; a turn ends without one only when the player goes out by melding or laying off
 their last card.
 
-Choices made where ../shared/RULES.md is silent (documented in the README too):
+Choices made where the common rules are silent (the rules page says them too):
 - Deal from an explicit deck order: the first ``k`` cards to the player left of the
   dealer (seat ``dealer + 1``), the next ``k`` to the next seat, ..., the dealer last;
   then the upcard; then the stock from top to bottom. The player left of the dealer
@@ -60,32 +61,26 @@ Choices made where ../shared/RULES.md is silent (documented in the README too):
 from __future__ import annotations
 
 import copy
-import functools
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env.core.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, card_value, format_cards, format_hand, mask_to_cards
 from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
+from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
+from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.core.meld_table import NUM_MELDS, extension, meld_table, melds_in_hand
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
 DISCARD = 2  # + card
 MELD = 54  # + meld id
-NUM_SETS = 65
-NUM_RUNS = 264
-NUM_MELDS = NUM_SETS + NUM_RUNS
 LAYOFF = MELD + NUM_MELDS  # 383, + 52 * slot + card
 MAX_TABLE_MELDS = 17
 NUM_ACTIONS = LAYOFF + NUM_CARDS * MAX_TABLE_MELDS  # 1267
 
-SUIT_BITS = (1 << NUM_RANKS) - 1
-RANK_MASKS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS))
 # (start, length) of the k-th run of a suit, in run-order positions
-RUN_SHAPES = tuple((start, length) for start in range(NUM_RANKS - 2) for length in range(3, NUM_RANKS - start + 1))
-_RUN_OFFSET = {shape: k for k, shape in enumerate(RUN_SHAPES)}
 _VALUES = tuple(card_value(c) for c in range(NUM_CARDS))
 
 
@@ -95,95 +90,6 @@ class Phase(IntEnum):
     OVER = 2  # the hand has ended
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state."""
-
-
-# ----------------------------------------------------------------------------- meld table
-
-
-def _positions(field_: int, aces_high: bool) -> int:
-    """A 13-bit suit field (bit = rank) in run order (bit = position)."""
-    return ((field_ >> 1) | ((field_ & 1) << 12)) if aces_high else field_
-
-
-def _ranks(positions: int, aces_high: bool) -> int:
-    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions
-
-
-@functools.lru_cache(maxsize=1 << 13)
-def _runs_in_field(positions: int) -> tuple[int, ...]:
-    """Offsets (into ``RUN_SHAPES``) of every run contained in a run-order suit field."""
-    out = []
-    for k, (start, length) in enumerate(RUN_SHAPES):
-        block = ((1 << length) - 1) << start
-        if positions & block == block:
-            out.append(k)
-    return tuple(out)
-
-
-@dataclass(frozen=True, eq=False)
-class MeldTable:
-    """Every set and run as a 52-bit mask, indexed by meld id (see the module docstring)."""
-
-    aces_high: bool
-    masks: tuple[int, ...]
-    index: dict[int, int]
-
-    def is_run(self, meld_id: int) -> bool:
-        return meld_id >= NUM_SETS
-
-
-@functools.lru_cache(maxsize=None)
-def meld_table(aces_high: bool = False) -> MeldTable:
-    """The meld table for one ``aces`` option (built once)."""
-    masks = []
-    for r in range(NUM_RANKS):
-        for s in range(4):
-            masks.append(RANK_MASKS[r] & ~(1 << (s * NUM_RANKS + r)))
-        masks.append(RANK_MASKS[r])
-    for suit in range(4):
-        for start, length in RUN_SHAPES:
-            masks.append(_ranks(((1 << length) - 1) << start, aces_high) << (suit * NUM_RANKS))
-    return MeldTable(aces_high, tuple(masks), {m: i for i, m in enumerate(masks)})
-
-
-meld_table(False)
-
-
-def melds_in_hand(hand: int, aces_high: bool = False) -> list[int]:
-    """Ids of every meld (set or run) made of cards of ``hand``, in increasing order."""
-    f0, f1, f2, f3 = hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39
-    ab, cd = f0 & f1, f2 & f3
-    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-    out = []
-    if three:
-        four = ab & cd
-        for r in range(NUM_RANKS):
-            if (three >> r) & 1:
-                if (four >> r) & 1:
-                    out.extend(range(5 * r, 5 * r + 5))
-                else:
-                    held = hand & RANK_MASKS[r]
-                    missing = next(s for s in range(4) if not (held >> (s * NUM_RANKS + r)) & 1)
-                    out.append(5 * r + missing)
-    for suit, f in enumerate((f0, f1, f2, f3)):
-        if f.bit_count() >= 3:
-            base = NUM_SETS + len(RUN_SHAPES) * suit
-            out.extend(base + k for k in _runs_in_field(_positions(f, aces_high)))
-    return out
-
-
-def extension(cards: int, is_run: bool, aces_high: bool = False) -> int:
-    """Cards that can be laid off onto a table meld of ``cards`` (a set or a run)."""
-    low = (cards & -cards).bit_length() - 1
-    if not is_run:
-        return RANK_MASKS[low % NUM_RANKS] & ~cards
-    suit = low // NUM_RANKS
-    pos = _positions((cards >> (suit * NUM_RANKS)) & SUIT_BITS, aces_high)
-    first, last = (pos & -pos).bit_length() - 1, pos.bit_length() - 1
-    ext = (1 << (first - 1) if first > 0 else 0) | (1 << (last + 1) if last < NUM_RANKS - 1 else 0)
-    return _ranks(ext, aces_high) << (suit * NUM_RANKS)
 
 
 def hand_value(hand: int) -> int:
@@ -458,6 +364,18 @@ class BasicRummyState:
         return self.phase == Phase.OVER
 
     @property
+    def actions(self) -> list[int]:
+        """Every action played this hand, in order (with ``deck`` and ``dealer`` it replays)."""
+        return [a for _, a in self.history]
+
+    def card_places(self) -> dict[str, list[int]]:
+        """Where every card is: each hand, the stock, the discard pile and the table. The
+        places always partition the 52 cards."""
+        places = {f"hand {seat}": mask_to_cards(h) for seat, h in enumerate(self.hands)}
+        places.update(stock=list(self.stock), discard_pile=list(self.discard_pile), table=mask_to_cards(self.table_mask))
+        return places
+
+    @property
     def table_mask(self) -> int:
         out = 0
         for m in self.table:
@@ -672,6 +590,80 @@ class BasicRummyState:
         )
         return info
 
+    def redeal_hidden(self, player: int, rng: np.random.Generator) -> "BasicRummyState":
+        """A copy with the cards ``player`` cannot know shuffled among their places: the
+        other players' cards not known to be theirs, and the stock while its order is
+        hidden (before a turnover). What ``player`` sees must not change (no-leak tests)."""
+        t = self.clone()
+        shown = self.result is not None and self.result.winner is not None
+        others = [q for q in range(self.num_players) if q != player]
+        hidden = {q: [] if shown else mask_to_cards(self.hands[q] & ~self.known[q]) for q in others}
+        stock = [] if self.stock_public else list(self.stock)
+        pool = [c for q in others for c in hidden[q]] + stock
+        rng.shuffle(pool)
+        for q in others:
+            k = len(hidden[q])
+            t.hands[q] = (self.hands[q] & ~sum(1 << c for c in hidden[q])) | sum(1 << c for c in pool[:k])
+            pool = pool[k:]
+        if not self.stock_public:
+            t.stock = pool
+        t._legal = None
+        return t
+
+    @classmethod
+    def sample_from_information_set(
+        cls, info: RummyInformationSet, rules: RummyRulesSpec, rng: np.random.Generator
+    ) -> "BasicRummyState":
+        """A full state consistent with ``info``: hidden cards dealt uniformly at random.
+
+        Every other player keeps the cards known to be in their hand and gets the rest
+        of their hand from the cards ``info.player`` cannot place; the stock is the public
+        one after a turnover, else the remaining unseen cards in random order. For
+        determinised search. Only meaningful before the hand is over.
+        """
+        if info.phase == Phase.OVER:
+            raise ValueError("cannot sample a world for a hand that is over")
+        rules = load_rummy_rules(rules)
+        unseen = mask_to_cards(info.unseen)
+        rng.shuffle(unseen)
+        n, p = info.num_players, info.player
+        hands = list(info.known)
+        hands[p] = info.hand
+        for q in range(n):
+            if q != p:
+                need = info.hand_sizes[q] - info.known[q].bit_count()
+                if need < 0 or need > len(unseen):
+                    raise ValueError("information set is inconsistent: unseen cards do not fill the other hands")
+                hands[q] |= sum(1 << c for c in unseen[:need])
+                unseen = unseen[need:]
+        stock = list(reversed(info.public_stock)) if info.turnovers else unseen
+        if len(stock) != info.stock_size or (info.turnovers and unseen):
+            raise ValueError("information set is inconsistent: the unseen cards do not fill the stock")
+        aces_high = rules.aces_high
+        return cls(
+            rules=rules,
+            num_players=n,
+            hands=hands,
+            stock=stock,
+            discard_pile=list(info.discard_pile),
+            dealer=info.dealer,
+            current_player=info.current_player,
+            phase=info.phase,
+            deck=None,
+            turn=info.turn,
+            turnovers=info.turnovers,
+            stock_public=info.turnovers > 0,
+            taken_card=info.taken_card,
+            rummy_possible=info.rummy_possible,
+            table=list(info.table),
+            table_ext=[extension(m.cards, m.is_run, aces_high) for m in info.table],
+            has_melded=list(info.has_melded),
+            played=list(info.played),
+            known=list(info.known),
+            discarded=list(info.discarded),
+            history=list(info.public_history),
+        )
+
     # ----------------------------------------------------------------- text
 
     def render(self, perspective: Optional[int] = None) -> str:
@@ -705,76 +697,3 @@ class BasicRummyState:
         else:
             lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
         return "\n".join(lines)
-
-
-# ----------------------------------------------------------------------------- match
-
-
-@dataclass(frozen=True)
-class RummyMatchResult:
-    """Final totals of a match: ``winner`` reached the target (only one can: one scorer a hand)."""
-
-    winner: int
-    totals: tuple[int, ...]
-    hands_won: tuple[int, ...]
-    hands_played: int
-    stalemates: int
-
-    def to_dict(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
-
-@dataclass
-class BasicRummyMatch:
-    """Running totals of a match to ``rules.target_score``; feed it each finished hand."""
-
-    rules: BasicRummyRules
-    num_players: int
-    first_dealer: int
-    totals: list[int] = field(default_factory=list)
-    hands_won: list[int] = field(default_factory=list)
-    results: list[RummyHandResult] = field(default_factory=list)
-
-    @classmethod
-    def create(cls, num_players: int, rules: RummyRulesSpec = None, first_dealer: Optional[int] = None) -> "BasicRummyMatch":
-        n = check_num_players(num_players)
-        rules = load_rummy_rules(rules)
-        if not rules.match:
-            raise ValueError("a match needs Basic Rummy rules with target_score > 0")
-        first_dealer = n - 1 if first_dealer is None else first_dealer
-        if not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
-            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
-        return cls(rules, n, first_dealer, [0] * n, [0] * n)
-
-    @property
-    def dealer(self) -> int:
-        """Dealer of the next hand: the deal passes to the left every hand."""
-        return (self.first_dealer + len(self.results)) % self.num_players
-
-    def new_hand(self, rng: np.random.Generator) -> BasicRummyState:
-        if self.is_over:
-            raise ValueError("the match is over")
-        return BasicRummyState.new_hand(self.num_players, self.rules, rng, self.dealer)
-
-    def record(self, result: RummyHandResult) -> None:
-        if self.is_over:
-            raise ValueError("the match is over; no more hands can be recorded")
-        self.results.append(result)
-        if result.winner is not None:
-            self.totals[result.winner] += result.points
-            self.hands_won[result.winner] += 1
-
-    @property
-    def is_over(self) -> bool:
-        return max(self.totals) >= self.rules.target_score
-
-    def result(self) -> RummyMatchResult:
-        if not self.is_over:
-            raise ValueError("the match is not over yet")
-        return RummyMatchResult(
-            winner=int(np.argmax(self.totals)),
-            totals=tuple(self.totals),
-            hands_won=tuple(self.hands_won),
-            hands_played=len(self.results),
-            stalemates=sum(r.winner is None for r in self.results),
-        )

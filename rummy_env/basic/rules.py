@@ -1,7 +1,7 @@
-"""Rule options of Basic Rummy for 2 to 4 players (../shared/RULES.md) as a frozen dataclass.
+"""Rule options of Basic Rummy for 2 to 4 players (docs/games/basic/rules.md) as a frozen dataclass.
 
-A separate class from Gin Rummy's ``rummy_env.rules.Rules`` because the two games share
-almost no options; the validation and YAML loading follow the same pattern. Presets:
+A separate class from Gin Rummy's ``rummy_env.gin.rules.Rules`` because the two games
+share almost no options; the validation and YAML loading are ``rummy_env.core.rules``'s. Presets:
 ``basic`` (match to 100), ``basic_300`` and ``basic_500`` (the other targets the spec
 names). The YAML files in ``configs/rules/basic_rummy/`` hold the same presets (a test
 keeps them equal); a file may say ``preset: NAME`` and override some options.
@@ -12,20 +12,23 @@ Rummy presets and a Gin test checks each of them holds every Gin option.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
-from rummy_env.gin.rules import load_spec
+from rummy_env.core.game import check_num_players as check_players_in_range
+from rummy_env.core.rules import RuleOptions, load_rules_spec
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 
 @dataclass(frozen=True)
-class BasicRummyRules:
+class BasicRummyRules(RuleOptions):
     """All Basic Rummy options; construct with keywords, or use ``load_rummy_rules``."""
+
+    label: ClassVar[str] = "Basic Rummy "
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"aces": ("low", "high")}
 
     target_score: int = 100
     """A match ends when a player's total reaches this (the spec names 100, 300 and 500);
@@ -50,18 +53,7 @@ class BasicRummyRules:
     """A hand is a stalemate after this many turns (cards can circulate through the
     discard pile forever, as in Gin Rummy). Our addition: the spec is silent."""
 
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            expected = bool if f.type in ("bool", bool) else int if f.type in ("int", int) else str
-            if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise TypeError(f"rule option {f.name} must be an integer, got {value!r}")
-            if expected is not int and not isinstance(value, expected):
-                raise TypeError(f"rule option {f.name} must be {expected.__name__}, got {value!r}")
-            if expected is int and value < 0:
-                raise ValueError(f"rule option {f.name} must be >= 0, got {value}")
-        if self.aces not in ("low", "high"):
-            raise ValueError(f"rule option aces must be 'low' or 'high', got {self.aces!r}")
+    def check(self) -> None:
         if self.rummy_multiplier < 1:
             raise ValueError(f"rule option rummy_multiplier must be >= 1, got {self.rummy_multiplier}")
         if self.max_turns < 1:
@@ -85,22 +77,14 @@ class BasicRummyRules:
             return self.hand_size
         return 10 if num_players == 2 else 7
 
-    def replace(self, **changes: Any) -> "BasicRummyRules":
-        """A copy with some options changed (validated like the constructor)."""
-        return dataclasses.replace(self, **_checked_keys(changes))
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def check_num_players(num_players: int) -> int:
     """``num_players`` if it is an integer 2..4, else a ValueError saying what is allowed."""
-    if isinstance(num_players, bool) or not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be an integer {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
-    return num_players
+    return check_players_in_range(num_players, MIN_PLAYERS, MAX_PLAYERS)
 
 
-OPTION_NAMES = tuple(f.name for f in dataclasses.fields(BasicRummyRules))
+OPTION_NAMES = BasicRummyRules.option_names()
 
 PRESETS: dict[str, BasicRummyRules] = {
     "basic": BasicRummyRules(),
@@ -111,23 +95,9 @@ PRESETS: dict[str, BasicRummyRules] = {
 RummyRulesSpec = Union[str, os.PathLike, Mapping[str, Any], BasicRummyRules, None]
 
 
-def _checked_keys(options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(OPTION_NAMES))
-    if unknown:
-        raise ValueError(f"unknown Basic Rummy rule option(s) {unknown}; allowed: {', '.join(OPTION_NAMES)}")
-    return dict(options)
-
-
-def rules_from_mapping(options: Mapping[str, Any]) -> BasicRummyRules:
-    """Rules from a mapping of option names, optionally ``preset: NAME`` as the base."""
-    options = dict(options)
-    base = load_rummy_rules(options.pop("preset", "basic"))
-    return base.replace(**options)
-
-
 def load_rummy_rules(spec: RummyRulesSpec = None) -> BasicRummyRules:
     """Rules from a preset name, a YAML file path, a mapping of options or a ``BasicRummyRules``.
 
     ``None`` gives ``basic``.
     """
-    return load_spec(spec, BasicRummyRules, PRESETS, "basic", rules_from_mapping, "Basic Rummy rules")
+    return load_rules_spec(spec, BasicRummyRules, PRESETS, "basic", "Basic Rummy rules")

@@ -1,21 +1,17 @@
-"""The AEC plumbing both card-game envs share (``gin_rummy_v0`` and ``rummy_v0``).
+"""The AEC env every card game of the library shares (``gin_rummy_v0``, ``rummy_v0``, ...).
 
-Why a base class: the two envs differ in their game, encoding, seats and match scoring,
-but must agree exactly on everything a PettingZoo loop sees: argument checks, spaces,
-masks that are all zeros for players not to move, the illegal-move convention, how
-rewards and hand results reach each agent's info, and rendering. Keeping that in one
-place means a fix to one env cannot miss the other.
-
-A subclass calls ``_setup`` from its ``__init__``, sets ``self.game`` (and
-``self.match``) in ``reset`` and then calls ``_begin``; it provides ``state``,
-``_end_hand`` (which scores a finished hand and calls ``_settle``), ``_scores`` (match
-points for the observation, or None) and ``_match_text`` (for ``render``).
+Why one base: the envs differ only in their game, and must agree exactly on everything a
+PettingZoo loop sees: argument checks, spaces, masks that are all zeros for players not
+to move, the illegal-move convention, dealing (seeded, or an explicit deck and dealer),
+matches, how rewards and hand results reach each agent's info, and rendering. All of
+that goes through the game interface (``rummy_env.core.game.Game``), so a game's env
+module is glue: its ``__init__`` calls ``_setup`` with the game and the arguments, and
+its docstring is the env's documentation page.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from types import ModuleType
+from abc import ABC
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -23,6 +19,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from rummy_env.core.game import Game, IllegalActionError
 from rummy_env.core.render import text_to_rgb
 
 EPISODES = ("hand", "match")
@@ -38,9 +35,8 @@ class CardGameEnv(AECEnv, ABC):
     info_extras: dict[str, Any] = {}  # added to the info of an agent to move, beside its information set
 
     def _setup(
-        self, *, num_players: int, rules: Any, codec: ModuleType, num_actions: int, illegal_error: type[Exception],
-        render_mode: Optional[str], encoding: str, episode: str, reward: str, illegal_action: str,
-        illegal_reward: float,
+        self, *, game: Game, num_players: int, rules: Any, render_mode: Optional[str], encoding: str, episode: str,
+        reward: str, illegal_action: str, illegal_reward: float,
     ) -> None:
         """Check the arguments and build the spaces; ``rules`` is already loaded."""
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -53,11 +49,13 @@ class CardGameEnv(AECEnv, ABC):
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if episode == "match" and not rules.match:
             raise ValueError("episode='match' needs rules with target_score > 0")
-        obs_shape = codec.observation_shape(encoding)
+        self._encoder = game.encoding(encoding)
+        obs_shape = self._encoder.shape(rules)
+        num_actions = game.num_actions
+        self.game_interface = game
+        self.num_players = num_players
         self.rules = rules
-        self._codec = codec
         self._num_actions = num_actions
-        self._illegal_error = illegal_error
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
@@ -67,7 +65,7 @@ class CardGameEnv(AECEnv, ABC):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = []
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
-        high = codec.observation_high(rules, encoding)
+        high = self._encoder.high(rules)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
@@ -77,7 +75,7 @@ class CardGameEnv(AECEnv, ABC):
             )
             for a in self.possible_agents
         }
-        self.state_space = spaces.Box(0.0, 1.0, (codec.STATE_SIZE,), dtype=np.float32)
+        self.state_space = spaces.Box(0.0, 1.0, (game.state_size,), dtype=np.float32)
         self._rng = np.random.default_rng()
         self._no_moves = np.zeros(num_actions, dtype=np.int8)
         self.game: Any = None
@@ -89,21 +87,35 @@ class CardGameEnv(AECEnv, ABC):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    # ------------------------------------------------------------------ hooks
+    # ------------------------------------------------------------------ API
 
-    @abstractmethod
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        """Deal a hand (the first of a match with ``episode="match"``). ``seed`` reseeds the
+        env; ``options={"dealer": seat}`` picks the dealer (else drawn from the env's
+        generator), ``options={"deck": [ids]}`` deals that deck order; other keys are
+        ignored, as PettingZoo's ``api_test`` expects."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        n = self.num_players
+        dealer = options.get("dealer", int(self._rng.integers(n)))
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            allowed = "0 or 1" if n == 2 else f"a seat 0..{n - 1}"
+            raise ValueError(f"reset option dealer must be {allowed}, got {dealer!r}")
+        dealer = int(dealer)
+        game = self.game_interface
+        self.match = game.new_match(self.rules, n, dealer) if self.episode == "match" else None
+        self.game = game.deal(self.rules, n, seed=self._rng, deck=options.get("deck"), dealer=dealer)
+        self._begin()
+
+    def state(self) -> np.ndarray:
+        """The full state (every hand, the stock, the pile) for centralised critics."""
+        assert self.game is not None, "call reset() first"
+        return self.game_interface.state_vector(self.game)
+
     def _scores(self) -> Optional[tuple[int, ...]]:
         """Match points to encode in observations (None outside a match)."""
-
-    @abstractmethod
-    def _match_text(self) -> str:
-        """The match points line of ``render``."""
-
-    @abstractmethod
-    def _end_hand(self) -> None:
-        """Score the finished ``self.game`` and call ``_settle``."""
-
-    # ------------------------------------------------------------------ API
+        return tuple(self.match.points) if self.match is not None else None
 
     def _begin(self) -> None:
         """Fresh per-episode bookkeeping, once ``reset`` has dealt ``self.game``."""
@@ -119,7 +131,7 @@ class CardGameEnv(AECEnv, ABC):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.game is not None, "call reset() first"
         seat = self.possible_agents.index(agent)
-        obs = self._codec.encode(self.game.information_set(seat), self.rules, self.encoding, self._scores())
+        obs = self._encoder.encode(self.game.information_set(seat), self.rules, self._scores())
         if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
             mask = self.game.legal_mask()
         else:
@@ -134,7 +146,7 @@ class CardGameEnv(AECEnv, ABC):
         assert self.game is not None
         n = self._num_actions
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
-            raise self._illegal_error(f"action must be an integer action id 0..{n - 1}, got {action!r}")
+            raise IllegalActionError(f"action must be an integer action id 0..{n - 1}, got {action!r}")
         if action not in self.game.legal_actions():
             if self.illegal_action == "terminate":
                 self._terminate_illegal(agent)
@@ -175,6 +187,35 @@ class CardGameEnv(AECEnv, ABC):
         self._accumulate_rewards()
         self._deads_step_first()
 
+    def _win_loss(self, winner: Optional[int]) -> list[float]:
+        """+1 to the winner, -1 / (N - 1) to each other player; 0 to all without a winner."""
+        n = self.num_players
+        if winner is None:
+            return [0.0] * n
+        return [1.0 if seat == winner else -1.0 / (n - 1) for seat in range(n)]
+
+    def _end_hand(self) -> None:
+        """Score the finished hand: its rewards, and in a match its booking, the match's
+        bonuses on its last hand (so each return is what the match awards) and the next hand."""
+        assert self.game is not None and self.game.result is not None
+        result = self.game.result
+        points = [float(r) for r in result.rewards]
+        info: dict[str, Any] = {"hand_result": result.to_dict()}
+        episode_over = True
+        win_loss = self._win_loss(result.winner)
+        if self.match is not None:
+            self.match.record(result)
+            info["match_points"] = list(self.match.points)
+            if self.match.is_over:
+                final = self.match.result()
+                info["match_result"] = final.to_dict()
+                points = [p + b for p, b in zip(points, final.bonus_rewards)]
+                win_loss = self._win_loss(final.winner)
+            else:
+                episode_over = False
+                win_loss = [0.0] * self.num_players
+        self._settle(info, points, win_loss, episode_over)
+
     def _settle(self, info: dict[str, Any], points: list[float], win_loss: list[float], episode_over: bool) -> None:
         """Rewards in the env's reward mode, the hand's info to every agent (keeping earlier
         results an agent has not seen yet, in a match), then the end or the next hand."""
@@ -203,7 +244,7 @@ class CardGameEnv(AECEnv, ABC):
         assert self.game is not None, "call reset() first"
         text = self.game.render()
         if self.match is not None:
-            text += "\n" + self._match_text()
+            text += "\nmatch points: " + ", ".join(f"player_{i} {p}" for i, p in enumerate(self.match.points))
         if self.render_mode == "human":
             print(text)
             return None

@@ -5,9 +5,12 @@ The fields that decide which games are played (``IDENTITY``) are written at the 
 Workers and backend may change between runs: every game's outcome depends only on its
 own seeds, so results are the same whatever runs them.
 
-``game: rummy`` plays Basic Rummy (``rummy_v0``) at tables of ``players_per_table``
-(2..4) agents instead of Gin Rummy pairs; the Gin settings and results files are
-unchanged (the two new settings join the header only for ``game: rummy``).
+``game`` is any registered game (``rummy_env.core.game``: ``gin``, the default, or
+``basic``, alias ``rummy``). A game for two players only is played in pairs (each deal
+twice, seats swapped); a game for more is played at tables of ``players_per_table``
+agents (each deal once per seat rotation). The header of a Gin tournament holds no
+``game`` (as in 0.1, so its results files resume unchanged); other games add ``game``
+and ``players_per_table``.
 """
 
 from __future__ import annotations
@@ -20,13 +23,12 @@ from typing import Any, Optional
 
 import yaml
 
-from rummy_env.gin.rules import load_rules
-from rummy_env.basic.rules import check_num_players, load_rummy_rules
+from rummy_env.core.game import get_game
 
 MODES = ("hands", "matches")
 FORMATS = ("round_robin", "gauntlet")
 BACKENDS = ("local", "ray")
-GAMES = ("gin", "rummy")
+DEFAULT_GAME = "gin"  # a results header without a game is this game's (0.1 wrote none)
 IDENTITY = ("agents", "candidates", "format", "rules", "mode", "deals", "seed", "record")
 
 
@@ -36,9 +38,9 @@ class TournamentConfig:
     """Agent specs (``agents.make``), e.g. ``["simple", "heuristic", "mcts:simulations=200"]``."""
     out: str = "runs/tournament"
     """Folder for results.jsonl, summary.json, report.md, pairs.csv and the plots."""
-    rules: str = "classic"
-    """Rules preset name or YAML path. With ``game: rummy`` the Gin default ``classic``
-    stands for Basic Rummy's default preset ``basic``."""
+    rules: Optional[str] = None
+    """Rules preset name or YAML path (default: the game's default preset, ``classic`` for
+    Gin Rummy, ``basic`` for Basic Rummy)."""
     mode: str = "hands"
     """'hands' (one hand per game) or 'matches' (a match to the target per game)."""
     deals: int = 100
@@ -57,12 +59,13 @@ class TournamentConfig:
     """Ray only: address of an existing cluster (default: start a local instance)."""
     record: bool = True
     """Keep every game's deck order and actions in results.jsonl (replayable)."""
-    game: str = "gin"
-    """'gin' (Gin Rummy pairs, the default) or 'rummy' (Basic Rummy tables, ``rummy_v0``)."""
+    game: str = DEFAULT_GAME
+    """A registered game: 'gin' (Gin Rummy, the default) or 'basic' (Basic Rummy; 'rummy'
+    is accepted too). Stored by its registry name."""
     players_per_table: int = 2
-    """Rummy only: agents at each table (2..4). Every group of that many agents meets
-    (a gauntlet: every group with a candidate); each deal is played once per seat
-    rotation. Must be 2 for Gin."""
+    """Agents at each table, within the game's player counts (Basic Rummy: 2..4; Gin
+    Rummy: 2). At tables, every group of that many agents meets (a gauntlet: every group
+    with a candidate) and each deal is played once per seat rotation."""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -71,28 +74,27 @@ class TournamentConfig:
             raise ValueError(f"agents are listed twice: {self.agents}")
         from rummy_env import agents as registry
 
-        if self.game not in GAMES:
-            raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")
+        game = get_game(self.game)  # an unknown game names the registered ones
+        self.game = game.name
         for spec in self.agents:
-            plays = getattr(registry.make(spec), "game", "gin")  # a bad spec fails now, naming what is allowed
-            if plays != self.game:
-                raise ValueError(f"agent {spec!r} plays {plays}, not {self.game}; "
-                                 f"{'rummy agents are rummy-random, rummy-heuristic' if self.game == 'rummy' else 'use a Gin agent'}")
-        if self.game == "rummy":
-            if self.rules == "classic":  # the Gin default: Basic Rummy's default is 'basic'
-                self.rules = "basic"
-            check_num_players(self.players_per_table)
-            if self.players_per_table > len(self.agents):
-                raise ValueError(f"players_per_table {self.players_per_table} is more than the {len(self.agents)} agents")
-        elif self.players_per_table != 2:
-            raise ValueError(f"Gin Rummy is for 2 players; players_per_table must be 2, got {self.players_per_table}")
-        load = load_rummy_rules if self.game == "rummy" else load_rules
-        load(self.rules)
+            plays = registry.plays(registry.make(spec))  # a bad spec fails now, naming what is allowed
+            if plays != game.name:
+                raise ValueError(f"agent {spec!r} plays {plays}, not {game.name}; {game.title} agents: "
+                                 f"{', '.join(registry.available(game=game.name))}")
+        if self.rules is None:
+            self.rules = game.default_preset
+        try:
+            game.check_num_players(self.players_per_table)
+        except ValueError as exc:
+            raise ValueError(f"players_per_table must be {game.players_text} for {game.title} ({exc})") from None
+        if self.players_per_table > len(self.agents):
+            raise ValueError(f"players_per_table {self.players_per_table} is more than the {len(self.agents)} agents")
+        rules = game.load_rules(self.rules)
         for name, value, allowed in (("mode", self.mode, MODES), ("format", self.format, FORMATS),
                                      ("backend", self.backend, BACKENDS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if self.mode == "matches" and not load(self.rules).match:
+        if self.mode == "matches" and not rules.match:
             raise ValueError(f"mode 'matches' needs rules with a target score; {self.rules!r} has none")
         if self.deals < 1 or self.workers < 1:
             raise ValueError(f"deals and workers must be >= 1, got deals={self.deals}, workers={self.workers}")
@@ -103,14 +105,19 @@ class TournamentConfig:
         elif self.candidates:
             raise ValueError("candidates are only for format 'gauntlet'")
 
+    @property
+    def pairs_format(self) -> bool:
+        """Whether games are pairs with seats swapped (a game for two players only), not tables."""
+        return get_game(self.game).max_players == 2
+
     def identity(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in IDENTITY}
-        if self.game != "gin":
+        if self.game != DEFAULT_GAME:
             out.update(game=self.game, players_per_table=self.players_per_table)
         return out
 
     def tables(self) -> list[tuple[int, ...]]:
-        """Rummy: the agent indices of each table (every group of ``players_per_table``)."""
+        """The agent indices of each table (every group of ``players_per_table``)."""
         groups = itertools.combinations(range(len(self.agents)), self.players_per_table)
         if self.format == "round_robin":
             return list(groups)

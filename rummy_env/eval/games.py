@@ -1,36 +1,38 @@
 """The games of a tournament: which ones (the schedule) and playing one (a record).
 
-A game is identified by ``(i, j, deal, swap)``: agents ``i`` and ``j`` of the config, the
-deal number, and whether the seats are swapped (``swap`` 1 puts agent ``j`` in seat 0).
-Every pair plays the same deals (seeded by the tournament seed and the deal number), and
-the agents' own seeds derive from the game's identity, so a game's outcome never depends
-on which worker plays it or when.
+Every game of the library is played the same way, through the game interface: the
+agents sit in their seats, the game's env deals the same deck for every seating of a
+deal (seeded by the tournament seed and the deal number), and the agents' own seeds
+derive from the game's identity, so a game's outcome never depends on which worker
+plays it or when. A record holds what is needed to replay the game exactly: per hand
+the deck order, the dealer and every action, next to the outcome.
 
-A record holds what is needed to replay the game exactly: per hand the deck order, the
-dealer and every action, next to the outcome.
+Two seatings, by the game's player count (the records differ as the 0.1 files did):
 
-Basic Rummy tables (``game: rummy``) are ``TableGame``s: a table of agent indices, the
-deal number and a seat rotation; each deal is played once per rotation (rotation ``r``
-puts table member ``(s + r) % k`` in seat ``s``), so every agent plays every seat of
-the same deal. A rummy record adds each seat's points and the finishing order.
+- a game for two players only is played in pairs, ``Game(i, j, deal, swap)``: agents
+  ``i`` and ``j``, each deal twice, ``swap`` 1 putting agent ``j`` in seat 0. The record
+  adds ``winner`` (a seat) and ``margin`` (seat 0's points: the hand's score, or the
+  grand-total difference of a match).
+- other games are played at tables, ``TableGame(table, deal, rotation)``: each deal once
+  per seat rotation (rotation ``r`` puts table member ``(s + r) % k`` in seat ``s``), so
+  every agent plays every seat of the same deal. The record adds each seat's ``points``
+  and the finishing ``order`` (groups of seats, best first; ties share a group).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
 from rummy_env import agents
 from rummy_env.agents.arena import decisions
-from rummy_env import gin_rummy_v0, rummy_v0
-from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.game import GinRummyState
-from rummy_env.gin.rules import load_rules
-from rummy_env.basic.game import BasicRummyState
+from rummy_env.core.game import GameState, get_game
 
 
 class Game(NamedTuple):
+    """A game of a pair: agents ``i`` and ``j`` on deal ``deal``, seats swapped if ``swap``."""
+
     i: int
     j: int
     deal: int
@@ -40,8 +42,22 @@ class Game(NamedTuple):
     def key(self) -> str:
         return f"{self.i}-{self.j}-{self.deal}-{self.swap}"
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return (self.i, self.j)
+
+    @property
+    def seats(self) -> list[int]:
+        """Agent index in each seat."""
+        return [self.j, self.i] if self.swap else [self.i, self.j]
+
+    def fields(self) -> dict[str, Any]:
+        return {"key": self.key, "i": self.i, "j": self.j, "deal": self.deal, "swap": self.swap}
+
 
 class TableGame(NamedTuple):
+    """A game at a table of agents (indices), on deal ``deal``, seats rotated ``rotation``."""
+
     table: tuple[int, ...]
     deal: int
     rotation: int
@@ -51,19 +67,30 @@ class TableGame(NamedTuple):
         return f"{'.'.join(map(str, self.table))}-{self.deal}-{self.rotation}"
 
     @property
+    def members(self) -> tuple[int, ...]:
+        return self.table
+
+    @property
     def seats(self) -> list[int]:
         """Agent index in each seat."""
         k = len(self.table)
         return [self.table[(s + self.rotation) % k] for s in range(k)]
 
+    def fields(self) -> dict[str, Any]:
+        return {"key": self.key, "table": list(self.table), "deal": self.deal, "rotation": self.rotation,
+                "seats": self.seats}
+
+
+AnyGame = Union[Game, TableGame]
+
 
 def table_schedule(tables: list[tuple[int, ...]], deals: int) -> list[TableGame]:
-    """Every rummy game, deal by deal, each deal once per seat rotation."""
+    """Every game at tables, deal by deal, each deal once per seat rotation."""
     return [TableGame(tuple(t), d, r) for d in range(deals) for t in tables for r in range(len(t))]
 
 
 def schedule(pairs: list[tuple[int, int]], deals: int) -> list[Game]:
-    """Every game, deal by deal so that partial results cover all pairs evenly."""
+    """Every game of pairs, deal by deal so that partial results cover all pairs evenly."""
     return [Game(i, j, d, s) for d in range(deals) for (i, j) in pairs for s in (0, 1)]
 
 
@@ -71,118 +98,69 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
 
 
-def deck_for(seed: int, deal: int) -> list[int]:
-    return np.random.default_rng([seed, deal]).permutation(NUM_CARDS).tolist()
+def deck_for(seed: int, deal: int, size: int) -> list[int]:
+    """The deck order of deal ``deal``: the same for every seating of the deal."""
+    return np.random.default_rng([seed, deal]).permutation(size).tolist()
 
 
-def play_game(spec: dict[str, Any], game: Game | TableGame) -> dict[str, Any]:
-    """Play one game; ``spec`` holds agents, rules, mode, seed and record from the config."""
-    if isinstance(game, TableGame):
-        return play_table_game(spec, game)
-    names = [spec["agents"][game.i], spec["agents"][game.j]]
-    if game.swap:
-        names.reverse()
-    seeds = [deal_seed(spec["seed"], game.deal) + 1 + (k ^ game.swap) for k in (0, 1)]
-    players = [agents.make(name, seed=seed) for name, seed in zip(names, seeds)]
+def _order(scores: list[float]) -> list[list[int]]:
+    """Seats grouped by score, best first (equal scores share a place)."""
+    return [[s for s in range(len(scores)) if scores[s] == v] for v in sorted(set(scores), reverse=True)]
+
+
+def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
+    """Play one game; ``spec`` holds the game's name, agents, rules, mode, seed and record."""
+    rules_game = get_game(spec["game"])
+    seats = game.seats
+    k = len(seats)
+    names = [spec["agents"][i] for i in seats]
+    base = deal_seed(spec["seed"], game.deal)
+    players = [agents.make(spec["agents"][i], seed=base + 1 + game.members.index(i)) for i in seats]
     match = spec["mode"] == "matches"
-    env = gin_rummy_v0.raw_env(rules=spec["rules"], episode="match" if match else "hand")
-    options: dict[str, Any] = {"dealer": 1}
+    env = rules_game.raw_env(num_players=k, rules=spec["rules"], episode="match" if match else "hand")
+    options: dict[str, Any] = {"dealer": k - 1}
     if not match:
-        options["deck"] = deck_for(spec["seed"], game.deal)
-    env.reset(seed=deal_seed(spec["seed"], game.deal), options=options)
+        options["deck"] = deck_for(spec["seed"], game.deal, rules_game.deck_size)
+    env.reset(seed=base, options=options)
     hands: list[dict[str, Any]] = []
     for seat, obs, info in decisions(env):
         before = env.game  # a match deals the next hand inside step: keep the one being played
         env.step(players[seat].act(obs, info))
         if before is not None and before.is_over:
-            hands.append(_hand_record(before, spec["record"]))
-    record: dict[str, Any] = {"key": game.key, "i": game.i, "j": game.j, "deal": game.deal, "swap": game.swap,
-                              "players": names, "hands": hands}
+            hands.append(hand_record(before, spec["record"]))
+    record: dict[str, Any] = {**game.fields(), "players": names, "hands": hands}
     if match:
-        assert env.match is not None
         final = env.match.result()
         record["match"] = final.to_dict()
-        record["winner"] = final.winner
-        record["margin"] = final.grand_total[0] - final.grand_total[1]
+        winner, scores = final.winner, list(final.scores)
     else:
-        result = hands[0]["result"]
-        record["winner"] = result["winner"]
-        record["margin"] = result["rewards"][0]
-    return record
-
-
-def _hand_record(state: GinRummyState, keep_moves: bool) -> dict[str, Any]:
-    assert state.result is not None
-    out: dict[str, Any] = {"result": state.result.to_dict(), "length": len(state.history)}
-    if keep_moves:
-        out.update(deck=list(state.deck or ()), dealer=state.dealer, actions=list(state.history))
-    return out
-
-
-def replay_hand(hand: dict[str, Any], rules: str) -> GinRummyState:
-    """Replay a recorded hand; raises if the recorded outcome does not come out again."""
-    if "actions" not in hand:
-        raise ValueError("this game was stored without its moves (record: false); it cannot be replayed")
-    state = GinRummyState.from_deck(hand["deck"], load_rules(rules), hand["dealer"])
-    for action in hand["actions"]:
-        state.step(action)
-    if state.result is None or state.result.to_dict() != hand["result"]:
-        raise ValueError("the replay does not reproduce the recorded outcome: the record or the rules differ")
-    return state
-
-
-def play_table_game(spec: dict[str, Any], game: TableGame) -> dict[str, Any]:
-    """Play one Basic Rummy game at a table; the record has each seat's points and the
-    finishing order (a list of groups of seats, best first; ties share a group)."""
-    seats = game.seats
-    k = len(seats)
-    names = [spec["agents"][i] for i in seats]
-    base = deal_seed(spec["seed"], game.deal)
-    players = [agents.make(spec["agents"][i], seed=base + 1 + game.table.index(i)) for i in seats]
-    match = spec["mode"] == "matches"
-    env = rummy_v0.raw_env(num_players=k, rules=spec["rules"], episode="match" if match else "hand")
-    options: dict[str, Any] = {"dealer": k - 1}
-    if not match:
-        options["deck"] = deck_for(spec["seed"], game.deal)
-    env.reset(seed=base, options=options)
-    hands: list[dict[str, Any]] = []
-    for seat, obs, info in decisions(env):
-        before = env.game
-        env.step(players[seat].act(obs, info))
-        if before is not None and before.is_over:
-            hands.append(_rummy_hand_record(before, spec["record"]))
-    record: dict[str, Any] = {"key": game.key, "table": list(game.table), "deal": game.deal,
-                              "rotation": game.rotation, "seats": seats, "players": names, "hands": hands}
-    if match:
-        assert env.match is not None
-        final = env.match.result()
-        record["match"] = final.to_dict()
-        record["winner"] = final.winner
-        record["points"] = list(final.totals)
-        totals = sorted(set(final.totals), reverse=True)
-        record["order"] = [[s for s in range(k) if final.totals[s] == t] for t in totals]
-    else:
-        assert env.game is not None and env.game.result is not None
         result = env.game.result
-        record["winner"] = result.winner
-        record["points"] = list(result.rewards)
-        record["order"] = result.finishing_order
+        winner, scores = result.winner, list(result.rewards)
+    record["winner"] = winner
+    if isinstance(game, Game):
+        record["margin"] = scores[0] - scores[1] if match else scores[0]
+    else:
+        record["points"] = scores
+        record["order"] = _order(scores)
     return record
 
 
-def _rummy_hand_record(state: BasicRummyState, keep_moves: bool) -> dict[str, Any]:
+def hand_record(state: GameState, keep_moves: bool) -> dict[str, Any]:
+    """A finished hand: its result and length, and (``keep_moves``) what replays it."""
     assert state.result is not None
-    out: dict[str, Any] = {"result": state.result.to_dict(), "length": len(state.history)}
+    actions = state.actions
+    out: dict[str, Any] = {"result": state.result.to_dict(), "length": len(actions)}
     if keep_moves:
-        out.update(deck=list(state.deck or ()), dealer=state.dealer, actions=[a for _, a in state.history])
+        out.update(deck=list(state.deck or ()), dealer=state.dealer, actions=actions)
     return out
 
 
-def replay_rummy_hand(hand: dict[str, Any], rules: str, num_players: int) -> BasicRummyState:
-    """Replay a recorded Basic Rummy hand; raises if the recorded outcome does not come out again."""
+def replay_hand(hand: dict[str, Any], rules: Any, game: str = "gin", num_players: int = 2) -> GameState:
+    """Replay a recorded hand of ``game``; raises if the recorded outcome does not come out again."""
     if "actions" not in hand:
         raise ValueError("this game was stored without its moves (record: false); it cannot be replayed")
-    state = BasicRummyState.from_deck(hand["deck"], num_players, rules, hand["dealer"])
+    played = get_game(game)
+    state = played.deal(played.load_rules(rules), num_players, deck=hand["deck"], dealer=hand["dealer"])
     for action in hand["actions"]:
         state.step(action)
     if state.result is None or state.result.to_dict() != hand["result"]:

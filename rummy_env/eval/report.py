@@ -1,7 +1,10 @@
-"""Reports of a tournament: summary.json, report.md (also printed), pairs.csv and plots.
+"""Reports of a tournament: summary.json, report.md (also printed), agents.csv, pairs.csv
+and the plots (crosstable.png, ratings.png).
 
-Basic Rummy tournaments (``game: rummy``) get their own report.md and an agents.csv
-(per agent results) next to pairs.csv (pairwise placings); the plots are shared."""
+One report for every game: its outcome columns come from the game's ``outcomes``; a
+pairs tournament (a game for two players only) reports each pair's results with
+intervals, a tables tournament each pair's share of pairwise placings.
+"""
 
 from __future__ import annotations
 
@@ -12,36 +15,59 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.eval.stats import OUTCOMES
+from rummy_env.core.game import get_game
+from rummy_env.eval.config import DEFAULT_GAME
 
 
 def markdown(summary: dict[str, Any]) -> str:
     cfg = summary["config"]
+    game = get_game(cfg.get("game", DEFAULT_GAME))
+    pairs = game.max_players == 2
+    if pairs:
+        seating = f"{cfg['deals']} duplicate deals per pair (seats swapped)"
+    else:
+        k = cfg["players_per_table"]
+        seating = f"tables of {k}, {cfg['deals']} deals per table, each played in all {k} seat rotations"
+    unit = "hand" if cfg["mode"] == "hands" else "match (final score)"
+    outcomes = game.outcomes
+    columns = " | ".join(o.replace("_", " ") for o in outcomes)
     lines = [
-        f"# Tournament: {', '.join(cfg['agents'])}",
+        f"# {game.title} tournament: {', '.join(cfg['agents'])}",
         "",
-        f"rules `{cfg['rules']}`, {cfg['mode']}, {cfg['deals']} duplicate deals per pair (seats swapped), seed {cfg['seed']}; "
-        f"{summary['games']} games played.",
+        f"rules `{cfg['rules']}`, {cfg['mode']}, {seating}, seed {cfg['seed']}; {summary['games']} games played.",
         "",
-        *_ratings(summary, "games won", "hand" if cfg["mode"] == "hands" else "match (grand total)"),
+        *_ratings(summary, "games won" if pairs else "pairwise finishing order", unit.split(" ")[0]),
+        "",
+        f"## Agents (95% intervals over deals; points per {unit}, zero-sum per hand)",
+        "",
+        f"| agent | games | wins | points | {columns} | hand length |",
+        "|---|---|---|---|" + "---|" * len(outcomes) + "---|",
     ]
-    unit = "hand" if cfg["mode"] == "hands" else "match (grand total)"
-    lines += [
-        "",
-        f"## Pairs (A's results, 95% intervals over deals; points per {unit})",
-        "",
-        "| A | B | games | A wins | A points | knock | gin | big gin | undercut | draw | hand length |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for p in summary["pairs"]:
-        rates = p["rates"]
-        lines.append(
-            f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}% +- {100 * p['a_win_share_ci95']:.1f} "
-            f"| {p['a_points']:+.2f} +- {p['a_points_ci95']:.2f} | {100 * rates.get('knock', 0):.0f}% "
-            f"| {100 * rates.get('gin', 0):.0f}% | {100 * rates.get('big_gin', 0):.1f}% | {100 * rates.get('undercut', 0):.0f}% "
-            f"| {100 * rates.get('draw', 0):.0f}% | {p['mean_hand_length']:.1f} |"
-        )
+    for a in summary["agents"]:
+        lines.append(f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}% +- {100 * a['win_share_ci95']:.1f} "
+                     f"| {a['points']:+.2f} +- {a['points_ci95']:.2f} | {_rates(a, outcomes)} | {a['mean_hand_length']:.1f} |")
+    if pairs:
+        lines += [
+            "",
+            f"## Pairs (A's results, 95% intervals over deals; points per {unit})",
+            "",
+            f"| A | B | games | A wins | A points | {columns} | hand length |",
+            "|---|---|---|---|---|" + "---|" * len(outcomes) + "---|",
+        ]
+        for p in summary["pairs"]:
+            lines.append(
+                f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}% +- {100 * p['a_win_share_ci95']:.1f} "
+                f"| {p['a_points']:+.2f} +- {p['a_points_ci95']:.2f} | {_rates(p, outcomes)} | {p['mean_hand_length']:.1f} |"
+            )
+    else:
+        lines += ["", "## Pairs (share of pairwise placings won by A)", "", "| A | B | placings | A's share |", "|---|---|---|---|"]
+        for p in summary["pairs"]:
+            lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
     return "\n".join(lines) + "\n"
+
+
+def _rates(row: dict[str, Any], outcomes: tuple[str, ...]) -> str:
+    return " | ".join(f"{100 * row['rates'].get(o, 0):.1f}%" for o in outcomes)
 
 
 def _ratings(summary: dict[str, Any], wins_over: str, unit: str) -> list[str]:
@@ -66,72 +92,27 @@ def _ratings(summary: dict[str, Any], wins_over: str, unit: str) -> list[str]:
     return lines
 
 
-def rummy_markdown(summary: dict[str, Any]) -> str:
-    cfg = summary["config"]
-    k = cfg["players_per_table"]
-    lines = [
-        f"# Basic Rummy tournament: {', '.join(cfg['agents'])}",
-        "",
-        f"rules `{cfg['rules']}`, {cfg['mode']}, tables of {k}, {cfg['deals']} deals per table, each played in all "
-        f"{k} seat rotations, seed {cfg['seed']}; {summary['games']} games played.",
-        "",
-        *_ratings(summary, "pairwise finishing order", "hand" if cfg["mode"] == "hands" else "match (final total)"),
-    ]
-    unit = "hand" if cfg["mode"] == "hands" else "match (final total)"
-    lines += [
-        "",
-        f"## Agents (95% intervals over deals; points per {unit}, zero-sum per hand)",
-        "",
-        "| agent | games | wins | points | went out | rummy | stalemate | hand length |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for a in summary["agents"]:
-        rates = a["rates"]
-        lines.append(
-            f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}% +- {100 * a['win_share_ci95']:.1f} "
-            f"| {a['points']:+.2f} +- {a['points_ci95']:.2f} | {100 * rates.get('out', 0):.0f}% "
-            f"| {100 * rates.get('rummy', 0):.0f}% | {100 * rates.get('stalemate', 0):.0f}% | {a['mean_hand_length']:.1f} |"
-        )
-    lines += ["", "## Pairs (share of pairwise placings won by A)", "", "| A | B | placings | A's share |", "|---|---|---|---|"]
-    for p in summary["pairs"]:
-        lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
-    return "\n".join(lines) + "\n"
-
-
-def _rummy_csv(out: Path, summary: dict[str, Any]) -> None:
-    with (out / "agents.csv").open("w", newline="") as f:
+def _csv(path: Path, rows: list[dict[str, Any]], keys: list[str], outcomes: tuple[str, ...]) -> None:
+    with path.open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["agent", "games", "win_share", "win_share_ci95", "points", "points_ci95",
-                         "rate_out", "rate_rummy", "rate_stalemate", "mean_hand_length"])
-        for a in summary["agents"]:
-            writer.writerow([a["agent"], a["games"], a["win_share"], a["win_share_ci95"], a["points"], a["points_ci95"],
-                             *[a["rates"].get(o, 0) for o in ("out", "rummy", "stalemate")], a["mean_hand_length"]])
-    with (out / "pairs.csv").open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["a", "b", "placings", "a_win_share"])
-        for p in summary["pairs"]:
-            writer.writerow([p["a"], p["b"], p["placings"], p["a_win_share"]])
+        rated = bool(rows) and "rates" in rows[0]
+        writer.writerow(keys + ([f"rate_{o}" for o in outcomes] + ["mean_hand_length"] if rated else []))
+        for row in rows:
+            extra = [row["rates"].get(o, 0) for o in outcomes] + [row["mean_hand_length"]] if rated else []
+            writer.writerow([row[k] for k in keys] + extra)
 
 
 def write_reports(out: Path, summary: dict[str, Any]) -> str:
+    game = get_game(summary["config"].get("game", DEFAULT_GAME))
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    if summary["config"].get("game") == "rummy":
-        text = rummy_markdown(summary)
-        (out / "report.md").write_text(text)
-        _rummy_csv(out, summary)
-        _plots(out, summary)
-        return text
     text = markdown(summary)
     (out / "report.md").write_text(text)
-    with (out / "pairs.csv").open("w", newline="") as f:
-        writer = csv.writer(f)
-        outcomes = OUTCOMES
-        writer.writerow(["a", "b", "games", "a_win_share", "a_win_share_ci95", "a_points", "a_points_ci95",
-                         *[f"rate_{o}" for o in outcomes], "mean_hand_length"])
-        for p in summary["pairs"]:
-            writer.writerow([p["a"], p["b"], p["games"], p["a_win_share"], p["a_win_share_ci95"], p["a_points"],
-                             p["a_points_ci95"], *[p["rates"].get(o, 0) for o in outcomes], p["mean_hand_length"]])
-    _plots(out, summary)
+    _csv(out / "agents.csv", summary["agents"],
+         ["agent", "games", "win_share", "win_share_ci95", "points", "points_ci95"], game.outcomes)
+    pair_keys = (["a", "b", "games", "a_win_share", "a_win_share_ci95", "a_points", "a_points_ci95"]
+                 if game.max_players == 2 else ["a", "b", "placings", "a_win_share"])
+    _csv(out / "pairs.csv", summary["pairs"], pair_keys, game.outcomes)
+    _plots(out, summary, pairwise=game.max_players > 2)
     return text
 
 
@@ -140,7 +121,7 @@ def _label(name: str, width: int = 28) -> str:
     return name if len(name) <= width else "..." + name[-(width - 3):]
 
 
-def _plots(out: Path, summary: dict[str, Any]) -> None:
+def _plots(out: Path, summary: dict[str, Any], pairwise: bool) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -161,8 +142,7 @@ def _plots(out: Path, summary: dict[str, Any]) -> None:
             if not np.isnan(grid[i, j]):
                 dark = abs(grid[i, j] - 0.5) > 0.3
                 ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", color="white" if dark else "black")
-    rummy = summary["config"].get("game") == "rummy"  # rummy pairs: pairwise finishing order at tables
-    ax.set_title(f"share of {'pairwise placings' if rummy else 'games'} won by the row agent")
+    ax.set_title(f"share of {'pairwise placings' if pairwise else 'games'} won by the row agent")
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
     fig.savefig(out / "crosstable.png", dpi=120)

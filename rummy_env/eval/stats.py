@@ -1,31 +1,35 @@
-"""Statistics of a tournament: per pair results with 95% intervals, and ratings.
+"""Statistics of a tournament: per agent and per pair results with 95% intervals, and ratings.
 
-The unit of sampling is the deal: both games of a duplicate deal (seats swapped) are
-averaged first, so the luck of the cards cancels out of the variance. Intervals are
-normal approximations over deals. Ratings are a Bradley-Terry model fitted by maximum
-likelihood (Hunter's MM algorithm) to the games won (a game without a winner counts half
-to each side), on the Elo scale (400 points = 10:1 odds) and centred at 0, with half a
-win added each way per pair so an agent that never loses still gets a finite rating.
-Their intervals come from a bootstrap over deals.
+The unit of sampling is the deal: the games of a duplicate deal (seats swapped, or
+every seat rotation at a table) are averaged first, so the luck of the cards cancels
+out of the variance. Intervals are normal approximations over deals.
+
+Every game is read as seats (``seat_view``): which agent sat where, each seat's points
+and the finishing order. A game at a table of k agents gives k (k - 1) / 2 pairwise
+results: the agent placed higher beats the lower one, and agents sharing a place (no
+winner, equal scores) get half a win each; a game of a pair is the case k = 2.
+
+Two ratings, both centred at 0, with intervals from a bootstrap over deals (every game of
+a resampled deal kept together):
+
+- **wins**: a Bradley-Terry model fitted by maximum likelihood (Hunter's MM algorithm)
+  to the pairwise wins, on the Elo scale (400 points = 10:1 odds), with half a win added
+  each way per pair so an agent that never loses still gets a finite rating;
+- **points** (``massey``): each agent's expected points a game above an agent of rating
+  0 (the field's average), fitted by least squares to every pair's mean margin (half the
+  difference of their points at the table: for two players, the winner's score).
 
 Games won and points are different goals: an agent that knocks only when the knock pays
-wins fewer, bigger hands. So every tournament also gets a **points rating** (``massey``):
-each agent's expected points a game against an agent of rating 0 (the field's average),
-fitted by least squares to the mean margin of every pair (the Massey rating), with the
-same bootstrap. The reports list both and say which measures what.
+wins fewer, bigger hands, so the reports list both and say which measures what.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
-
-from rummy_env.gin.scoring import OUTCOMES as _CODED
-
-OUTCOMES = (*_CODED[1:], _CODED[0])  # the showdowns first, then "draw": the order of reports
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
@@ -36,43 +40,111 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     return float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
 
 
-def _share(record: dict[str, Any], agent_seat: int) -> float:
+def seat_view(record: dict[str, Any]) -> tuple[list[int], list[list[int]]]:
+    """(agent per seat, finishing order) of a game record of either kind."""
+    if "seats" in record:  # a game at a table
+        return record["seats"], record["order"]
+    seats = [record["j"], record["i"]] if record["swap"] else [record["i"], record["j"]]
     winner = record["winner"]
-    return 0.5 if winner is None else float(winner == agent_seat)
+    return seats, [[0, 1]] if winner is None else [[winner], [1 - winner]]
 
 
-def per_deal(records: list[dict[str, Any]]) -> dict[tuple[int, int], dict[int, list[tuple[float, float]]]]:
-    """{(i, j): {deal: [(share of i, points of i) per game]}}."""
-    out: dict[tuple[int, int], dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for r in records:
-        seat_i = r["swap"]  # agent i sits in seat 0 unless swapped
-        margin = r["margin"] if seat_i == 0 else -r["margin"]
-        out[(r["i"], r["j"])][r["deal"]].append((_share(r, seat_i), margin))
+def seat_points(record: dict[str, Any]) -> list[float]:
+    """Each seat's points of a game record of either kind (a pair's: the margin, negated)."""
+    return record["points"] if "seats" in record else [record["margin"], -record["margin"]]
+
+
+def _pairwise(record: dict[str, Any]) -> list[tuple[int, int, float]]:
+    """(agent a, agent b, a's share of the placing) for every pair of seats of a game."""
+    seats, order = seat_view(record)
+    place = {seat: p for p, group in enumerate(order) for seat in group}
+    out = []
+    for s in range(len(seats)):
+        for t in range(s + 1, len(seats)):
+            share = 0.5 if place[s] == place[t] else float(place[s] < place[t])
+            out.append((seats[s], seats[t], share))
     return out
 
 
-def pair_stats(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
-    by_pair = per_deal(records)
+def _pair_margins(record: dict[str, Any]) -> list[tuple[int, int, float]]:
+    """(agent a, agent b, a's margin: half the difference of their points) for every pair of seats."""
+    seats, points = seat_view(record)[0], seat_points(record)
+    return [(seats[s], seats[t], (points[s] - points[t]) / 2)
+            for s in range(len(seats)) for t in range(s + 1, len(seats))]
+
+
+# ---------------------------------------------------------------------------------------
+# results tables
+
+
+def agent_stats(records: list[dict[str, Any]], names: list[str], outcomes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per agent: games, share of games won and points per game (95% intervals over deals),
+    the rate of each of the game's ``outcomes`` among its hands, mean hand length."""
+    by_deal: dict[int, dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    hands: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        seats, points = seat_view(r)[0], seat_points(r)
+        for seat, agent in enumerate(seats):
+            by_deal[agent][r["deal"]].append((float(r["winner"] == seat), float(points[seat])))
+            hands[agent].extend(r["hands"])
+    rows = []
+    for a in range(len(names)):
+        deals = by_deal.get(a, {})
+        wins = np.array([np.mean([w for w, _ in g]) for g in deals.values()])
+        points = np.array([np.mean([p for _, p in g]) for g in deals.values()])
+        share, share_ci = _interval(wins)
+        pts, pts_ci = _interval(points)
+        hs = hands[a]
+        rows.append({
+            "agent": names[a], "games": sum(len(g) for g in deals.values()), "deals": len(deals),
+            "win_share": share, "win_share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
+            **_outcome_stats(hs, outcomes),
+        })
+    return rows
+
+
+def _outcome_stats(hands: list[dict[str, Any]], outcomes: tuple[str, ...]) -> dict[str, Any]:
+    counts = {o: sum(h["result"]["outcome"] == o for h in hands) for o in outcomes}
+    return {"rates": {o: counts[o] / len(hands) for o in outcomes} if hands else {},
+            "mean_hand_length": float(np.mean([h["length"] for h in hands])) if hands else float("nan")}
+
+
+def pair_stats(records: list[dict[str, Any]], names: list[str], outcomes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per pair of a pairs tournament (records with ``i``, ``j``): A's share of games won and
+    points per game (95% intervals over deals), the rate of each of the game's
+    ``outcomes`` among the pair's hands, mean hand length."""
+    by_pair: dict[tuple[int, int], dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     games_by_pair: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     for r in records:
+        (a, _, share), = _pairwise(r)
+        (_, _, margin), = _pair_margins(r)
+        if a != r["i"]:  # agent j sat in seat 0
+            share, margin = 1 - share, -margin
+        by_pair[(r["i"], r["j"])][r["deal"]].append((share, margin))
         games_by_pair[(r["i"], r["j"])].append(r)
     rows = []
     for (i, j), deals in sorted(by_pair.items()):
-        shares = np.array([np.mean([s for s, _ in games]) for games in deals.values()])
-        points = np.array([np.mean([p for _, p in games]) for games in deals.values()])
-        share, share_ci = _interval(shares)
-        pts, pts_ci = _interval(points)
+        share, share_ci = _interval(np.array([np.mean([s for s, _ in games]) for games in deals.values()]))
+        pts, pts_ci = _interval(np.array([np.mean([p for _, p in games]) for games in deals.values()]))
         hands = [h for r in games_by_pair[(i, j)] for h in r["hands"]]
-        counts = {o: sum(h["result"]["outcome"] == o for h in hands) for o in OUTCOMES}
         rows.append({
             "a": names[i], "b": names[j], "games": len(games_by_pair[(i, j)]), "deals": len(deals),
-            "a_win_share": share, "a_win_share_ci95": share_ci,
-            "a_points": pts, "a_points_ci95": pts_ci,
-            "hands": len(hands),
-            "rates": {o: counts[o] / len(hands) for o in OUTCOMES} if hands else {},
-            "mean_hand_length": float(np.mean([h["length"] for h in hands])) if hands else float("nan"),
+            "a_win_share": share, "a_win_share_ci95": share_ci, "a_points": pts, "a_points_ci95": pts_ci,
+            "hands": len(hands), **_outcome_stats(hands, outcomes),
         })
     return rows
+
+
+def placing_stats(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+    """Per pair of agents that met at tables: the pairwise placings and A's share of them."""
+    wins = _wins(records, len(names))
+    return [{"a": names[i], "b": names[j], "placings": float(wins[i, j] + wins[j, i]),
+             "a_win_share": float(wins[i, j] / (wins[i, j] + wins[j, i]))}
+            for i in range(len(names)) for j in range(i + 1, len(names)) if wins[i, j] + wins[j, i] > 0]
+
+
+# ---------------------------------------------------------------------------------------
+# ratings
 
 
 def bradley_terry(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
@@ -94,17 +166,6 @@ def bradley_terry(wins: np.ndarray, iterations: int = 500) -> np.ndarray:
     return elo - elo.mean()
 
 
-def _wins(by_pair, n: int, pick=None) -> np.ndarray:
-    wins = np.zeros((n, n))
-    for (i, j), deals in by_pair.items():
-        keys = list(deals) if pick is None else pick[(i, j)]
-        for d in keys:
-            for share, _ in deals[d]:
-                wins[i, j] += share
-                wins[j, i] += 1 - share
-    return wins
-
-
 def massey(margins: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Points ratings (centred at 0) from margins[i, j] = i's summed points against j over
     counts[i, j] games: ``r_i - r_j`` fits each pair's mean margin by least squares,
@@ -118,66 +179,7 @@ def massey(margins: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return solution - solution.mean()
 
 
-def _margins(by_pair, n: int, pick=None) -> tuple[np.ndarray, np.ndarray]:
-    margins, counts = np.zeros((n, n)), np.zeros((n, n))
-    for (i, j), deals in by_pair.items():
-        keys = list(deals) if pick is None else pick[(i, j)]
-        for d in keys:
-            for _, points in deals[d]:
-                margins[i, j] += points / 2  # each game's margin, split so that margins - margins.T is the margin
-                margins[j, i] -= points / 2
-                counts[i, j] += 1
-    return margins, counts
-
-
-def _rows(names: list[str], point: np.ndarray, samples: list[np.ndarray]) -> list[dict[str, Any]]:
-    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
-    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
-            for k in np.argsort(-point)]
-
-
-def ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0,
-            kind: str = "wins") -> list[dict[str, Any]]:
-    """Ratings with 95% bootstrap intervals over deals, best first: ``kind="wins"``
-    (Bradley-Terry on games won, Elo scale) or ``"points"`` (``massey``: points a game
-    above the field's average)."""
-    n = len(names)
-    by_pair = per_deal(records)
-
-    def fit(pick=None) -> np.ndarray:
-        return bradley_terry(_wins(by_pair, n, pick)) if kind == "wins" else massey(*_margins(by_pair, n, pick))
-
-    rng = np.random.default_rng(seed)
-    samples = [fit({pair: rng.choice(list(deals), size=len(deals)) for pair, deals in by_pair.items()})
-               for _ in range(bootstrap)]
-    return _rows(names, fit(), samples)
-
-
-# ---------------------------------------------------------------------------------------
-# Basic Rummy tables (game: rummy): per-agent results and ratings from finishing orders.
-#
-# A game at a table of k agents gives k (k - 1) / 2 pairwise results: the agent placed
-# higher (the winner first, then by the points each loser paid) beats the lower one, and
-# agents sharing a place (a stalemate, equal penalties) get half a win each. Bradley-Terry
-# is fitted to those pairwise wins, exactly as for pairs; intervals come from a bootstrap
-# over deals (every table's games of a resampled deal are kept together).
-
-RUMMY_OUTCOMES = ("out", "rummy", "stalemate")
-
-
-def _pairwise(record: dict[str, Any]) -> list[tuple[int, int, float]]:
-    """(agent a, agent b, a's share) for every pair of seats of one rummy game."""
-    place = {seat: p for p, group in enumerate(record["order"]) for seat in group}
-    seats = record["seats"]
-    out = []
-    for s in range(len(seats)):
-        for t in range(s + 1, len(seats)):
-            share = 0.5 if place[s] == place[t] else float(place[s] < place[t])
-            out.append((seats[s], seats[t], share))
-    return out
-
-
-def _table_wins(records: list[dict[str, Any]], n: int) -> np.ndarray:
+def _wins(records: list[dict[str, Any]], n: int) -> np.ndarray:
     wins = np.zeros((n, n))
     for r in records:
         for a, b, share in _pairwise(r):
@@ -186,66 +188,35 @@ def _table_wins(records: list[dict[str, Any]], n: int) -> np.ndarray:
     return wins
 
 
-def table_stats(records: list[dict[str, Any]], names: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Per agent (games, share of games won, points per game with 95% intervals over deals)
-    and per pair (share of pairwise placings won), for rummy records."""
-    n = len(names)
-    by_deal: dict[int, dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    hands: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        for seat, agent in enumerate(r["seats"]):
-            by_deal[agent][r["deal"]].append((float(r["winner"] == seat), float(r["points"][seat])))
-            hands[agent].extend(r["hands"])
-    agents_rows = []
-    for a in range(n):
-        deals = by_deal.get(a, {})
-        wins = np.array([np.mean([w for w, _ in g]) for g in deals.values()])
-        points = np.array([np.mean([p for _, p in g]) for g in deals.values()])
-        share, share_ci = _interval(wins)
-        pts, pts_ci = _interval(points)
-        hs = hands[a]
-        counts = {o: sum(h["result"]["outcome"] == o for h in hs) for o in RUMMY_OUTCOMES}
-        agents_rows.append({
-            "agent": names[a], "games": sum(len(g) for g in deals.values()), "deals": len(deals),
-            "win_share": share, "win_share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
-            "rates": {o: counts[o] / len(hs) for o in RUMMY_OUTCOMES} if hs else {},
-            "mean_hand_length": float(np.mean([h["length"] for h in hs])) if hs else float("nan"),
-        })
-    wins = _table_wins(records, n)
-    pairs = [{"a": names[i], "b": names[j], "placings": float(wins[i, j] + wins[j, i]),
-              "a_win_share": float(wins[i, j] / (wins[i, j] + wins[j, i]))}
-             for i in range(n) for j in range(i + 1, n) if wins[i, j] + wins[j, i] > 0]
-    return agents_rows, pairs
-
-
-def _table_margins(records: list[dict[str, Any]], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair of seats of every game: the points margin between the two agents."""
+def _margins(records: list[dict[str, Any]], n: int) -> tuple[np.ndarray, np.ndarray]:
     margins, counts = np.zeros((n, n)), np.zeros((n, n))
     for r in records:
-        seats, points = r["seats"], r["points"]
-        for s in range(len(seats)):
-            for t in range(s + 1, len(seats)):
-                a, b, margin = seats[s], seats[t], points[s] - points[t]
-                margins[a, b] += margin / 2
-                margins[b, a] -= margin / 2
-                counts[a, b] += 1
+        for a, b, margin in _pair_margins(r):
+            margins[a, b] += margin / 2  # split so that margins - margins.T is the margin
+            margins[b, a] -= margin / 2
+            counts[a, b] += 1
     return margins, counts
 
 
-def table_ratings(records: list[dict[str, Any]], names: list[str], bootstrap: int = 200, seed: int = 0,
-                  kind: str = "wins") -> list[dict[str, Any]]:
-    """Ratings from tables, best first, bootstrap over deals: ``kind="wins"`` (Bradley-Terry
-    over pairwise finishing order, Elo scale) or ``"points"`` (``massey`` over the points
-    margin of every pair of seats)."""
-    n = len(names)
+KINDS: dict[str, Callable[[list[dict[str, Any]], int], np.ndarray]] = {
+    "wins": lambda records, n: bradley_terry(_wins(records, n)),
+    "points": lambda records, n: massey(*_margins(records, n)),
+}
 
-    def fit(chosen: list[dict[str, Any]]) -> np.ndarray:
-        return bradley_terry(_table_wins(chosen, n)) if kind == "wins" else massey(*_table_margins(chosen, n))
 
+def ratings(records: list[dict[str, Any]], names: list[str], kind: str = "wins", bootstrap: int = 200,
+            seed: int = 0) -> list[dict[str, Any]]:
+    """Ratings of ``kind`` ("wins" or "points", see the module docstring), best first, with
+    95% bootstrap intervals over deals."""
+    fit = KINDS[kind]
     by_deal: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_deal[r["deal"]].append(r)
     deals = sorted(by_deal)
     rng = np.random.default_rng(seed)
-    samples = [fit([r for d in rng.choice(deals, size=len(deals)) for r in by_deal[d]]) for _ in range(bootstrap)]
-    return _rows(names, fit(records), samples)
+    samples = [fit([r for d in rng.choice(deals, size=len(deals)) for r in by_deal[d]], len(names))
+               for _ in range(bootstrap)]
+    point = fit(records, len(names))
+    low, high = (np.percentile(samples, q, axis=0) if samples else point for q in (2.5, 97.5))
+    return [{"agent": names[k], "rating": float(point[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k])}
+            for k in np.argsort(-point)]

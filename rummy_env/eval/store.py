@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from rummy_env.core.game import get_game
+
 FORMAT_VERSION = 1
 
 
@@ -36,7 +38,7 @@ class ResultsStore:
         header = next(lines, None)
         if not header or "header" not in header:
             raise ResultsFileError(f"{self.path} does not start with a tournament header; move it away or choose another --out")
-        theirs = header["header"]
+        theirs = _canonical(header["header"])
         diff = {k: (theirs.get(k), v) for k, v in self.identity.items() if theirs.get(k) != v}
         if theirs.get("results_format") != FORMAT_VERSION or diff:
             detail = ", ".join(f"{k}: file has {a!r}, this run {b!r}" for k, (a, b) in diff.items())
@@ -61,6 +63,16 @@ class ResultsStore:
         a power cut may lose the last lines, which a rerun simply plays again."""
         with self.path.open("a") as f:
             f.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def _canonical(header: dict[str, Any]) -> dict[str, Any]:
+    """A header with its game under its registry name (0.1 wrote ``rummy`` for Basic Rummy)."""
+    if "game" not in header:
+        return header
+    try:
+        return {**header, "game": get_game(header["game"]).name}
+    except ValueError:  # a game not installed here: the comparison names it
+        return header
 
 
 EXPECTED = "a results.jsonl written by rummy tournament (a JSON header line, then one JSON game record per line)"

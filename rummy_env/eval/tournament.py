@@ -18,7 +18,8 @@ from tqdm import tqdm
 from rummy_env.eval.config import TournamentConfig
 from rummy_env.eval.games import Game, TableGame, play_game, schedule, table_schedule
 from rummy_env.eval.report import write_reports
-from rummy_env.eval.stats import pair_stats, ratings, table_ratings, table_stats
+from rummy_env.core.game import get_game
+from rummy_env.eval.stats import agent_stats, pair_stats, placing_stats, ratings
 from rummy_env.eval.store import ResultsStore
 
 
@@ -59,11 +60,12 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
     out = config.out_dir
     store = ResultsStore(out / "results.jsonl", config.identity())
     done = store.open()
-    rummy = config.game == "rummy"
-    games = table_schedule(config.tables(), config.deals) if rummy else schedule(config.pairs(), config.deals)
+    game = get_game(config.game)
+    pairs = config.pairs_format
+    games = schedule(config.pairs(), config.deals) if pairs else table_schedule(config.tables(), config.deals)
     todo = [g for g in games if g.key not in done]
-    spec = {"agents": config.agents, "rules": config.rules, "mode": config.mode, "seed": config.seed,
-            "record": config.record}
+    spec = {"game": game.name, "agents": config.agents, "rules": config.rules, "mode": config.mode,
+            "seed": config.seed, "record": config.record}
     results: Iterable[dict[str, Any]] = (
         _ray(spec, todo, config.address) if config.backend == "ray" else _local(spec, todo, config.workers)
     )
@@ -83,13 +85,10 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
         "seconds_this_run": time.perf_counter() - start,
         "played_this_run": len(todo),
     }
-    if rummy:
-        summary["agents"], summary["pairs"] = table_stats(records, config.agents)
-        rate = table_ratings
-    else:
-        summary["pairs"] = pair_stats(records, config.agents)
-        rate = ratings
-    summary["ratings"] = rate(records, config.agents, seed=config.seed)
-    summary["points_ratings"] = rate(records, config.agents, seed=config.seed, kind="points")
+    names = config.agents
+    summary["agents"] = agent_stats(records, names, game.outcomes)
+    summary["pairs"] = pair_stats(records, names, game.outcomes) if pairs else placing_stats(records, names)
+    summary["ratings"] = ratings(records, names, seed=config.seed)
+    summary["points_ratings"] = ratings(records, names, kind="points", seed=config.seed)
     summary["report"] = write_reports(out, summary)
     return summary

@@ -27,17 +27,21 @@ own and opponent match points / target score (0 outside a match): 11 values.
 - ``flat``: float32 vector of the 9 card slices then the 11 scalars: shape (479,).
 - ``planes``: float32 (20, 4, 13): the 9 card slices as 4 x 13 planes (suit rows,
   rank columns), then each of the 11 scalars as a constant plane.
+
+``ENCODINGS`` maps these names to ``rummy_env.core.encoding`` objects; it is the dict the
+game registers (``Game.add_encoding`` adds one more, usable by name in the env).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
-from rummy_env.gin.game import InformationSet, Phase
+from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings
+from rummy_env.gin.game import GinRummyState, InformationSet
 from rummy_env.gin.rules import Rules
 
 CARD_SLICES = (
@@ -64,40 +68,33 @@ SCALARS = (
     "own_score",
     "opponent_score",
 )
-FLAT_SIZE = len(CARD_SLICES) * NUM_CARDS + len(SCALARS)
-PLANES_SHAPE = (len(CARD_SLICES) + len(SCALARS), 4, 13)
-ENCODINGS = ("flat", "planes")
+LAYOUT = CardLayout(CARD_SLICES, SCALARS)
+FLAT_SIZE = LAYOUT.flat_size
+PLANES_SHAPE = LAYOUT.planes_shape
 STATE_SIZE = 5 * NUM_CARDS + 6
 STOCK_AT_DEAL = 31
 
+
 def flat_slices() -> dict[str, slice]:
     """Where each named part lies in the flat vector."""
-    return slices_of(CARD_SLICES, SCALARS)
+    return LAYOUT.slices()
 
 
-def slices_of(card_slices: tuple[str, ...], scalars: tuple[str, ...]) -> dict[str, slice]:
-    """Positions of 52-wide card slices then single scalars in a flat vector (any game's)."""
-    out, pos = {}, 0
-    for name in card_slices:
-        out[name] = slice(pos, pos + NUM_CARDS)
-        pos += NUM_CARDS
-    for name in scalars:
-        out[name] = slice(pos, pos + 1)
-        pos += 1
-    return out
+def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: Optional[Sequence[int]] = None) -> np.ndarray:
+    """The observation array of ``info`` in the named encoding (a key of ``ENCODINGS``)."""
+    return lookup(ENCODINGS, encoding).encode(info, rules, scores)
 
 
-def masks_to_bits(masks) -> np.ndarray:
-    """52-bit masks (shape S) -> float32 0/1 array of shape S + (52,)."""
-    m = np.ascontiguousarray(masks, dtype="<u8")
-    bits = np.unpackbits(m[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
-    return bits.astype(np.float32)
+def observation_high(rules: Rules, encoding: str = "flat") -> np.ndarray:
+    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0)."""
+    return lookup(ENCODINGS, encoding).high(rules)
 
 
-def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: Optional[tuple[int, int]] = None) -> np.ndarray:
-    """The observation array of ``info`` in the named encoding (``ENCODINGS``)."""
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+def observation_shape(encoding: str) -> tuple[int, ...]:
+    return lookup(ENCODINGS, encoding).shape()
+
+
+def _encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
     p, q = info.player, info.opponent
     top = 1 << info.discard_pile[-1] if info.discard_pile else 0
     taken = 1 << info.taken_card if info.taken_card is not None else 0
@@ -122,20 +119,14 @@ def encode(info: InformationSet, rules: Rules, encoding: str = "flat", scores: O
         own,
         theirs,
     ]
-    if encoding == "flat":
-        return out
-    planes = np.empty(PLANES_SHAPE, dtype=np.float32)
-    planes[: len(CARD_SLICES)] = out[: len(CARD_SLICES) * NUM_CARDS].reshape(-1, 4, 13)
-    planes[len(CARD_SLICES) :] = scalars[:, None, None]
-    return planes
+    return out
 
 
-def observation_high(rules: Rules, encoding: str = "flat") -> np.ndarray:
-    """Finite upper bounds of every observation entry under ``rules`` (lower bounds are 0).
-
-    Deadwood entries stay below 1.1 (at most 106 points in 11 cards: no three of a rank
-    and no three in a row leaves eight ten-point cards and two 9s, plus one more 9).
-    Match scores stay below the target plus the largest single hand score.
+def _high_flat(rules: Rules) -> np.ndarray:
+    """Upper bounds of the flat vector (lower bounds are 0). Deadwood entries stay below 1.1
+    (at most 106 points in 11 cards: no three of a rank and no three in a row leaves eight
+    ten-point cards and two 9s, plus one more 9). Match scores stay below the target plus
+    the largest single hand score.
     """
     high = np.ones(FLAT_SIZE, dtype=np.float32)
     at = flat_slices()
@@ -145,37 +136,30 @@ def observation_high(rules: Rules, encoding: str = "flat") -> np.ndarray:
     best_hand = 110 + max(rules.gin_bonus, rules.big_gin_bonus, rules.knock_limit + rules.undercut_bonus)
     score_high = (rules.target_score + best_hand) / rules.target_score if rules.match else 1.0
     high[at["own_score"]] = high[at["opponent_score"]] = score_high
-    if encoding == "flat":
-        return high
-    planes = np.empty(observation_shape(encoding), dtype=np.float32)
-    planes[: len(CARD_SLICES)] = high[: len(CARD_SLICES) * NUM_CARDS].reshape(-1, 4, 13)
-    planes[len(CARD_SLICES) :] = high[len(CARD_SLICES) * NUM_CARDS :, None, None]
-    return planes
+    return high
 
 
-def observation_shape(encoding: str) -> tuple[int, ...]:
-    if encoding == "flat":
-        return (FLAT_SIZE,)
-    if encoding == "planes":
-        return PLANES_SHAPE
-    raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
+ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 
 
-def state_vector(hands: tuple[int, int], stock: int, pile: tuple[int, ...], phase: Phase, current: int) -> np.ndarray:
+def state_vector(state: GinRummyState) -> np.ndarray:
     """Full state for centralised critics: both hands, stock, pile, top, phase, seat to move.
 
     Layout: hand of player_0 (52), hand of player_1 (52), stock cards (52), discard
     pile (52), discard top (52), phase one-hot (4), player to move one-hot (2): (266,).
     """
     out = np.zeros(STATE_SIZE, dtype=np.float32)
-    pile_mask = 0
-    for c in pile:
+    stock = pile_mask = 0
+    for c in state.stock:
+        stock |= 1 << c
+    for c in state.discard_pile:
         pile_mask |= 1 << c
-    out[: 4 * NUM_CARDS] = masks_to_bits(np.array([hands[0], hands[1], stock, pile_mask], dtype=np.uint64)).ravel()
-    if pile:
-        out[4 * NUM_CARDS + pile[-1]] = 1.0
-    out[5 * NUM_CARDS + int(phase)] = 1.0
-    out[5 * NUM_CARDS + 4 + current] = 1.0
+    masks = np.array([state.hands[0], state.hands[1], stock, pile_mask], dtype=np.uint64)
+    out[: 4 * NUM_CARDS] = masks_to_bits(masks).ravel()
+    if state.discard_pile:
+        out[4 * NUM_CARDS + state.discard_pile[-1]] = 1.0
+    out[5 * NUM_CARDS + int(state.phase)] = 1.0
+    out[5 * NUM_CARDS + 4 + state.current_player] = 1.0
     return out
 
 
@@ -226,8 +210,5 @@ def encode_batch(
     if encoding == "flat":
         return out
     if encoding != "planes":
-        raise ValueError(f"unknown encoding {encoding!r}; choose one of {ENCODINGS}")
-    planes = np.empty((n,) + PLANES_SHAPE, dtype=np.float32)
-    planes[:, : len(CARD_SLICES)] = cards.reshape(n, len(CARD_SLICES), 4, 13)
-    planes[:, len(CARD_SLICES) :] = scalars[:, :, None, None]
-    return planes
+        raise ValueError(f"the vector engine encodes 'flat' or 'planes', got {encoding!r}")
+    return LAYOUT.planes(out)

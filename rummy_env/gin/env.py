@@ -10,7 +10,7 @@
 | Action mask        | int8 (108,)                                                  |
 | State shape        | (266,)                                                       |
 
-Two-player Gin Rummy with the exact rules of ../shared/RULES.md: first-turn upcard
+Two-player Gin Rummy with the exact rules of docs/games/gin/rules.md: first-turn upcard
 offer, knock / Gin / Big Gin, lay-offs, undercuts, the wall and ``max_turns``, and
 optionally whole matches to the target score with game, line and shutout bonuses. Rule
 options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``), a
@@ -75,14 +75,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from rummy_env.gin import encoding as enc
 from rummy_env.core.aec import CardGameEnv
-from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, IllegalActionError
-from rummy_env.gin.match import Match
+from rummy_env.core.game import IllegalActionError
+from rummy_env.gin.interface import GIN
 from rummy_env.gin.rules import RulesSpec, load_rules
 
 __all__ = ["env", "raw_env", "IllegalActionError"]
@@ -95,7 +93,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "gin_rummy_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "gin_rummy_v0", "is_parallelizable": False,
+                "render_fps": 1}
 
     def __init__(
         self,
@@ -109,59 +108,6 @@ class raw_env(CardGameEnv):
     ) -> None:
         super().__init__()
         self._setup(
-            num_players=2, rules=load_rules(rules), codec=enc, num_actions=NUM_ACTIONS,
-            illegal_error=IllegalActionError, render_mode=render_mode, encoding=encoding, episode=episode,
-            reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
+            game=GIN, num_players=2, rules=load_rules(rules), render_mode=render_mode, encoding=encoding,
+            episode=episode, reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
         )
-        self.game: Optional[GinRummyState] = None
-        self.match: Optional[Match] = None
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        options = dict(options or {})  # other keys are ignored, as PettingZoo's api_test expects
-        dealer = options.get("dealer", int(self._rng.integers(2)))
-        if dealer not in (0, 1):
-            raise ValueError(f"reset option dealer must be 0 or 1, got {dealer!r}")
-        self.match = Match.create(self.rules, first_dealer=dealer) if self.episode == "match" else None
-        if "deck" in options:
-            self.game = GinRummyState.from_deck(options["deck"], self.rules, dealer)
-        else:
-            self.game = GinRummyState.new_hand(self.rules, self._rng, dealer)
-        self._begin()
-
-    def state(self) -> np.ndarray:
-        assert self.game is not None, "call reset() first"
-        g = self.game
-        stock = 0
-        for c in g.stock:
-            stock |= 1 << c
-        return enc.state_vector((g.hands[0], g.hands[1]), stock, tuple(g.discard_pile), g.phase, g.current_player)
-
-    def _scores(self) -> Optional[tuple[int, ...]]:
-        return tuple(self.match.hand_points) if self.match is not None else None
-
-    def _match_text(self) -> str:
-        assert self.match is not None
-        return f"match points: player_0 {self.match.hand_points[0]}, player_1 {self.match.hand_points[1]}"
-
-    def _end_hand(self) -> None:
-        assert self.game is not None and self.game.result is not None
-        result = self.game.result
-        points = [float(r) for r in result.rewards]
-        info: dict[str, Any] = {"hand_result": result.to_dict()}
-        episode_over = True
-        win_loss = [float(np.sign(p)) for p in points]
-        if self.match is not None:
-            self.match.record(result)
-            info["match_points"] = list(self.match.hand_points)
-            if self.match.is_over:
-                final = self.match.result()
-                info["match_result"] = final.to_dict()
-                bonus = [final.grand_total[p] - final.hand_points[p] for p in (0, 1)]
-                points = [points[p] + bonus[p] - bonus[1 - p] for p in (0, 1)]
-                win_loss = [0.0, 0.0] if final.winner is None else [1.0 if p == final.winner else -1.0 for p in (0, 1)]
-            else:
-                episode_over = False
-                win_loss = [0.0, 0.0]
-        self._settle(info, points, win_loss, episode_over)

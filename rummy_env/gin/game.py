@@ -1,6 +1,6 @@
 """The pure two-player Gin Rummy hand: state, legal actions, step, showdown, scoring.
 
-One source of truth for the rules of ../shared/RULES.md; every other layer (env, vector
+One source of truth for the rules (docs/games/gin/rules.md); every other layer (env, vector
 engine, agents) calls it. The points of a showdown come from ``rummy_env.gin.scoring``,
 which the vector engine and the heuristic's knock estimate share. A ``GinRummyState``
 is one hand; ``rummy_env.gin.match`` adds up hands into a match. Cards are ids 0..51 and
@@ -17,7 +17,7 @@ Action layout (fixed; ``NUM_ACTIONS`` = 108):
 | 55 + c  | knock, putting card c face down (Gin when 0 deadwood remains)  | discard |
 | 107     | declare Big Gin (all 11 cards melded, no discard)              | discard |
 
-Choices made where ../shared/RULES.md leaves them open (documented in the README too):
+Choices made where the common rules leave them open (the rules page says them too):
 - Explicit deck order: the first 10 cards go to the non-dealer, the next 10 to the
   dealer, then the upcard, then the stock from top to bottom.
 - The card taken from the discard pile this turn may not be discarded *nor* put face
@@ -38,11 +38,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Optional, Sequence
+from typing import ClassVar, Optional, Sequence
 
 import numpy as np
 
 from rummy_env.core import melds
+from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
@@ -69,8 +70,6 @@ class Phase(IntEnum):
 EVENTS = ("pass", "draw_stock", "take_discard", "discard", "knock", "big_gin")
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state."""
 
 
 def action_name(action: int) -> str:
@@ -294,9 +293,27 @@ class GinRummyState:
 
     # ----------------------------------------------------------------- queries
 
+    num_players: ClassVar[int] = 2
+
     @property
     def is_over(self) -> bool:
         return self.phase == Phase.OVER
+
+    @property
+    def actions(self) -> list[int]:
+        """Every action played this hand, in order (with ``deck`` and ``dealer`` it replays)."""
+        return list(self.history)
+
+    def card_places(self) -> dict[str, list[int]]:
+        """Where every card is: the hands, the stock, the discard pile and a knocker's
+        face-down card. The places always partition the 52 cards."""
+        return {
+            "hand 0": mask_to_cards(self.hands[0]),
+            "hand 1": mask_to_cards(self.hands[1]),
+            "stock": list(self.stock),
+            "discard pile": list(self.discard_pile),
+            "face down": [] if self.knock_card is None else [self.knock_card],
+        }
 
     @property
     def upcard_offer(self) -> bool:
@@ -506,6 +523,25 @@ class GinRummyState:
             result=self.result,
         )
         return info
+
+    def redeal_hidden(self, player: int, rng: np.random.Generator) -> "GinRummyState":
+        """A copy with the cards ``player`` cannot know shuffled among their places: the
+        opponent's cards not known to ``player``, the stock, and the opponent's face-down
+        knock card. What ``player`` sees must not change (the no-leak tests)."""
+        t = self.clone()
+        opp = 1 - player
+        revealed = self.result is not None and self.result.outcome != "draw"
+        known = self.hands[opp] if revealed else self.known[opp]
+        opp_hidden = mask_to_cards(self.hands[opp] & ~known)
+        face_down = [self.knock_card] if (self.knock_card is not None and self.result and self.result.knocker == opp) else []
+        pool = opp_hidden + list(self.stock) + face_down
+        rng.shuffle(pool)
+        t.hands[opp] = known | sum(1 << c for c in pool[: len(opp_hidden)])
+        t.stock = pool[len(opp_hidden) : len(opp_hidden) + len(self.stock)]
+        if face_down:
+            t.knock_card = pool[-1]
+        t._legal = None
+        return t
 
     @classmethod
     def sample_from_information_set(

@@ -28,6 +28,18 @@ class MatchResult:
     shutout_extra: tuple[int, int]
     grand_total: tuple[int, int]
 
+    @property
+    def scores(self) -> tuple[int, int]:
+        """What decides the match, per seat: the grand totals."""
+        return self.grand_total
+
+    @property
+    def bonus_rewards(self) -> tuple[int, int]:
+        """Per seat, the bonuses (game, line, shutout) net of the other's: added to the last
+        hand's rewards, each player's return is its grand total minus the opponent's."""
+        bonus = [self.grand_total[p] - self.hand_points[p] for p in (0, 1)]
+        return (bonus[0] - bonus[1], bonus[1] - bonus[0])
+
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
@@ -51,6 +63,11 @@ class Match:
         if not rules.match:
             raise ValueError("these rules have target_score 0: hands stand alone and there is no match")
         return cls(rules=rules, first_dealer=first_dealer)
+
+    @property
+    def points(self) -> list[int]:
+        """The running hand points per seat."""
+        return self.hand_points
 
     @property
     def dealer(self) -> int:

@@ -1,6 +1,6 @@
-"""Rule options of Gin Rummy (../shared/RULES.md) as one frozen, validated dataclass.
+"""Rule options of Gin Rummy (docs/games/gin/rules.md) as one frozen, validated dataclass.
 
-Every option of the spec's table is a field with its ``classic`` default. Named presets
+Every option players disagree about is a field with its ``classic`` default. Named presets
 let results be compared with published work: ``classic`` (the popular online rules),
 ``eaai`` (the EAAI-2021 Gin Rummy AI competition) and ``openspiel`` (one hand scored as
 OpenSpiel's gin_rummy scores it). The YAML files in ``configs/rules/`` hold the same
@@ -10,21 +10,21 @@ optionally ``preset: NAME`` to start from a preset and override some options.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
-import yaml
+from rummy_env.core.rules import RuleOptions, load_rules_spec
 
 MAX_KNOCK_LIMIT = 20  # the highest limit played; above it nearly every hand could knock at once
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(RuleOptions):
     """All rule options; construct with keywords, or use ``load_rules``."""
+
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"aces": ("low", "high")}
 
     knock_limit: int = 10
     """Most deadwood the knocker may keep (10 cards, after the face-down card); 0..20."""
@@ -56,18 +56,7 @@ class Rules:
     max_turns: int = 100
     """A hand is a draw after this many turns (a rule of the game, not a truncation)."""
 
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            expected = bool if f.type in ("bool", bool) else int if f.type in ("int", int) else str
-            if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise TypeError(f"rule option {f.name} must be an integer, got {value!r}")
-            if expected is not int and not isinstance(value, expected):
-                raise TypeError(f"rule option {f.name} must be {expected.__name__}, got {value!r}")
-            if expected is int and value < 0:
-                raise ValueError(f"rule option {f.name} must be >= 0, got {value}")
-        if self.aces not in ("low", "high"):
-            raise ValueError(f"rule option aces must be 'low' or 'high', got {self.aces!r}")
+    def check(self) -> None:
         if self.knock_limit > MAX_KNOCK_LIMIT:
             raise ValueError(f"rule option knock_limit must be 0..{MAX_KNOCK_LIMIT} (the limits played: 0 = Gin only, "
                              f"5, 10, 15, 20), got {self.knock_limit}")
@@ -87,15 +76,8 @@ class Rules:
         """Whether hands add up to a match (``target_score`` > 0)."""
         return self.target_score > 0
 
-    def replace(self, **changes: Any) -> "Rules":
-        """A copy with some options changed (validated like the constructor)."""
-        return dataclasses.replace(self, **_checked_keys(changes))
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+OPTION_NAMES = Rules.option_names()
 
 PRESETS: dict[str, Rules] = {
     "classic": Rules(),
@@ -106,48 +88,9 @@ PRESETS: dict[str, Rules] = {
 RulesSpec = Union[str, os.PathLike, Mapping[str, Any], Rules, None]
 
 
-def _checked_keys(options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(OPTION_NAMES))
-    if unknown:
-        raise ValueError(f"unknown rule option(s) {unknown}; allowed: {', '.join(OPTION_NAMES)}")
-    return dict(options)
-
-
-def rules_from_mapping(options: Mapping[str, Any]) -> Rules:
-    """Rules from a mapping of option names, optionally ``preset: NAME`` as the base."""
-    options = dict(options)
-    base = load_rules(options.pop("preset", "classic"))
-    return base.replace(**options)
-
-
 def load_rules(spec: RulesSpec = None) -> Rules:
     """Rules from a preset name, a YAML file path, a mapping of options or a ``Rules``.
 
     ``None`` gives ``classic``.
     """
-    return load_spec(spec, Rules, PRESETS, "classic", rules_from_mapping, "rules")
-
-
-def load_spec(spec: Any, kind: type, presets: Mapping[str, Any], default: str,
-              from_mapping: Any, what: str) -> Any:
-    """The loader behind ``load_rules`` and Basic Rummy's ``load_rummy_rules``: an instance of
-    ``kind`` from None (``default``), itself, a mapping, a preset name or a YAML path."""
-    if spec is None:
-        return presets[default]
-    if isinstance(spec, kind):
-        return spec
-    if isinstance(spec, Mapping):
-        return from_mapping(spec)
-    if isinstance(spec, str) and spec in presets:
-        return presets[spec]
-    if isinstance(spec, (str, os.PathLike)):
-        path = Path(spec)
-        if path.suffix in (".yaml", ".yml") or path.exists():
-            if not path.is_file():
-                raise FileNotFoundError(f"rules file {str(path)!r} not found")
-            data = yaml.safe_load(path.read_text()) or {}
-            if not isinstance(data, Mapping):
-                raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names, got {type(data).__name__}")
-            return from_mapping(data)
-        raise ValueError(f"unknown {what} {spec!r}: use a preset ({', '.join(presets)}) or a YAML file path")
-    raise TypeError(f"{what} must be a preset name, a YAML path, a mapping or a {kind.__name__}, got {type(spec).__name__}")
+    return load_rules_spec(spec, Rules, PRESETS, "classic", "rules")

@@ -1,9 +1,9 @@
 """How a Gin Rummy showdown scores, given both players' final deadwood.
 
-The pure engine (``rummy_env.gin.game``), the batch engine (``rummy_env.gin.vector``) and the
-``heuristic`` agent's knock estimate all score showdowns; they call this one function so
-that the knock, Gin, Big Gin, undercut and tie arithmetic of ../shared/RULES.md lives in
-one place. Finding the deadwood (the knocker's layout, the defender's lay-offs) is the
+The pure engine (``rummy_env.gin.game``), the batch engine (``rummy_env.gin.vector``) and
+the ``heuristic`` agent's knock estimate all score showdowns; they call this one function
+so that the knock, Gin, Big Gin, undercut and tie arithmetic of the rules
+(docs/games/gin/rules.md) lives in one place. Finding the deadwood (the knocker's layout, the defender's lay-offs) is the
 callers' job: the engines do it exactly, the heuristic for sampled opponent hands.
 """
 

@@ -24,32 +24,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
-from rummy_env.basic.game import (
-    DISCARD, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, Phase, RummyInformationSet, meld_table,
-)
+from rummy_env.basic.game import DISCARD, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, Phase, RummyInformationSet
+from rummy_env.core.meld_table import meld_table
 from rummy_env.basic.rules import BasicRummyRules
 
-GAME = "rummy"
-
-
-def rummy_information(name: str, observation: dict[str, np.ndarray], info: dict[str, Any]) -> tuple[RummyInformationSet, BasicRummyRules]:
-    """The information set and rules of a ``rummy_v0`` info dict, or a clear error."""
-    infoset, rules = info.get("information_set"), info.get("rules")
-    mask = observation.get("action_mask") if isinstance(observation, dict) else None
-    if not isinstance(infoset, RummyInformationSet) or not isinstance(rules, BasicRummyRules):
-        got = type(infoset).__name__ if infoset is not None else "no information_set"
-        raise TypeError(
-            f"agent {name!r} plays Basic Rummy: pass the observation and info that rummy_v0's last() returns "
-            f"(info['information_set'] must be a RummyInformationSet, got {got}); "
-            "for gin_rummy_v0 use a Gin agent such as 'random' or 'heuristic'"
-        )
-    if mask is None or np.shape(mask) != (NUM_ACTIONS,):
-        raise TypeError(f"agent {name!r} plays Basic Rummy: the action mask must have shape ({NUM_ACTIONS},), "
-                        f"got {None if mask is None else np.shape(mask)}")
-    return infoset, rules
+GAME = "basic"
 
 
 class RummyRandomAgent(Agent):
@@ -59,7 +41,7 @@ class RummyRandomAgent(Agent):
     game = GAME
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        rummy_information(self.name, observation, info)
+        game_input(self, observation, info)
         return int(self.rng.choice(legal_actions(observation)))
 
 
@@ -78,7 +60,7 @@ class RummyHeuristicAgent(Agent):
         self.danger_weight = danger_weight
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        infoset, rules = rummy_information(self.name, observation, info)
+        infoset, rules = game_input(self, observation, info)
         legal = legal_actions(observation).tolist()
         if infoset.phase == Phase.DRAW:
             return TAKE_DISCARD if TAKE_DISCARD in legal and self._wants_top(infoset, rules) else legal[0]

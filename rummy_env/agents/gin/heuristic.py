@@ -43,7 +43,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
@@ -59,6 +59,7 @@ KNOCK_VALUE, KNOCK_WORLDS = 20.0, 48  # the knock estimate's defaults (README: h
 
 class HeuristicAgent(Agent):
     name = "heuristic"
+    game = "gin"
 
     def __init__(
         self,
@@ -99,7 +100,7 @@ class HeuristicAgent(Agent):
         self.knock, self.knock_value, self.knock_worlds = knock, knock_value, knock_worlds
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        infoset, rules = information(info)
+        infoset, rules = game_input(self, observation, info)
         return self.choose(infoset, rules, set(legal_actions(observation).tolist()))
 
     def choose(self, infoset: InformationSet, rules: Rules, legal: set[int]) -> int:

@@ -15,18 +15,16 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.human import QuitGame
 from rummy_env.core import melds
 from rummy_env.core.cards import card_str, format_hand, parse_card
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
 
 
-class QuitGame(Exception):
-    """The person asked to stop."""
-
-
 class HumanAgent(Agent):
     name = "human"
+    game = "gin"
 
     def __init__(
         self,
@@ -40,6 +38,7 @@ class HumanAgent(Agent):
         self._last_hand = 0
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        game_input(self, observation, info)
         legal = legal_actions(observation).tolist()
         self.write(self.view(info, legal))
         while True:
@@ -50,7 +49,7 @@ class HumanAgent(Agent):
                 self.write(f"  {exc}")
 
     def view(self, info: dict[str, Any], legal: list[int]) -> str:
-        infoset, rules = information(info)
+        infoset, rules = info["information_set"], info["rules"]
         opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
         best = melds.best_arrangement(infoset.hand, **opts)
         groups = [format_hand(m.cards, symbols=True) for m in best.melds]
@@ -94,56 +93,3 @@ class HumanAgent(Agent):
         if action not in legal:
             raise ValueError(f"{action_name(action)} is not allowed now; allowed: {', '.join(action_name(a) for a in legal)}")
         return action
-
-
-def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[tuple[str, str]] = None) -> str:
-    """The showdown of a finished hand (``hand_result`` from the env's info), in words:
-    for the person in seat ``you``, or naming the seats with ``names``."""
-
-    def who(seat: int) -> str:
-        if names is not None:
-            return names[seat]
-        return "you" if seat == you else "the opponent"
-
-    if result["outcome"] == "draw":
-        return f"the hand is a draw ({'the stock ran down to two cards' if result['reason'] == 'wall' else 'too many turns'}): no points"
-    knocker, outcome = result["knocker"], result["outcome"]
-    did = {"big_gin": "declared Big Gin", "gin": "went gin"}.get(outcome, "knocked")
-    lines = [
-        f"{who(knocker)} {did}: "
-        f"melds {' / '.join(result['knocker_melds']) or '-'}, deadwood {result['knocker_deadwood_cards'] or '-'} "
-        f"= {result['knocker_deadwood']}",
-    ]
-    if result["layoffs"]:
-        lines.append(f"{who(1 - knocker)} laid off " + ", ".join(card for card, _ in result["layoffs"]))
-    lines.append(
-        f"{who(1 - knocker)}: melds {' / '.join(result['defender_melds']) or '-'}, deadwood "
-        f"{result['defender_deadwood_cards'] or '-'} = {result['defender_deadwood']}"
-    )
-    if result["winner"] is None:
-        lines.append("equal deadwood, no undercut under these rules: no points")
-    else:
-        verb = "score" if who(result["winner"]) == "you" else "scores"
-        lines.append(f"{outcome.replace('_', ' ')}: {who(result['winner'])} {verb} {_points_sum(result)}")
-    return "\n".join(lines)
-
-
-def _points_sum(result: dict[str, Any]) -> str:
-    """How a showdown's points come about, e.g. ``12 - 4 = 8`` or ``7 + gin bonus 25 = 32``
-    (the bonus is what the points hold beyond the deadwood, so it follows the rules played)."""
-    k, d, points = result["knocker_deadwood"], result["defender_deadwood"], result["points"]
-    if result["outcome"] == "knock":
-        return f"{d} - {k} = {points} (deadwood difference)"
-    if result["outcome"] == "undercut":
-        return f"{k} - {d} + undercut bonus {points - (k - d)} = {points}"
-    bonus = "big gin" if result["outcome"] == "big_gin" else "gin"
-    return f"{d} (the other hand's deadwood) + {bonus} bonus {points - d} = {points}"
-
-
-def describe_move(action: int) -> str:
-    """A move as the other player sees it (the knock card stays face down)."""
-    if KNOCK <= action < BIG_GIN:
-        return "knocks, laying a card face down"
-    return {DRAW_STOCK: "draws from the stock", TAKE_DISCARD: "takes the face-up card", PASS: "passes"}.get(
-        action, action_name(action).replace("discard", "discards").replace("big gin", "declares Big Gin")
-    )

@@ -60,7 +60,7 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.gin import belief
-from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.gin.heuristic import HeuristicAgent
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.simple import simple_actions
@@ -78,6 +78,7 @@ MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
 
 class MCTSAgent(Agent):
     name = "mcts"
+    game = "gin"
 
     def __init__(
         self,
@@ -174,7 +175,7 @@ class MCTSAgent(Agent):
         legal = legal_actions(observation)
         if legal.size == 1:
             return int(legal[0])
-        infoset, rules = information(info)
+        infoset, rules = game_input(self, observation, info)
         legal_set = set(legal.tolist())
         default = self.guide.choose(infoset, rules, legal_set)
         moves = self._moves(legal_set, infoset, rules, default)

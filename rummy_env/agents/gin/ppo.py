@@ -23,7 +23,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.gin.heuristic_features import advice_of_infoset
 from rummy_env.gin.encoding import encode
 
@@ -40,6 +40,7 @@ def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
 
 class PPOAgent(Agent):
     name = "ppo"
+    game = "gin"
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)
@@ -70,7 +71,7 @@ class PPOAgent(Agent):
     def inputs(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
         """The network's input for this decision: the ``flat`` encoding of the information
         set, then (advice networks) the advice features; what training feeds it too."""
-        infoset, rules = information(info)
+        infoset, rules = game_input(self, observation, info)
         features = encode(infoset, rules, "flat")
         if self.net.advice:
             features = np.concatenate([features, advice_of_infoset(infoset, rules, legal_actions(observation))])

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, information, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
 from rummy_env.gin.vector import VectorGinRummy
@@ -33,10 +33,11 @@ def least_deadwood_discards(hand: int, taken: int | None, rules) -> tuple[list[i
 
 class SimpleAgent(Agent):
     name = "simple"
+    game = "gin"
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = set(legal_actions(observation).tolist())
-        infoset, rules = information(info)
+        infoset, rules = game_input(self, observation, info)
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             top = infoset.discard_pile[-1] if infoset.discard_pile else None
             wants = top is not None and melds.forms_meld(infoset.hand, top, aces_high=rules.aces_high)

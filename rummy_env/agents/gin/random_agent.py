@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, check_gin_input, legal_actions
+from rummy_env.agents.base import Agent, game_input, legal_actions
 
 
 class RandomAgent(Agent):
     name = "random"
+    game = "gin"
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        check_gin_input(observation, info)
+        game_input(self, observation, info)
         return int(self.rng.choice(legal_actions(observation)))

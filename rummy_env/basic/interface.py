@@ -1,0 +1,76 @@
+"""Basic Rummy on the game interface (``rummy_env.core.game``), registered as ``basic``
+(``rummy``, its name in 0.1's tournaments and agents, is an alias).
+
+Glue only: every method hands over to the modules of this package, where the rules live.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.basic import encoding, text
+from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState, RummyInformationSet, action_name
+from rummy_env.basic.match import BasicRummyMatch
+from rummy_env.basic.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, BasicRummyRules, load_rummy_rules
+from rummy_env.core.game import Game, Seed, register_game
+
+
+class BasicRummy(Game):
+    name = "basic"
+    title = "Basic Rummy"
+    aliases = ("rummy",)
+    env_name = "rummy_v0"
+    min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
+    num_actions = NUM_ACTIONS
+    information_set_type = RummyInformationSet
+    outcomes = ("out", "rummy", "stalemate")
+    rules_type = BasicRummyRules
+    default_preset = "basic"
+    presets = PRESETS
+    encodings = encoding.ENCODINGS
+    state_size = encoding.STATE_SIZE
+
+    def load_rules(self, spec: Any = None) -> Any:
+        return load_rummy_rules(spec)
+
+    def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
+             dealer: Optional[int] = None) -> BasicRummyState:
+        if deck is not None:
+            return BasicRummyState.from_deck(deck, num_players, rules, dealer)
+        return BasicRummyState.new_hand(num_players, rules, seed, dealer)
+
+    def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> BasicRummyMatch:
+        return BasicRummyMatch.create(num_players, rules, first_dealer)
+
+    def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> BasicRummyState:
+        return BasicRummyState.sample_from_information_set(info, rules, rng)
+
+    def redeal_hidden(self, state: Any, player: int, rng: np.random.Generator) -> BasicRummyState:
+        return state.redeal_hidden(player, rng)
+
+    def state_vector(self, state: Any) -> np.ndarray:
+        return encoding.state_vector(state)
+
+    def action_name(self, action: int, rules: Any = None) -> str:
+        return action_name(action, self.load_rules(rules).aces_high)
+
+    def describe_move(self, action: int, rules: Any = None) -> str:
+        return text.describe_move(action, self.load_rules(rules).aces_high)
+
+    def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
+        return text.explain(result, names)
+
+    def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        from rummy_env.basic.env import raw_env
+
+        return raw_env(num_players=2 if num_players is None else num_players, **kwargs)
+
+    def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        from rummy_env.basic.env import env
+
+        return env(num_players=2 if num_players is None else num_players, **kwargs)
+
+
+BASIC = register_game(BasicRummy())

@@ -1,0 +1,246 @@
+"""``rummy demo``, ``rummy train``, ``rummy distill``, ``rummy knock-labels`` and ``rummy
+curves``: PPO training of a Gin Rummy agent, its fine-tunes and its learning curves
+(``rummy_env.train``; torch is imported only when one of them runs)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    demo = sub.add_parser("demo", help="train a PPO agent briefly, then a small tournament with it (the README's main job)")
+    demo.add_argument("--config", default=str(_CONFIGS / "ppo_demo.yaml"), help="training config (default configs/ppo_demo.yaml)")
+    demo.add_argument("--tournament", default=str(_CONFIGS / "tournament_demo.yaml"),
+                      help="tournament config (default configs/tournament_demo.yaml)")
+    demo.add_argument("--out", default="runs", help="parent folder of the demo's output (default runs)")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
+    demo.set_defaults(func=_demo)
+
+    tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml")
+    tr.add_argument("--config", help="YAML training config (default: the built-in defaults)")
+    tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
+    _add_config_fields(tr)
+    tr.set_defaults(func=_train)
+
+    di = sub.add_parser("distill", help="fit a ppo network to a search agent's moves in its own games (DAgger), "
+                        "e.g. rummy distill --hands 400 --labels runs/labels --out runs/distilled.pt")
+    di.add_argument("--student", default="ppo", help="the ppo agent whose games are labelled (default: the shipped one)")
+    di.add_argument("--teacher", default="mcts", help="the agent whose moves are the labels (default mcts)")
+    di.add_argument("--opponent", default="heuristic", help="the student's opponent in those games")
+    di.add_argument("--hands", type=int, default=0, help="hands to label, seeds SEED.. (0: only fit what is there)")
+    di.add_argument("--labels", required=True, help="folder of label files, one per hand (a rerun skips hands there)")
+    di.add_argument("--out", help="policy file to write after fitting (none: only collect)")
+    di.add_argument("--init", help="policy file to fit (default: the student's)")
+    di.add_argument("--epochs", type=int, default=3)
+    di.add_argument("--lr", type=float, default=3e-4)
+    di.add_argument("--rules", default="classic")
+    di.add_argument("--seed", type=int, default=0)
+    di.add_argument("--win-bonus", type=float, default=0.1, help="added to the hand results the value fits (as in training)")
+    di.add_argument("--workers", type=int, default=1)
+    di.add_argument("--decisions", choices=("all", "knock"), default="all",
+                    help="the teacher labels every decision, or only those where a knock is legal "
+                         "(the student's own moves label the others)")
+    di.add_argument("--quiet", action="store_true", help="no progress bar")
+    di.set_defaults(func=_distill)
+
+    kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
+                        "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
+    kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo, "
+                    "already three rounds fine-tuned; rummy_env/agents/gin/data/ppo_gin_base.pt is PPO alone)")
+    kl.add_argument("--hands", type=int, default=0,
+                    help="hands the folder should hold, in whole chunks; those there are kept (0: only fit)")
+    kl.add_argument("--labels", required=True, help="folder of label chunks (a rerun skips the chunks there)")
+    kl.add_argument("--out", help="policy file to write after fitting (none: only collect)")
+    kl.add_argument("--stocks", type=int, default=8, help="stock orders each decision's playing on is averaged over")
+    kl.add_argument("--win-bonus", type=float, default=25.0, help="points a won hand is worth on top of its score")
+    kl.add_argument("--anchor", type=float, default=0.05, help="share of the other decisions kept with the policy's move")
+    kl.add_argument("--chunk-hands", type=int, default=2000, help="hands per chunk file")
+    kl.add_argument("--epochs", type=int, default=6, help="at most; the best on held-out chunks is kept")
+    kl.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate for the fit")
+    kl.add_argument("--anchor-weight", type=float, default=1.0, help="weight of an anchor against an average knock label")
+    kl.add_argument("--rules", default="classic")
+    kl.add_argument("--seed", type=int, default=0)
+    kl.add_argument("--workers", type=int, default=1, help="processes playing chunks at once (one per core)")
+    kl.add_argument("--quiet", action="store_true", help="no progress bar")
+    kl.set_defaults(func=_knock_labels)
+
+    cu = sub.add_parser("curves", help="plot learning curves from run folders, e.g. rummy curves runs/ppo__* -o curves.png")
+    cu.add_argument("runs", nargs="+", help="run folders (NAME__SEED__TIME runs of one NAME are averaged over seeds)")
+    cu.add_argument("-o", "--out", default="curves.png", help="image to write (default curves.png)")
+    cu.add_argument("--tag", action="append", help="TensorBoard scalar tag to plot (repeatable; default: eval and main charts)")
+    cu.set_defaults(func=_curves)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """Train a PPO agent briefly, then a small tournament with it; logs and plots on disk."""
+    import datetime as dt
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "rummy demo trains a network and needs torch: pip install torch==2.13.0 -e '.[train]'"
+        ) from None
+    from rummy_env.eval.config import load_config as load_tournament
+    from rummy_env.eval.tournament import run
+    from rummy_env.train.config import load_config as load_training
+    from rummy_env.train.curves import plot_curves
+    from rummy_env.train.ppo import Trainer
+
+    out = Path(args.out) / dt.datetime.now().strftime("demo-%Y%m%d-%H%M%S")
+    config = load_training(args.config, {"runs_dir": str(out), "seed": args.seed, "progress": not args.quiet})
+    print(f"1/3 training {config.name!r} for {config.total_updates} updates "
+          f"({config.total_updates * config.steps_per_update:,} env steps); TensorBoard: tensorboard --logdir {out}")
+    trainer = Trainer.start(config)
+    try:
+        trainer.train()
+    finally:
+        trainer.close()
+    rate = trainer.global_step / trainer.train_seconds
+    print(f"    {trainer.global_step:,} env steps in {trainer.train_seconds:.0f} s ({rate:,.0f} steps/s including updates)")
+    curves = plot_curves([trainer.run_dir], out / "curves.png")
+    policy = trainer.run_dir / "policy.pt"
+    specs = ["random", "simple", "heuristic", "ppo", f"ppo:{policy}"]
+    print(f"2/3 tournament over duplicate deals: {', '.join(specs[:-1])} and the agent just trained")
+    tournament = load_tournament(args.tournament, agents=specs, out=str(out / "tournament"), seed=args.seed)
+    summary = run(tournament, progress=not args.quiet)
+    print(summary["report"], end="")
+    print(f"3/3 written under {out}/:")
+    print(f"    {trainer.run_dir.name}/  TensorBoard events, config.yaml, checkpoint.pt, policy.pt")
+    print(f"    {curves.name}  learning curves;  tournament/  report.md, summary.json, pairs.csv, crosstable.png, ratings.png")
+    print(f"next: rummy play --opponent ppo:{policy}   |   rummy train --config configs/ppo.yaml")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from rummy_env.train.config import PPOConfig, load_config
+
+    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if getattr(args, f.name) is not None}
+    for item in args.set or []:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. opponents.heuristic=0.2")
+        overrides[key.strip()] = value
+    from rummy_env.train.ppo import Trainer
+
+    if args.resume:
+        if args.config:
+            raise ValueError("--resume takes the run's own config.yaml; do not pass --config")
+        trainer = Trainer.resume(args.resume, overrides)
+        print(f"resuming {trainer.run_dir} at update {trainer.update} of {trainer.config.total_updates}")
+    else:
+        trainer = Trainer.start(load_config(args.config, overrides))
+        print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
+    try:
+        last = trainer.train()
+    finally:
+        trainer.close()
+    c = trainer.config
+    rate = trainer.global_step / trainer.train_seconds if trainer.train_seconds else float("nan")
+    print(f"done: {trainer.update} updates, {trainer.global_step:,} env steps, {trainer.train_seconds:.0f} s of training "
+          f"({rate:,.0f} steps/s)")
+    for opp, res in last.items():
+        print(f"  vs {opp}: won {res['win_rate']:.1%} of {c.eval_hands} hands, "
+              f"{res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
+    print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent ppo:{trainer.run_dir / 'policy.pt'})")
+    return 0
+
+
+def _distill(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from rummy_env.train.distill import collect, fit, load
+
+    if not args.hands and args.out is None:
+        raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
+    if args.hands:
+        with tqdm(total=args.hands, disable=args.quiet, desc=f"labelling with {args.teacher}", unit="hand") as bar:
+            played = collect(args.student, args.teacher, args.opponent, args.hands, args.labels, rules=args.rules,
+                             seed=args.seed, win_bonus=args.win_bonus, workers=args.workers, decisions=args.decisions,
+                             progress=lambda done, total: bar.update(done - bar.n))
+        print(f"labels: {args.labels} ({played} hands played now, {args.hands - played} were there)")
+    if args.out is None:
+        return 0
+    data = load(args.labels)
+    deviate = float(np.mean(data["act"] != data["student"]))
+    student = args.init
+    if student is None:
+        from rummy_env import agents
+        from rummy_env.agents.gin.ppo import PPOAgent
+
+        learner = agents.make(args.student)
+        if not isinstance(learner, PPOAgent):
+            raise ValueError(f"the student must be a ppo agent (its network is what is trained), got {args.student!r}")
+        student = str(learner.path)
+    stats = fit(student, data, args.out, epochs=args.epochs, lr=args.lr, seed=args.seed)
+    print(f"fitted {student} to {len(data['act']):,} labelled moves ({deviate:.1%} where the teacher's differs from the "
+          f"student's): the network now plays the teacher's move in {stats['agreement']:.1%} of them "
+          f"({stats['agreement_before']:.1%} before; cross-entropy {stats['policy_loss']:.3f}, "
+          f"{stats['policy_loss_before']:.3f} before)")
+    print(f"policy: {args.out}  (use as agent ppo:{args.out})")
+    return 0
+
+
+def _knock_labels(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from rummy_env.train.knock_labels import collect, fit
+
+    if not args.hands and args.out is None:
+        raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
+    if args.chunk_hands < 1:
+        raise ValueError(f"--chunk-hands must be >= 1, got {args.chunk_hands}")
+    policy = args.policy
+    if policy is None:
+        from rummy_env import agents
+
+        policy = str(agents.make("ppo").path)
+    if args.hands:
+        with tqdm(total=-(-args.hands // args.chunk_hands), disable=args.quiet, desc="playing knocks out",
+                  unit="chunk") as bar:
+            played = collect(policy, args.hands, args.labels, rules=args.rules, seed=args.seed, stocks=args.stocks,
+                             win_bonus=args.win_bonus, anchor=args.anchor, chunk_hands=args.chunk_hands,
+                             workers=args.workers, progress=lambda done, total: bar.update(done - bar.n))
+        print(f"labels: {args.labels} ({played} chunks of {args.chunk_hands} hands played now)")
+    if args.out is None:
+        return 0
+    stats = fit(policy, args.labels, args.out, epochs=args.epochs, lr=args.lr, anchor_weight=args.anchor_weight,
+                seed=args.seed)
+    where = f"{stats['held_out']:,} held-out knock decisions" if stats["held_out"] else "the labels fitted (none held out)"
+    print(f"fitted {policy} to {stats['decisions']:,} knock decisions and {stats['anchors']:,} of its own other moves; "
+          f"on {where}:")
+    for epoch, figures in enumerate([stats["before"]] + stats["epochs"]):
+        mark = "  <- kept" if epoch == stats["kept"] else ""
+        print(f"  epoch {epoch}: gain {figures['gain']:+.3f} a knock decision over always playing on (points and "
+              f"win bonus), "
+              f"knocks {figures['knock_rate']:.1%}, own moves kept {figures['anchor_agreement']:.1%}{mark}")
+    print(f"policy: {args.out}  (use as agent ppo:{args.out})")
+    return 0
+
+
+def _curves(args: argparse.Namespace) -> int:
+    from rummy_env.train.curves import plot_curves
+
+    out = plot_curves(args.runs, args.out, tags=args.tag)
+    print(f"written: {out}")
+    return 0
+
+
+def _add_config_fields(parser: argparse.ArgumentParser) -> None:
+    """One ``--field-name VALUE`` option per training config field (values read as YAML)."""
+    import dataclasses
+
+    from rummy_env.train.config import PPOConfig
+
+    group = parser.add_argument_group("config fields (override the file)")
+    for f in dataclasses.fields(PPOConfig):
+        group.add_argument("--" + f.name.replace("_", "-"), dest=f.name, metavar="VALUE", default=None)

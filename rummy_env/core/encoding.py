@@ -1,0 +1,104 @@
+"""What observation encoders share: named 52-wide card slices, then scalars, as a flat
+vector or as 4 x 13 planes, and the ``Encoding`` objects a game registers.
+
+Why named slices: every entry of an observation has a name and a documented meaning
+(the games' encoding modules list them), the flat and planes views are two layouts of
+the same numbers, and tests and docs read the positions from here, so they cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS
+
+FlatEncoder = Callable[[Any, Any, Optional[Sequence[int]]], np.ndarray]  # (info, rules, scores) -> flat vector
+
+
+def masks_to_bits(masks) -> np.ndarray:
+    """52-bit masks (shape S) -> float32 0/1 array of shape S + (52,)."""
+    m = np.ascontiguousarray(masks, dtype="<u8")
+    bits = np.unpackbits(m[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
+    return bits.astype(np.float32)
+
+
+class CardLayout:
+    """``card_slices`` (52 wide, card-id order) then single ``scalars``, as a flat vector of
+    ``flat_size`` or as planes of ``planes_shape`` (each card slice a 4 x 13 plane, suit
+    rows and rank columns, then each scalar a constant plane)."""
+
+    def __init__(self, card_slices: Sequence[str], scalars: Sequence[str]) -> None:
+        self.card_slices = tuple(card_slices)
+        self.scalars = tuple(scalars)
+        self.card_size = len(self.card_slices) * NUM_CARDS
+        self.flat_size = self.card_size + len(self.scalars)
+        self.planes_shape = (len(self.card_slices) + len(self.scalars), 4, 13)
+
+    def slices(self) -> dict[str, slice]:
+        """Where each named part lies in the flat vector."""
+        out, pos = {}, 0
+        for name in self.card_slices:
+            out[name] = slice(pos, pos + NUM_CARDS)
+            pos += NUM_CARDS
+        for name in self.scalars:
+            out[name] = slice(pos, pos + 1)
+            pos += 1
+        return out
+
+    def planes(self, flat: np.ndarray) -> np.ndarray:
+        """Flat vectors (..., flat_size) as planes (..., *planes_shape)."""
+        lead = flat.shape[:-1]
+        out = np.empty(lead + self.planes_shape, dtype=np.float32)
+        k = len(self.card_slices)
+        out[..., :k, :, :] = flat[..., : self.card_size].reshape(lead + (k, 4, 13))
+        out[..., k:, :, :] = flat[..., self.card_size :, None, None]
+        return out
+
+
+class FlatEncoding:
+    """The ``flat`` view of a layout: ``encode_flat(info, rules, scores)`` as it is."""
+
+    name = "flat"
+
+    def __init__(self, layout: CardLayout, encode_flat: FlatEncoder, high_flat: Callable[[Any], np.ndarray]) -> None:
+        self.layout, self._encode, self._high = layout, encode_flat, high_flat
+
+    def shape(self, rules: Any = None) -> tuple[int, ...]:
+        return (self.layout.flat_size,)
+
+    def high(self, rules: Any) -> np.ndarray:
+        return self._high(rules)
+
+    def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
+        return self._encode(info, rules, scores)
+
+
+class PlanesEncoding(FlatEncoding):
+    """The ``planes`` view of a layout, for convolutional networks."""
+
+    name = "planes"
+
+    def shape(self, rules: Any = None) -> tuple[int, ...]:
+        return self.layout.planes_shape
+
+    def high(self, rules: Any) -> np.ndarray:
+        return self.layout.planes(self._high(rules))
+
+    def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
+        return self.layout.planes(self._encode(info, rules, scores))
+
+
+def standard_encodings(layout: CardLayout, encode_flat: FlatEncoder,
+                       high_flat: Callable[[Any], np.ndarray]) -> dict[str, FlatEncoding]:
+    """``{"flat": ..., "planes": ...}`` for a game's layout: the dict a game registers its
+    encodings in (``Game.add_encoding`` adds to it)."""
+    return {cls.name: cls(layout, encode_flat, high_flat) for cls in (FlatEncoding, PlanesEncoding)}
+
+
+def lookup(encodings: dict, name: str) -> Any:
+    """``encodings[name]``, or a ValueError naming the encodings there are."""
+    if name not in encodings:
+        raise ValueError(f"unknown encoding {name!r}; choose one of {tuple(encodings)}")
+    return encodings[name]

@@ -1,0 +1,304 @@
+"""The game interface: what every game provides, and the registry of games by name.
+
+Why: everything above the games (the PettingZoo AEC base, the agents registry,
+tournaments, results records, replay, reports, ``rummy play`` and the CLI's ``--game``)
+reaches a game only through a ``Game`` got from ``get_game(name)``. So a new game is one
+new package that subclasses ``Game`` and calls ``register_game``: it then plays in
+tournaments, replays, ``rummy play`` and the generic conformance tests
+(tests/test_conformance.py: PettingZoo's api and seed tests, invariants over random
+games, no-leak by perturbing hidden cards, replay of recorded games) without a line
+changed elsewhere.
+
+A ``Game`` gives:
+
+- its rules: ``load_rules(spec)`` (a preset name, YAML path, mapping or rules object),
+  ``presets``, ``default_preset``; a variant is one more preset (``add_preset``);
+- dealing: ``deal(rules, num_players, seed=..., deck=..., dealer=...)`` -> a ``GameState``
+  (from a seed or generator, or an explicit deck order), and ``new_match``;
+- the state's own protocol (``GameState``): legal actions and mask, ``step``, ``clone``,
+  ``information_set(player)``, the hand's ``result`` (a ``HandResult``), ``render``;
+- hidden cards: ``sample_world(information_set, rules, rng)``, a full state consistent with
+  what one player knows (for determinised search), and ``redeal_hidden(state, player,
+  rng)``, the true state with the cards that player cannot know dealt differently (for
+  no-leak tests);
+- names and text: ``action_name``, ``describe_move`` (as the other players see it),
+  ``explain(hand_result)``;
+- its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
+  ``add_encoding`` registers one more);
+- ``outcomes``: the names a ``HandResult.outcome`` can take, in report order.
+
+Games from other packages register through the entry-point group ``rummy_env.games``
+(each entry point a module that calls ``register_game`` on import).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from importlib.metadata import entry_points
+from typing import Any, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
+
+import numpy as np
+
+Seed = Union[int, np.random.Generator, None]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (every game raises this one)."""
+
+
+def check_num_players(num_players: int, low: int, high: int) -> int:
+    """``num_players`` if it is an integer in ``low..high``, else a ValueError saying what is allowed."""
+    if isinstance(num_players, bool) or not isinstance(num_players, int) or not low <= num_players <= high:
+        allowed = f"an integer {low}..{high}" if low < high else str(low)
+        raise ValueError(f"num_players must be {allowed}, got {num_players!r}")
+    return num_players
+
+
+@runtime_checkable
+class HandResult(Protocol):
+    """How a hand ended: ``winner`` (a seat or None), its ``points``, zero-sum ``rewards`` per
+    seat, ``outcome`` (one of the game's ``outcomes``) and ``to_dict()`` for records."""
+
+    outcome: str
+    winner: Optional[int]
+    points: int
+
+    @property
+    def rewards(self) -> tuple[int, ...]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One hand of a game: the single source of truth for its rules."""
+
+    rules: Any
+    num_players: int
+    dealer: int
+    current_player: int
+    deck: Optional[tuple[int, ...]]  # the deal order, when the state was dealt (None for sampled worlds)
+    result: Optional[HandResult]
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def actions(self) -> list[int]:
+        """Every action played this hand, in order: with ``deck`` and ``dealer`` it replays the hand."""
+
+    def legal_actions(self) -> list[int]: ...
+
+    def legal_mask(self) -> np.ndarray: ...
+
+    def step(self, action: int) -> None: ...
+
+    def clone(self) -> "GameState": ...
+
+    def information_set(self, player: int) -> Any: ...
+
+    def card_places(self) -> dict[str, list[int]]:
+        """Where every card of the deck is now (place name -> card ids): the places
+        partition the deck, an invariant the conformance tests check after every move."""
+
+    def render(self, perspective: Optional[int] = None) -> str: ...
+
+
+@runtime_checkable
+class Match(Protocol):
+    """Hands added up to the rules' target: ``new_hand`` deals the next one (dealer
+    rotating), ``record`` books its result, ``result()`` once ``is_over``."""
+
+    dealer: int
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def new_hand(self, rng: np.random.Generator) -> GameState: ...
+
+    def record(self, result: HandResult) -> None: ...
+
+    @property
+    def points(self) -> Sequence[int]:
+        """The running score per seat (what observations and infos show during the match)."""
+
+    def result(self) -> Any:
+        """The final result: ``winner``, ``scores`` (per seat, what decides the match),
+        ``bonus_rewards`` (per seat, zero-sum: what the env adds to the last hand's rewards
+        so that each return is what the match awards) and ``to_dict()``."""
+
+
+@runtime_checkable
+class Encoding(Protocol):
+    """An observation encoder: a player's information set -> float32 array.
+
+    Built from the information set alone, so it cannot show a card the player does not
+    know. ``scores`` are the match points per seat (None outside a match)."""
+
+    name: str
+
+    def shape(self, rules: Any) -> tuple[int, ...]: ...
+
+    def high(self, rules: Any) -> np.ndarray: ...
+
+    def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray: ...
+
+
+class Game(ABC):
+    """A game of the library; see the module docstring. Subclass, then ``register_game``."""
+
+    name: str  # registry key, e.g. "gin"
+    title: str  # for people, e.g. "Gin Rummy"
+    aliases: tuple[str, ...] = ()  # other names ``get_game`` accepts
+    env_name: str  # the PettingZoo env module, e.g. "gin_rummy_v0"
+    min_players: int = 2
+    max_players: int = 2
+    deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1
+    num_actions: int
+    information_set_type: type  # what ``GameState.information_set`` returns
+    outcomes: tuple[str, ...]  # HandResult.outcome values, in report order
+    rules_type: type  # the rules dataclass (a ``rummy_env.core.rules.RuleOptions``)
+    default_preset: str
+    presets: dict[str, Any]
+    encodings: dict[str, Encoding]
+    state_size: int  # length of the env's ``state()`` vector
+
+    # ------------------------------------------------------------------ rules
+
+    @abstractmethod
+    def load_rules(self, spec: Any = None) -> Any:
+        """Rules from a preset name, YAML path, mapping or rules object (None: the default)."""
+
+    def add_preset(self, name: str, rules: Any) -> None:
+        """Make ``rules`` (a mapping, YAML path or rules object) available as preset ``name``."""
+        if name in self.presets:
+            raise ValueError(f"{self.title} already has a preset {name!r}")
+        self.presets[name] = self.load_rules(rules)
+
+    @property
+    def players_text(self) -> str:
+        """The player counts in words: "2" or "2..4"."""
+        return str(self.min_players) if self.min_players == self.max_players else f"{self.min_players}..{self.max_players}"
+
+    def check_num_players(self, num_players: int) -> int:
+        """``num_players`` if this game seats that many, else a ValueError saying what is allowed."""
+        return check_num_players(num_players, self.min_players, self.max_players)
+
+    # ------------------------------------------------------------------ dealing and matches
+
+    @abstractmethod
+    def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
+             dealer: Optional[int] = None) -> GameState:
+        """A hand dealt from ``deck`` (an explicit order) or a shuffle by ``seed``; ``dealer``
+        None is the game's default seat."""
+
+    @abstractmethod
+    def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Match:
+        """A match to the rules' target score."""
+
+    # ------------------------------------------------------------------ hidden cards
+
+    @abstractmethod
+    def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> GameState:
+        """A full state consistent with one player's information set, the hidden cards dealt
+        uniformly at random (for determinised search)."""
+
+    @abstractmethod
+    def redeal_hidden(self, state: GameState, player: int, rng: np.random.Generator) -> GameState:
+        """A copy of ``state`` with every card ``player`` cannot know dealt differently among
+        the places it could be (for no-leak tests: what that player sees must not change)."""
+
+    @abstractmethod
+    def state_vector(self, state: GameState) -> np.ndarray:
+        """The full state as a float32 vector of ``state_size`` (every hand, the stock, the
+        pile): the env's ``state()``, for centralised critics."""
+
+    # ------------------------------------------------------------------ names and text
+
+    @abstractmethod
+    def action_name(self, action: int, rules: Any = None) -> str:
+        """A readable name of an action id, e.g. ``'discard 7D'``."""
+
+    def describe_move(self, action: int, rules: Any = None) -> str:
+        """An action as the other players see it (a face-down card stays hidden)."""
+        return self.action_name(action, rules)
+
+    def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
+        """A finished hand (``HandResult.to_dict()``) in words, naming seats by ``names``."""
+        if result["winner"] is None:
+            return f"the hand ends without a winner ({result['outcome']}): no points"
+        return f"{names[result['winner']]} wins the hand ({result['outcome']}): {result['points']} points"
+
+    # ------------------------------------------------------------------ envs and encodings
+
+    @abstractmethod
+    def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        """The PettingZoo AEC env (illegal moves raise), e.g. ``gin_rummy_v0.raw_env``."""
+
+    @abstractmethod
+    def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        """The wrapped env for users (PettingZoo's illegal-move convention, order enforced)."""
+
+    def encoding(self, name: str) -> Encoding:
+        """The registered encoding ``name``, or a ValueError listing the encodings."""
+        if name not in self.encodings:
+            raise ValueError(f"unknown encoding {name!r} for {self.title}; choose one of {tuple(self.encodings)}")
+        return self.encodings[name]
+
+    def add_encoding(self, encoding: Encoding) -> None:
+        """Register one more observation encoder, usable as ``env(encoding=encoding.name)``."""
+        if encoding.name in self.encodings:
+            raise ValueError(f"{self.title} already has an encoding {encoding.name!r}")
+        self.encodings[encoding.name] = encoding
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name!r}: {self.title}>"
+
+
+# ---------------------------------------------------------------------- registry
+
+_GAMES: dict[str, Game] = {}
+_ALIASES: dict[str, str] = {}
+BUILTIN = ("rummy_env.gin.interface", "rummy_env.basic.interface")
+_LOADED: list[bool] = []
+
+
+def register_game(game: Game) -> Game:
+    """Make ``game`` available by its name and aliases; returns it (usable as a decorator
+    result). A name already taken is an error."""
+    for name in (game.name, *game.aliases):
+        if name in _GAMES or name in _ALIASES:
+            raise ValueError(f"a game named {name!r} is already registered")
+    _GAMES[game.name] = game
+    for alias in game.aliases:
+        _ALIASES[alias] = game.name
+    return game
+
+
+def _load() -> None:
+    """Import the built-in games and those of installed packages (entry points), once."""
+    if _LOADED:
+        return
+    _LOADED.append(True)
+    for module in BUILTIN:
+        importlib.import_module(module)
+    for entry in entry_points(group="rummy_env.games"):
+        entry.load()
+
+
+def games() -> list[str]:
+    """The names of the registered games."""
+    _load()
+    return list(_GAMES)
+
+
+def get_game(name: Union[str, Game]) -> Game:
+    """The game registered as ``name`` (or an alias); a ValueError lists the games."""
+    if isinstance(name, Game):
+        return name
+    _load()
+    key = _ALIASES.get(name, name) if isinstance(name, str) else name
+    if key not in _GAMES:
+        raise ValueError(f"unknown game {name!r}; games: {', '.join(_GAMES)}")
+    return _GAMES[key]

@@ -1,0 +1,80 @@
+"""Gin Rummy on the game interface (``rummy_env.core.game``), registered as ``gin``.
+
+Glue only: every method hands over to the modules of this package, where the rules live.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core.game import Game, Seed, register_game
+from rummy_env.gin import encoding, text
+from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, InformationSet, action_name
+from rummy_env.gin.match import Match
+from rummy_env.gin.rules import PRESETS, Rules, load_rules
+from rummy_env.gin.scoring import OUTCOMES
+
+
+class GinRummy(Game):
+    name = "gin"
+    title = "Gin Rummy"
+    env_name = "gin_rummy_v0"
+    min_players = max_players = 2
+    num_actions = NUM_ACTIONS
+    information_set_type = InformationSet
+    outcomes = (*OUTCOMES[1:], OUTCOMES[0])  # the showdowns, then "draw"
+    rules_type = Rules
+    default_preset = "classic"
+    presets = PRESETS
+    encodings = encoding.ENCODINGS
+    state_size = encoding.STATE_SIZE
+
+    def load_rules(self, spec: Any = None) -> Any:
+        return load_rules(spec)
+
+    def deal(self, rules: Any, num_players: int = 2, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
+             dealer: Optional[int] = None) -> GinRummyState:
+        self.check_num_players(num_players)
+        dealer = 1 if dealer is None else dealer
+        if deck is not None:
+            return GinRummyState.from_deck(deck, rules, dealer)
+        return GinRummyState.new_hand(rules, seed, dealer)
+
+    def new_match(self, rules: Any, num_players: int = 2, first_dealer: Optional[int] = None) -> Match:
+        self.check_num_players(num_players)
+        return Match.create(rules, first_dealer=1 if first_dealer is None else first_dealer)
+
+    def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> GinRummyState:
+        return GinRummyState.sample_from_information_set(info, rules, rng)
+
+    def redeal_hidden(self, state: Any, player: int, rng: np.random.Generator) -> GinRummyState:
+        return state.redeal_hidden(player, rng)
+
+    def state_vector(self, state: Any) -> np.ndarray:
+        return encoding.state_vector(state)
+
+    def action_name(self, action: int, rules: Any = None) -> str:
+        return action_name(action)
+
+    def describe_move(self, action: int, rules: Any = None) -> str:
+        return text.describe_move(action)
+
+    def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
+        return text.explain(result, names=(names[0], names[1]))
+
+    def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        from rummy_env.gin.env import raw_env
+
+        self.check_num_players(2 if num_players is None else num_players)
+        return raw_env(**kwargs)
+
+    def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
+        from rummy_env.gin.env import env
+
+        self.check_num_players(2 if num_players is None else num_players)
+        return env(**kwargs)
+
+
+GIN = register_game(GinRummy())

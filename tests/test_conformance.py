@@ -1,0 +1,147 @@
+"""The conformance suite every registered game passes by being registered
+(``rummy_env.core.game``): PettingZoo's API and seed tests, invariants over random games,
+no hidden information leaks (hidden cards dealt differently change nothing a player
+sees or any agent does), worlds sampled from an information set that reproduce it, and
+tournament records that replay exactly. A new game gets all of these without a line
+added here."""
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import seed_test
+
+from conftest import run_api_test
+from rummy_env import agents
+from rummy_env.core.game import IllegalActionError, games, get_game
+from rummy_env.eval.games import TableGame, play_game, replay_hand
+
+CASES = [(name, n) for name in games() for n in range(get_game(name).min_players, get_game(name).max_players + 1)]
+IDS = [f"{name}-{n}p" for name, n in CASES]
+
+
+def random_play(game, n: int, seed: int, on_step=None):
+    """A hand of random legal moves from a seeded deal; ``on_step(state)`` before each move."""
+    rng = np.random.default_rng(seed)
+    state = game.deal(game.load_rules(), n, seed=rng, dealer=seed % n)
+    while not state.is_over:
+        if on_step is not None:
+            on_step(state, rng)
+        state.step(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_pettingzoo_api_and_seed_tests(name, n):
+    game = get_game(name)
+    for encoding in game.encodings:
+        run_api_test(game.env(num_players=n, encoding=encoding), 200)
+    if game.load_rules().match:
+        run_api_test(game.env(num_players=n, episode="match"), 200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seed_test(lambda: game.env(num_players=n), num_cycles=100)
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_invariants_over_random_games(name, n):
+    game = get_game(name)
+    deck = sorted(range(game.deck_size))
+    outcomes = set()
+
+    def check(state, rng):
+        places = state.card_places()
+        assert sorted(c for cards in places.values() for c in cards) == deck, "the places must partition the deck"
+        legal = state.legal_actions()
+        mask = state.legal_mask()
+        assert legal and mask.shape == (game.num_actions,) and set(np.flatnonzero(mask)) == set(legal)
+        illegal = int(rng.choice(np.flatnonzero(mask == 0)))
+        before = (state.current_player, state.actions, places)
+        with pytest.raises(IllegalActionError):
+            state.step(illegal)
+        assert (state.current_player, state.actions, state.card_places()) == before
+        for action in rng.choice(legal, size=min(3, len(legal)), replace=False):  # masked-in actions step
+            state.clone().step(int(action))
+
+    for seed in range(30):
+        state = random_play(game, n, seed, check)
+        result = state.result
+        assert result is not None and state.legal_actions() == [] and not state.legal_mask().any()
+        assert sum(result.rewards) == 0 and len(result.rewards) == n
+        assert result.outcome in game.outcomes and result.to_dict()["outcome"] == result.outcome
+        assert sorted(c for cards in state.card_places().values() for c in cards) == deck
+        outcomes.add(result.outcome)
+    assert outcomes
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_no_leak_when_hidden_cards_are_dealt_differently(name, n):
+    """What a player sees (observation, mask, information set) and what every agent of the
+    game does must not change when the cards that player cannot know are dealt otherwise."""
+    game = get_game(name)
+    specs = [s if not s.startswith("mcts") else "mcts:simulations=16" for s in agents.available(game=name, levels=False)]
+    env = game.raw_env(num_players=n)
+    rng = np.random.default_rng(7)
+    checked = changed = 0
+    for episode in range(6):
+        env.reset(seed=episode)
+        while True:
+            g = env.game
+            for seat, agent in enumerate(env.possible_agents):
+                real, info = env.observe(agent), g.information_set(seat)
+                env.game = game.redeal_hidden(g, seat, rng)
+                changed += env.game.card_places() != g.card_places()
+                alt = env.observe(agent)
+                assert env.game.information_set(seat) == info
+                np.testing.assert_array_equal(real["observation"], alt["observation"])
+                np.testing.assert_array_equal(real["action_mask"], alt["action_mask"])
+                env.game = g
+            if g.is_over:
+                break
+            seat = g.current_player
+            obs, _, _, _, info = env.last()
+            if checked < 40:
+                for spec in specs:
+                    action = agents.make(spec, seed=episode).act(obs, info)
+                    env.game = game.redeal_hidden(g, seat, rng)
+                    alt_info = dict(info, information_set=env.game.information_set(seat))
+                    assert agents.make(spec, seed=episode).act(env.observe(env.agent_selection), alt_info) == action
+                    env.game = g
+                checked += 1
+            env.step(int(rng.choice(g.legal_actions())))
+    assert checked > 10 and changed > 10  # the perturbation really moved hidden cards
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_sampled_worlds_reproduce_the_information_set(name, n):
+    game = get_game(name)
+    checked = 0
+
+    def check(state, rng):
+        nonlocal checked
+        for seat in range(n):
+            info = state.information_set(seat)
+            world = game.sample_world(info, state.rules, rng)
+            assert world.information_set(seat) == info
+            if seat == state.current_player:
+                assert world.legal_actions() == state.legal_actions()
+            checked += 1
+
+    for seed in range(8):
+        random_play(game, n, seed, check)
+    assert checked > 50
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_tournament_records_replay_move_for_move(name, n):
+    game = get_game(name)
+    specs = agents.available(game=name, levels=False)[:2]
+    spec = {"game": name, "agents": specs, "rules": game.default_preset, "mode": "hands", "seed": 3, "record": True}
+    table = tuple(range(len(specs)))
+    seats = (table * n)[:n] if len(specs) < n else table[:n]
+    for rotation in range(2):
+        record = play_game(spec, TableGame(seats, deal=rotation, rotation=rotation % n))
+        (hand,) = record["hands"]
+        state = replay_hand(hand, game.default_preset, name, n)
+        assert state.result.to_dict() == hand["result"] and state.actions == hand["actions"]
+        assert record["points"] == list(state.result.rewards)
