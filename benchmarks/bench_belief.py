@@ -3,7 +3,7 @@
 ``heuristic:knock=turn`` plays itself (the games the model's constants were fitted on;
 the same rule as the search's rollouts); at player_0's decisions (once player_1 has discarded),
 ``--worlds`` worlds are sampled from player_0's information set, uniformly and by the
-opponent model (``agents.belief``), and compared with player_1's real hand:
+opponent model (``rummy_env.agents.gin.belief``), and compared with player_1's real hand:
 
 - deadwood bias: mean over worlds of the opponent's deadwood, minus its true deadwood
   (a search over worlds biased upwards thinks the opponent is far from knocking);

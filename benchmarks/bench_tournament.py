@@ -1,5 +1,5 @@
 """Tournament throughput: hands per second for random vs random and heuristic vs heuristic
-(``heuristic:knock=turn``, the rule the README's figures were measured with; the default
+(``heuristic:knock=turn``, the rule docs/benchmarks.md's figures were measured with; the default
 knock estimate costs a millisecond or two more where a knock is legal), with 1 and 2
 local workers (``eval.tournament.run`` end to end: playing, recording every
 move to results.jsonl, statistics and reports).

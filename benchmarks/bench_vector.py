@@ -10,7 +10,7 @@ observation tensor), which runs in the same run under the peer virtualenv.
     python benchmarks/bench_vector.py [--seconds 3] [--sizes 1,8,64,512,1024,4096,8192]
 
 ``--policy simple`` or ``--policy heuristic`` plays the scripted agents' array versions
-on both seats instead (``agents.simple.simple_actions``, ``agents.heuristic_vector``),
+on both seats instead (``rummy_env.agents.gin.simple.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``),
 their cost included; for ``heuristic`` the per-game agent's rate (one
 ``HeuristicAgent.choose`` per move on the pure game) is printed as the reference.
 """

@@ -96,3 +96,27 @@ def test_gin_agents_refuse_rummy_input(spec):
     agents.make(spec, seed=0).act(obs, info)  # Gin input still works
     with pytest.raises(TypeError, match=r"should be Gin Rummy's Rules, got BasicRummyRules"):
         agents.make("simple").act(obs, dict(info, rules=env.rules))
+
+
+def test_rummy_play_seats_a_person_at_a_basic_rummy_table():
+    """``rummy play --game basic``: the generic terminal player (the table as the person's
+    seat sees it, moves by number), the others' moves, the hand's outcome in words."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "rummy_env.cli", "play", "--game", "basic", "--players", "3", "--opponent",
+         "rummy-heuristic", "rummy-random", "--seed", "1", "--seat", "0"],
+        input="0\n" * 600, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("you are player_0, playing Basic Rummy against rummy-heuristic, rummy-random")
+    assert "player_1: [7 cards]" in out.stdout or "player_1 (dealer): [7 cards]" in out.stdout  # hidden hands
+    assert "moves: [0] draw stock" in out.stdout and "player_2 " in out.stdout
+    assert "went out" in out.stdout or "went rummy" in out.stdout or "stalemate" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--game", "basic", "--players", "5"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "num_players must be an integer 2..4, got 5" in bad.stderr
+    wrong = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--game", "basic", "--opponent", "heuristic"],
+                           input="", capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "'heuristic' plays Gin Rummy" in wrong.stderr and "rummy-random" in wrong.stderr

@@ -11,7 +11,7 @@
 | State shape        | (423,)                                                         |
 
 Basic Rummy with the rules of docs/games/basic/rules.md (``rummy_env.basic.game`` documents
-the choices where the spec is silent): 10 cards each for 2 players, 7 for 3 or 4; draw
+the choices where the usual rules are silent): 10 cards each for 2 players, 7 for 3 or 4; draw
 from the stock or the discard pile; meld sets and runs, lay off (once you have a meld of
 your own on the table), discard (never the card just taken); go out with or without a
 final discard; the discard pile turned over once, then a stalemate; the "rummy" double;
@@ -21,7 +21,8 @@ optionally whole matches to 100, 300 or 500. Rule options come from ``rules``: a
 ``reset(seed=...)`` never changes them.
 
 Arguments: ``env(num_players=2, render_mode=None, rules="basic", encoding="flat",
-episode="hand", reward="points", illegal_reward=-1)``.
+episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``,
+``planes``, another encoding registered with the game, or an encoding object.
 
 Actions (fixed, ``rummy_env.basic.game``): 0 draw from the stock; 1 take the top
 discard; 2 + c discard card c (ends the turn); 54 + m lay down meld m of the meld table
@@ -47,7 +48,7 @@ Rewards (zero-sum, given when a hand ends):
 A stalemate (the stock running out again, ``max_turns``) is terminal, never truncated.
 
 Infos: the info of the agent to move (and of every agent when the episode ends) holds
-its ``information_set`` (``rummy_env.rummy_game.RummyInformationSet``) and the
+its ``information_set`` (``rummy_env.basic.game.RummyInformationSet``) and the
 ``rules``, which is what agents read, plus ``game: "basic_rummy"``. At the step that
 ends a hand, every agent's info also has ``hand_result`` (outcome ``out``, ``rummy`` or
 ``stalemate``, winner, points, each seat's penalty and rewards, the hands shown) and
@@ -70,7 +71,7 @@ Version History
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -78,7 +79,7 @@ from pettingzoo.utils import wrappers
 from rummy_env.basic.interface import BASIC
 from rummy_env.basic.rules import RummyRulesSpec, check_num_players, load_rummy_rules
 from rummy_env.core.aec import CardGameEnv
-from rummy_env.core.game import IllegalActionError
+from rummy_env.core.game import Encoding, IllegalActionError
 
 GAME = "basic_rummy"
 
@@ -101,7 +102,7 @@ class raw_env(CardGameEnv):
         num_players: int = 2,
         render_mode: Optional[str] = None,
         rules: RummyRulesSpec = "basic",
-        encoding: str = "flat",
+        encoding: Union[str, Encoding] = "flat",
         episode: str = "hand",
         reward: str = "points",
         illegal_action: str = "raise",

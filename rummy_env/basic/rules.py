@@ -1,9 +1,9 @@
 """Rule options of Basic Rummy for 2 to 4 players (docs/games/basic/rules.md) as a frozen dataclass.
 
 A separate class from Gin Rummy's ``rummy_env.gin.rules.Rules`` because the two games
-share almost no options; the validation and YAML loading are ``rummy_env.core.rules``'s. Presets:
-``basic`` (match to 100), ``basic_300`` and ``basic_500`` (the other targets the spec
-names). The YAML files in ``configs/rules/basic_rummy/`` hold the same presets (a test
+share almost no options; the validation and YAML loading are ``rummy_env.core.rules``'s.
+Presets: ``basic`` (match to 100), ``basic_300`` and ``basic_500`` (the other usual
+targets). The YAML files in ``configs/rules/basic_rummy/`` hold the same presets (a test
 keeps them equal); a file may say ``preset: NAME`` and override some options.
 
 The YAML files live in a folder of their own because ``configs/rules/*.yaml`` are Gin
@@ -31,27 +31,27 @@ class BasicRummyRules(RuleOptions):
     choices: ClassVar[dict[str, tuple[str, ...]]] = {"aces": ("low", "high")}
 
     target_score: int = 100
-    """A match ends when a player's total reaches this (the spec names 100, 300 and 500);
+    """A match ends when a player's total reaches this (100, 300 and 500 are usual);
     0 means no match: hands stand alone."""
     rummy_multiplier: int = 2
     """Going out in one turn with nothing melded before that turn ("rummy") multiplies
     the hand's points by this; 1 turns the double off."""
     layoff_needs_own_meld: bool = True
     """Lay-offs are allowed only once the player has a meld of their own on the table
-    (the spec); false lets anyone lay off at any time (a common house rule)."""
+    (the standard rule); false lets anyone lay off at any time (a common house rule)."""
     go_out_without_discard: bool = True
     """A player may go out by melding or laying off every card, with no final discard
-    (the spec); false means the last card must be discarded."""
+    (the standard rule); false means the last card must be discarded."""
     stock_turnovers: int = 1
     """How often the discard pile (all but its top card) is turned over as a new stock;
-    the next time the stock runs out the hand is a stalemate (the spec: once)."""
+    the next time the stock runs out the hand is a stalemate (once, as usual)."""
     aces: str = "low"
     """'low': A-2-3 is a run; 'high': Q-K-A is a run and A-2-3 is not. Never wraps."""
     hand_size: int = 0
-    """Cards dealt to each player; 0 means the spec's 10 for 2 players and 7 for 3 or 4."""
+    """Cards dealt to each player; 0 means the standard 10 for 2 players and 7 for 3 or 4."""
     max_turns: int = 300
     """A hand is a stalemate after this many turns (cards can circulate through the
-    discard pile forever, as in Gin Rummy). Our addition: the spec is silent."""
+    discard pile forever, as in Gin Rummy). Our addition: the usual rules are silent."""
 
     def check(self) -> None:
         if self.rummy_multiplier < 1:

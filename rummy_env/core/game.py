@@ -240,11 +240,18 @@ class Game(ABC):
     def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
         """The wrapped env for users (PettingZoo's illegal-move convention, order enforced)."""
 
-    def encoding(self, name: str) -> Encoding:
-        """The registered encoding ``name``, or a ValueError listing the encodings."""
-        if name not in self.encodings:
-            raise ValueError(f"unknown encoding {name!r} for {self.title}; choose one of {tuple(self.encodings)}")
-        return self.encodings[name]
+    def encoding(self, spec: Union[str, Encoding]) -> Encoding:
+        """The registered encoding named ``spec``, or ``spec`` itself if it is an ``Encoding``
+        object (an env can take one without registering it); else a ValueError listing the
+        encodings."""
+        if isinstance(spec, str):
+            if spec not in self.encodings:
+                raise ValueError(f"unknown encoding {spec!r} for {self.title}; choose one of {tuple(self.encodings)}")
+            return self.encodings[spec]
+        if not isinstance(spec, Encoding):
+            raise TypeError(f"encoding must be a name ({', '.join(self.encodings)}) or an object with name, shape, high "
+                            f"and encode (rummy_env.core.game.Encoding), got {type(spec).__name__}")
+        return spec
 
     def add_encoding(self, encoding: Encoding) -> None:
         """Register one more observation encoder, usable as ``env(encoding=encoding.name)``."""

@@ -17,7 +17,8 @@ options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``
 YAML path, a mapping or a ``Rules``; ``reset(seed=...)`` never changes them.
 
 Arguments: ``env(render_mode=None, rules="classic", encoding="flat", episode="hand",
-reward="points", illegal_reward=-1)``.
+reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``, ``planes``, another
+encoding registered with the game, or an encoding object (docs/games/index.md).
 
 Observation: ``{"observation": array, "action_mask": int8 (108,)}``, built only from
 the observing player's information set (``rummy_env.gin.encoding`` documents every slice
@@ -42,7 +43,7 @@ Rewards (zero-sum, given when a hand ends):
 A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
 
 Infos: the info of the agent to move (and of every agent when the episode ends) holds
-its current ``information_set`` (``rummy_env.game.InformationSet``: what that player
+its current ``information_set`` (``rummy_env.gin.game.InformationSet``: what that player
 knows, nothing more) and the ``rules``, which is what agents read. At the step that ends a hand, every agent's info also has ``hand_result``
 (outcome, winner, points, both deadwoods, melds, lay-offs, the shown hands; nothing is
 shown after a draw) and ``hand_results`` (every result since that agent last acted: in a
@@ -73,13 +74,13 @@ Version History
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rummy_env.core.aec import CardGameEnv
-from rummy_env.core.game import IllegalActionError
+from rummy_env.core.game import Encoding, IllegalActionError
 from rummy_env.gin.interface import GIN
 from rummy_env.gin.rules import RulesSpec, load_rules
 
@@ -100,7 +101,7 @@ class raw_env(CardGameEnv):
         self,
         render_mode: Optional[str] = None,
         rules: RulesSpec = "classic",
-        encoding: str = "flat",
+        encoding: Union[str, Encoding] = "flat",
         episode: str = "hand",
         reward: str = "points",
         illegal_action: str = "raise",

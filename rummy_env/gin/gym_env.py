@@ -13,7 +13,7 @@ For ``GinRummyEnv`` the opponent may also be any agent spec of ``agents.make``
 ``agents.Agent``; a callable gets ``(observation, action_mask)`` of the opponent's seat
 and returns an action id. For ``VectorGinRummyEnv`` the opponent may also be
 ``"simple"`` or ``"heuristic"``, those agents' array versions playing all the games at
-once (``agents.simple.simple_actions``, ``agents.heuristic_vector``: the heuristic with
+once (``rummy_env.agents.gin.simple.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``: the heuristic with
 its turn-based knock rule, ``heuristic:knock=turn``); a callable gets
 batches ``(observations (M, ...), masks (M, 108))`` and returns M action ids.
 

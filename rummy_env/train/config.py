@@ -25,7 +25,7 @@ from rummy_env.gin.rules import load_rules
 #               discard and hands run to max_turns; the defaults learn mostly from simple)
 #   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
 #   random / simple / heuristic - the scripted agents of ``agents/`` as array operations
-#   (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; agents.heuristic_vector)
+#   (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; rummy_env.agents.gin.heuristic_vector)
 OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 # Value baselines (``critic``): the policy network's own value head, or the oracle critic
 # of ``train.critic`` (it also reads the cards the player cannot see; training only).
@@ -34,57 +34,102 @@ CRITICS = ("shared", "oracle")
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """Every setting of a training run (``configs/ppo.yaml`` documents each)."""
+    """Every setting of a training run (``configs/ppo.yaml`` shows them with their values)."""
 
     name: str = "ppo"
+    """Run name: the run folder is ``runs_dir/NAME__SEED__TIME`` (no slashes, no ``__``)."""
     seed: int = 0
+    """Seeds the deals, the network's initial weights and every random generator of the run."""
     rules: str = "classic"
-    reward: str = "scaled"  # vector engine reward: points / 100
-    win_bonus: float = 0.0  # added to the winner's reward of a hand, taken from the loser's (with_win_bonus)
+    """Gin Rummy rules preset or YAML path the games are played under."""
+    reward: str = "scaled"
+    """The vector engine's reward: ``points``, ``scaled`` (points / 100) or ``win_loss``."""
+    win_bonus: float = 0.0
+    """Added to the winner's reward of a hand, taken from the loser's (``with_win_bonus``)."""
+
     # rollout
     num_envs: int = 512
-    rollout_steps: int = 32  # vector steps per update (each moves every game once)
+    """Games played at once on the vector engine."""
+    rollout_steps: int = 32
+    """Vector steps per update (each moves every game once)."""
     total_updates: int = 1000
+    """PPO updates of the run (each plays ``num_envs`` x ``rollout_steps`` env steps)."""
+
     # optimisation
     lr: float = 5e-4
+    """Adam's learning rate."""
     anneal_lr: bool = True
-    gamma: float = 1.0  # a hand is short and its score is what matters: no discount by default
+    """Decay the learning rate linearly to 0 over ``total_updates``."""
+    gamma: float = 1.0
+    """Discount; 1 by default: a hand is short and its score is what matters."""
     gae_lambda: float = 0.95
+    """The GAE lambda of the advantages."""
     clip_coef: float = 0.2
+    """PPO's clipping range of the probability ratio."""
     clip_vloss: bool = True
+    """Clip the value loss around the old values as well."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus (over legal actions only)."""
     vf_coef: float = 0.5
+    """Weight of the value loss."""
     max_grad_norm: float = 0.5
+    """Gradients are clipped to this norm."""
     update_epochs: int = 3
+    """Passes over an update's rollout."""
     minibatch_size: int = 1024
-    target_kl: Optional[float] = None  # stop an update's epochs early past this KL
-    hidden: tuple[int, ...] = (256, 256)  # trunk layer widths
-    card_hidden: int = 64  # width of the per-card head (train.model.PolicyNet)
-    advice: bool = False  # also feed the heuristic's evaluation (agents.heuristic_features)
-    # the value baseline: "shared" (the policy network's value head) or "oracle" (a separate
-    # network that also sees the opponent's hand and the stock, train.critic; training only)
+    """Samples per gradient step."""
+    target_kl: Optional[float] = None
+    """Stop an update's epochs early past this KL (null: never)."""
+    hidden: tuple[int, ...] = (256, 256)
+    """Trunk layer widths."""
+    card_hidden: int = 64
+    """Width of the per-card head (``rummy_env.train.model.PolicyNet``)."""
+    advice: bool = False
+    """Also feed the heuristic's evaluation of the position (``rummy_env.agents.gin.heuristic_features``)."""
     critic: str = "shared"
-    critic_hidden: tuple[int, ...] = (256, 256)  # layer widths of the oracle critic
-    critic_warmup: int = 0  # first updates in which only the value learns (a fresh critic on a trained policy)
+    """The value baseline: ``shared`` (the policy network's value head) or ``oracle`` (a separate
+    network that also sees the opponent's hand and the stock, ``rummy_env.train.critic``;
+    training only)."""
+    critic_hidden: tuple[int, ...] = (256, 256)
+    """Layer widths of the oracle critic."""
+    critic_warmup: int = 0
+    """First updates in which only the value learns (a fresh critic on a trained policy)."""
+
     # self-play
     opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
-    # start from the weights of a policy file or checkpoint (same network shape); null: fresh weights
+    """Weights of the opponent kinds a game is given at each deal (``OPPONENT_KINDS``: self,
+    pool, random, simple, heuristic)."""
     init_policy: Optional[str] = None
-    # warm start: imitate a scripted teacher before PPO (rummy_env/train/imitation.py); null: none
+    """Start from the weights of a policy file or checkpoint (same network shape); null: fresh weights."""
     imitation_teacher: Optional[str] = None
+    """Warm start: imitate a scripted teacher (``simple`` or ``heuristic``) before PPO
+    (``rummy_env.train.imitation``); null: none."""
     imitation_samples: int = 150_000
+    """Moves of the teacher collected for the warm start."""
     imitation_epochs: int = 10
+    """Passes of the warm start over those moves."""
     imitation_lr: float = 1e-3
-    snapshot_every: int = 20  # updates between adding the current policy to the pool
-    pool_size: int = 10  # most recent snapshots kept
+    """Learning rate of the warm start."""
+    snapshot_every: int = 20
+    """Updates between adding the current policy to the pool."""
+    pool_size: int = 10
+    """Most recent snapshots kept in the pool."""
+
     # evaluation, logging, checkpoints
-    eval_every: int = 50  # updates between evaluations (0: never)
-    eval_hands: int = 200  # duplicate deals: eval_hands / 2 deals, seats swapped
+    eval_every: int = 50
+    """Updates between evaluations (0: never)."""
+    eval_hands: int = 200
+    """Hands of each evaluation, over duplicate deals (``eval_hands`` / 2 deals, seats swapped)."""
     eval_opponents: tuple[str, ...] = ("random", "simple", "heuristic")
+    """Scripted opponents of the evaluations (random, simple, heuristic)."""
     checkpoint_every: int = 25
+    """Updates between checkpoints (``checkpoint.pt`` and ``policy.pt``)."""
     torch_threads: int = 2
+    """CPU threads torch may use."""
     runs_dir: str = "runs"
+    """Parent folder of the run folders."""
     progress: bool = True
+    """Show a progress bar."""
 
     def __post_init__(self) -> None:
         _validate(self)

@@ -6,7 +6,7 @@ that reads only the information set has to average over them, so the advantages 
 learns from carry that spread as noise; at a knock, for example, the showdown's result
 is fixed by the two hands, yet a critic blind to the opponent's hand can only guess it.
 A critic given those cards (``privileged``) can predict the result better, and the
-advantages lose that part of the noise. How much: see the README's training findings
+advantages lose that part of the noise. How much: see docs/findings/ppo.md
 (the stock's order and both players' later choices still decide much of a hand).
 
 It stays unbiased: the critic is only a baseline, and a baseline may depend on anything

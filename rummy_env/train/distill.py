@@ -1,8 +1,7 @@
 """Distilling a search agent into the policy network: a search teacher labels the moves
 of the network's own games, and the network is fitted to those labels (DAgger).
 
-Why: PPO from the heuristic's play stays level with the heuristic (README, training
-findings), while ``mcts``, a one-step search over the heuristic, beats it by about 4
+Why: PPO from the heuristic's play stays level with the heuristic (docs/findings/ppo.md), while ``mcts``, a one-step search over the heuristic, beats it by about 4
 points a hand at a second a move. A network that plays the search's moves would carry
 that strength at the network's speed. This is the imitation step of expert iteration
 (Anthony et al., 2017) with DAgger's data (Ross et al., 2011): the student plays its own

@@ -3,7 +3,7 @@ where PPO's own signal is weakest.
 
 Why: whether to knock now or play on is the costliest choice of a hand and a rare one
 (about one decision in twenty), and PPO's credit for it is a single noisy hand result.
-Searching agents win much of their edge there (README, agents). Here each of the
+Searching agents win much of their edge there (docs/findings/search.md). Here each of the
 student's knock decisions is answered directly: the position is copied into a rollout
 engine and played out both ways, the student's best knock (the showdown is then fixed)
 against the student's best other move, played on ``stocks`` times with the stock

@@ -2,7 +2,7 @@
 
 A network over the ``flat`` observation (``rummy_env.gin.encoding``: 479 values built from
 the player's information set only), optionally followed by the heuristic's advice
-features (``agents.heuristic_features``: 213 more, also from the information set only),
+features (``rummy_env.agents.gin.heuristic_features``: 213 more, also from the information set only),
 with a policy over the 108 actions and a value. Illegal actions are masked by setting
 their logits to a large negative number, so their probability is exactly 0 and the
 entropy is that of the legal actions only.

@@ -4,8 +4,8 @@ At every deal a game is assigned an opponent kind by the config's mixing weights
 (``train.config.OPPONENT_KINDS``) and the learner a random seat. ``self`` games are
 played by the current policy on both seats (both seats' moves are training data);
 ``pool`` games by a frozen past snapshot; ``random`` by uniform legal moves; ``simple``
-by ``agents.simple.simple_actions``, the ``simple`` agent's rules as array operations over
-all its games at once; ``heuristic`` likewise by ``agents.heuristic_vector.heuristic_actions``
+by ``rummy_env.agents.gin.simple.simple_actions``, the ``simple`` agent's rules as array operations over
+all its games at once; ``heuristic`` likewise by ``rummy_env.agents.gin.heuristic_vector.heuristic_actions``
 (the heuristic with its turn-based knock rule, ``heuristic:knock=turn``).
 
 ``information_set_of`` rebuilds one game's information set from the engine's arrays (the

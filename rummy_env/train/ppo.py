@@ -358,7 +358,7 @@ class Trainer:
     def _inputs_and_heuristic(self, observation: np.ndarray, rows: np.ndarray,
                               heuristic_rows: np.ndarray) -> tuple[np.ndarray, Optional[tuple[Positions, Analysis]]]:
         """``_inputs(observation, rows)``, and the heuristic's positions and analysis of games
-        ``heuristic_rows`` (``agents.heuristic_vector``). With advice, one analysis covers
+        ``heuristic_rows`` (``rummy_env.agents.gin.heuristic_vector``). With advice, one analysis covers
         both sets of games: its cost is largely per call, not per game. None for no games."""
         env, c = self.env, self.config
         if not c.advice:

@@ -30,7 +30,7 @@ Then the opponent's last discard, which it made holding exactly its hand now plu
 card, weighs each hand (importance resampling of ``OVERSAMPLE`` times as many chains):
 by the probability that a sensible player would have thrown that card, a softmax
 (temperature ``LAST_DISCARD_TAU``) over the ``heuristic`` agent's discard scores from
-the opponent's point of view then (``agents.heuristic_vector``: the deadwood expected
+the opponent's point of view then (``rummy_env.agents.gin.heuristic_vector``: the deadwood expected
 after the next draw plus the danger of feeding this player); and, late in the hand, by
 ``LATE_NO_KNOCK`` if that hand could have knocked.
 

@@ -12,7 +12,7 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   near what the opponent discarded or passed on.
 - Knocking: Big Gin and Gin whenever legal. Otherwise, with the deadwood within the
   limit, it estimates what a knock would score: it samples ``knock_worlds`` hands the
-  opponent may hold from the opponent model of ``agents.belief`` (weighted by what the
+  opponent may hold from the opponent model of ``rummy_env.agents.gin.belief`` (weighted by what the
   opponent took, passed on and threw, so they are as good as a sensible player's hand
   by then), lays them off against the knocking hand as the showdown would, and averages
   the points (an undercut costs the difference plus the undercut bonus). It knocks when
@@ -27,12 +27,12 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   (the turn as the proxy for how far the opponent has got). Measured under ``eaai``
   (``benchmarks/bench_agents.py``, 1,000 duplicate matches to 100 each): the estimate
   with ``knock_value`` 20 wins 76.5% +- 2.3 of the matches against ``simple`` where the
-  turn rule wins 66.6% +- 2.5, and 60.1% +- 2.3 against the turn rule itself (README,
-  "Agent strength", for the other values tried). It knocks less and wins fewer hands
+  turn rule wins 66.6% +- 2.5, and 60.1% +- 2.3 against the turn rule itself (docs/findings/knock-rule.md
+  for the other values tried). It knocks less and wins fewer hands
   but more points: against players who knock as soon as they may, the hands it plays
   on end in Gin or an undercut.
 
-``agents.heuristic_vector`` makes the ``knock=turn`` decisions as array operations over
+``rummy_env.agents.gin.heuristic_vector`` makes the ``knock=turn`` decisions as array operations over
 many games of the vector engine (training opponents, search rollouts, PPO's advice);
 tests hold the two equal. Sampling the opponent's hand per game is what it leaves out.
 """
@@ -51,10 +51,10 @@ from rummy_env.gin.rules import Rules
 from rummy_env.gin.scoring import Outcome, score_showdown
 
 
-# the settings' defaults, shared with the array version (``agents.heuristic_vector``)
+# the settings' defaults, shared with the array version (``rummy_env.agents.gin.heuristic_vector``)
 DEFAULTS: dict[str, Any] = {"take_margin": 1.0, "danger_weight": 1.0, "late_turn": 14, "late_knock_max": 5}
 KNOCK_RULES = ("estimate", "turn")
-KNOCK_VALUE, KNOCK_WORLDS = 20.0, 48  # the knock estimate's defaults (README: how 20 was chosen)
+KNOCK_VALUE, KNOCK_WORLDS = 20.0, 48  # the knock estimate's defaults (docs/findings/knock-rule.md: how 20 was chosen)
 
 
 class HeuristicAgent(Agent):

@@ -9,7 +9,7 @@ on the hand plus each unseen card that does (``rummy_env.core.melds_jit``). The 
 integers, so the result is exactly the numpy path's; tests compare the two.
 
 Used by ``heuristic_vector`` when the meld solver's kernels are in use
-(``rummy_env.melds._kernels``) and these agree with the array versions on a few hands
+(``rummy_env.core.melds._kernels``) and these agree with the array versions on a few hands
 (``heuristic_vector._compiled``); importing this module needs numba.
 """
 

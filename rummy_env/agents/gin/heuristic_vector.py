@@ -55,12 +55,12 @@ for _f in (False, True):
     _VALUE_MASKS.append((_worth.astype(np.float64), np.array([_BITS[_value == v].sum() for v in _worth], dtype=np.uint64)))
 
 
-_COMPILED: list = []  # [agents.heuristic_jit or None], resolved on first use
+_COMPILED: list = []  # [rummy_env.agents.gin.heuristic_jit or None], resolved on first use
 
 
 def _compiled():
-    """The compiled kernels (``agents.heuristic_jit``) when the meld solver's are in use
-    (``rummy_env.melds._kernels``: numba installed, not switched off, checked) and these
+    """The compiled kernels (``rummy_env.agents.gin.heuristic_jit``) when the meld solver's are in use
+    (``rummy_env.core.melds._kernels``: numba installed, not switched off, checked) and these
     compile and agree with the array versions on a few hands; else None. Decided once
     per process."""
     if not _COMPILED:
@@ -115,7 +115,7 @@ class Positions:
     """What the heuristic reads of n positions, as arrays: the mover's side of each game.
 
     Built from the vector engine (``positions_of``) or from one information set
-    (``agents.heuristic_features.positions_from_infoset``); everything here is known to
+    (``rummy_env.agents.gin.heuristic_features.positions_from_infoset``); everything here is known to
     the player to move, so whatever is computed from it cannot leak hidden cards.
     """
 
@@ -242,7 +242,7 @@ def heuristic_actions(
     """The ``heuristic`` agent's move (int64) for the player to move in games ``rows``.
 
     ``params``: the agent's settings (``take_margin``, ``danger_weight``, ``late_turn``,
-    ``late_knock_max``; defaults ``agents.heuristic.DEFAULTS``). Ties between equally
+    ``late_knock_max``; defaults ``rummy_env.agents.gin.heuristic.DEFAULTS``). Ties between equally
     scored discards go to the largest of ``noise`` (len(rows), 52) floats when given,
     else of uniform draws from ``rng``.
     """
@@ -362,7 +362,7 @@ def discard_scores(expected: np.ndarray, risk: np.ndarray, danger_weight: float 
     """(n, 52): the scripted agent's score of each discard (lower is better): the deadwood
     ``expected`` after the next draw (``expected_deadwood``; +inf for cards that cannot be
     discarded) plus ``danger_weight`` times ``risk`` (``danger``). The one place the two
-    terms are weighed, for the agent (``analyse``) and for the opponent model (``agents.belief``)."""
+    terms are weighed, for the agent (``analyse``) and for the opponent model (``rummy_env.agents.gin.belief``)."""
     return expected + danger_weight * risk
 
 

@@ -3,7 +3,7 @@
 Plain Monte Carlo search on the true state would peek at the opponent's cards. Here each
 simulation samples a world consistent with the player's information set (the
 opponent's unknown cards and the stock order dealt from the cards this player has not
-seen, by the opponent model of ``agents.belief``), plays each candidate move
+seen, by the opponent model of ``rummy_env.agents.gin.belief``), plays each candidate move
 in that world and then plays the hand out, both seats choosing from their own
 information set in that world. It plays the heuristic's own move unless another
 candidate scored clearly more points over the same worlds.
@@ -16,7 +16,7 @@ Choices that make it strong for its cost:
   discard the card leaving the least deadwood, knock as soon as legal);
 - all playouts of a round at once: every (world, candidate) pair of a round is a row of
   the vector engine (``VectorGinRummy.load_states``) and both seats' moves are the array
-  versions of the policies (``agents.heuristic_vector``, ``agents.simple.simple_actions``),
+  versions of the policies (``rummy_env.agents.gin.heuristic_vector``, ``rummy_env.agents.gin.simple.simple_actions``),
   about five times as many playouts a second as playing them one by one;
 - common random numbers: every candidate is tried in the same worlds with the same
   tie-breaks, so the comparison between moves is far less noisy than the points
@@ -30,7 +30,7 @@ Choices that make it strong for its cost:
 - dropping losers: after every round (up to 64 worlds), candidates more than 2 standard
   errors worse than the heuristic's move stop being played, so the budget goes to the
   contenders, and the search ends early when none is left;
-- worlds weighted by the opponent's play (``weighted=true``, ``agents.belief``): the
+- worlds weighted by the opponent's play (``weighted=true``, ``rummy_env.agents.gin.belief``): the
   opponent's hand is drawn from a model in which hands with less deadwood grow more
   likely as the opponent discards (real hands organise over a hand; uniform worlds
   overstate the opponent's deadwood by 18 to 30 points once it has discarded), and
@@ -42,7 +42,7 @@ Choices that make it strong for its cost:
 - a win bonus: each playout is worth its points plus ``win_bonus`` (default 10) if the
   hand is won and minus it if lost, because points alone made the search win bigger
   hands but not more of them (51.7% of 600 hands against ``heuristic:knock=turn`` with
-  no bonus, 53.3% of 2,000 with 10 points; +6.0 and +3.8 points a hand; README).
+  no bonus, 53.3% of 2,000 with 10 points; +6.0 and +3.8 points a hand; docs/findings/search.md).
 
 Budget: ``simulations`` playouts per move, over all candidates (reproducible with a
 seed; the default 1,000 takes about 0.2 s a move on our 2-core machine), or ``time``
@@ -139,7 +139,7 @@ class MCTSAgent(Agent):
         return list(dict.fromkeys(moves))
 
     def _sample(self, infoset: InformationSet, rules: Rules, n: int) -> list[GinRummyState]:
-        """``n`` worlds from the information set: the opponent model's (``agents.belief``)
+        """``n`` worlds from the information set: the opponent model's (``rummy_env.agents.gin.belief``)
         with ``weighted``, else uniform."""
         return belief.sample_worlds(infoset, rules, self.rng, n, weighted=self.weighted)
 

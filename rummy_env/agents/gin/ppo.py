@@ -1,15 +1,15 @@
 """``ppo``: a policy network trained by ``rummy train`` (masked PPO with self-play).
 
 ``make("ppo")`` loads the policy shipped with the package (``rummy_env/agents/gin/data/ppo_gin.pt``: PPO
-from ``configs/ppo.yaml``, then its knock decisions fine-tuned by ``train.knock_labels``;
-how it was made in ``rummy_env/agents/gin/data/README.md``, its results in the README);
+from ``configs/ppo.yaml``, then its knock decisions fine-tuned by ``rummy_env.train.knock_labels``;
+how it was made in ``rummy_env/agents/gin/data/README.md``, its results in docs/agents.md);
 ``make("ppo:path=runs/X/policy.pt")`` (or ``ppo:runs/X/policy.pt``) loads another policy
 file or training checkpoint, such as the PPO-only ``rummy_env/agents/gin/data/ppo_gin_base.pt``.
 
 The network reads the ``flat`` encoding of the player's information set, re-encoded
 here from ``info`` (so it works whatever encoding the env was built with) and without
 match scores: training plays single hands. Networks trained with ``advice`` also get
-the heuristic's evaluation of the position (``agents.heuristic_features``). It plays the
+the heuristic's evaluation of the position (``rummy_env.agents.gin.heuristic_features``). It plays the
 most probable legal action (``greedy=true``, the default) or samples from its
 distribution (``greedy=false``, seeded). torch is imported only when a ``ppo`` agent is
 made: the env never needs it.
