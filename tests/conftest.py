@@ -85,6 +85,32 @@ def play_checking_no_peeking(env, spec: str, seed: int, redeal, rng: np.random.G
     return checked, scored
 
 
+def partition_ok(state) -> bool:
+    """Whether the places of the cards (``card_places``) partition the 52-card deck."""
+    return sorted(c for cards in state.card_places().values() for c in cards) == list(range(52))
+
+
+def assert_seats_see_nothing_hidden(env, rng: np.random.Generator, repeats: int = 1) -> tuple[int, int]:
+    """At the env's current position, for every seat and ``repeats`` times: deal the cards
+    that seat cannot know differently (the game's ``redeal_hidden``) and assert that its
+    observation, action mask and information set do not change. Returns (redeals that
+    moved some card, redeals)."""
+    g = env.game
+    changed = done = 0
+    for seat, agent in enumerate(env.possible_agents):
+        real, info = env.observe(agent), g.information_set(seat)
+        for _ in range(repeats):
+            env.game = env.game_interface.redeal_hidden(g, seat, rng)
+            changed += env.game.card_places() != g.card_places()
+            done += 1
+            alt = env.observe(agent)
+            assert env.game.information_set(seat) == info
+            env.game = g
+            np.testing.assert_array_equal(real["observation"], alt["observation"])
+            np.testing.assert_array_equal(real["action_mask"], alt["action_mask"])
+    return changed, done
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)

@@ -5,7 +5,6 @@ import dataclasses
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import seed_test
 
-from conftest import run_api_test
+from conftest import assert_seats_see_nothing_hidden, run_api_test
 from rummy_env import agents
 from rummy_env.core.game import IllegalActionError, games, get_game
 from rummy_env.eval.games import TableGame, play_game, replay_hand
@@ -87,15 +87,7 @@ def test_no_leak_when_hidden_cards_are_dealt_differently(name, n):
         env.reset(seed=episode)
         while True:
             g = env.game
-            for seat, agent in enumerate(env.possible_agents):
-                real, info = env.observe(agent), g.information_set(seat)
-                env.game = game.redeal_hidden(g, seat, rng)
-                changed += env.game.card_places() != g.card_places()
-                alt = env.observe(agent)
-                assert env.game.information_set(seat) == info
-                np.testing.assert_array_equal(real["observation"], alt["observation"])
-                np.testing.assert_array_equal(real["action_mask"], alt["action_mask"])
-                env.game = g
+            changed += assert_seats_see_nothing_hidden(env, rng)[0]
             if g.is_over:
                 break
             seat = g.current_player

@@ -1,10 +1,9 @@
 """Invariants over many random games (10,000 hands in all, across presets and options)."""
 
 import numpy as np
-from conftest import random_position
+from conftest import partition_ok, random_position
 import pytest
 
-from rummy_env.core.cards import FULL_DECK
 from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import PRESETS, Rules
 
@@ -16,18 +15,6 @@ VARIANTS = {
     "no_offer_limit_0_turns_30": Rules(first_upcard_pass=False, knock_limit=0, max_turns=30),
 }
 GAMES_PER_VARIANT = 2000
-
-
-def partition_ok(s: GinRummyState) -> bool:
-    masks = [s.hands[0], s.hands[1]] + [1 << c for c in s.stock + s.discard_pile]
-    if s.knock_card is not None:
-        masks.append(1 << s.knock_card)
-    total = 0
-    for m in masks:
-        if total & m:
-            return False
-        total |= m
-    return total == FULL_DECK
 
 
 def play(rules: Rules, seed: int) -> GinRummyState:

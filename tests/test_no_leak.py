@@ -3,7 +3,7 @@ cards a player cannot know (the opponent's unknown cards, the stock order, the k
 face-down card) are dealt differently. Checked in every phase, for both seats."""
 
 import numpy as np
-from conftest import random_position
+from conftest import assert_seats_see_nothing_hidden, random_position
 import pytest
 
 from rummy_env.core import cards as encoding_cards
@@ -13,22 +13,9 @@ from rummy_env.core.cards import mask_to_cards
 from rummy_env.gin.game import KNOCK, GinRummyState, Phase
 
 
-def redeal_hidden(s: GinRummyState, player: int, rng: np.random.Generator) -> GinRummyState:
-    """A copy of ``s`` with the cards ``player`` cannot see shuffled among their places."""
-    t = s.clone()
-    opp = 1 - player
-    revealed = s.result is not None and s.result.outcome != "draw"
-    known = s.hands[opp] if revealed else s.known[opp]
-    opp_hidden = mask_to_cards(s.hands[opp] & ~known)
-    face_down = [s.knock_card] if (s.knock_card is not None and s.result and s.result.knocker == opp) else []
-    pool = opp_hidden + list(s.stock) + face_down
-    rng.shuffle(pool)
-    t.hands[opp] = known | sum(1 << c for c in pool[: len(opp_hidden)])
-    t.stock = pool[len(opp_hidden) : len(opp_hidden) + len(s.stock)]
-    if face_down:
-        t.knock_card = pool[-1]
-    t._legal = None
-    return t
+def redeal_hidden(s, player: int, rng: np.random.Generator):
+    """The cards ``player`` cannot see dealt otherwise (the state's own ``redeal_hidden``)."""
+    return s.redeal_hidden(player, rng)
 
 
 @pytest.mark.parametrize("enc", encoding.ENCODINGS)
@@ -42,16 +29,7 @@ def test_observations_ignore_hidden_cards_in_every_phase(enc):
             g = env.unwrapped.game
             ending = "none" if g.result is None else g.result.outcome
             seen.add((g.phase, ending))
-            for seat, agent in enumerate(env.possible_agents):
-                real = env.observe(agent)
-                info = g.information_set(seat)
-                for _ in range(2):
-                    env.game = redeal_hidden(g, seat, rng)
-                    alt = env.observe(agent)
-                    assert env.game.information_set(seat) == info
-                    env.game = g
-                    np.testing.assert_array_equal(real["observation"], alt["observation"])
-                    np.testing.assert_array_equal(real["action_mask"], alt["action_mask"])
+            assert_seats_see_nothing_hidden(env, rng, repeats=2)
             if g.is_over:
                 break
             legal = g.legal_actions()

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from rummy_env.core.cards import FULL_DECK, card_value
+from conftest import partition_ok
+from rummy_env.core.cards import card_value
 from rummy_env.basic.game import (
     DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase,
 )
@@ -18,16 +19,6 @@ VARIANTS = {
     "no_turnover_small_hands": BasicRummyRules(stock_turnovers=0, hand_size=4),
 }
 GAMES = 60
-
-
-def partition_ok(s: BasicRummyState) -> bool:
-    masks = list(s.hands) + [1 << c for c in s.stock + s.discard_pile] + [m.cards for m in s.table]
-    total = 0
-    for m in masks:
-        if total & m:
-            return False
-        total |= m
-    return total == FULL_DECK
 
 
 def play(rules: BasicRummyRules, n: int, seed: int) -> BasicRummyState:

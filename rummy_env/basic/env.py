@@ -71,15 +71,13 @@ Version History
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from rummy_env.basic.interface import BASIC
-from rummy_env.basic.rules import RummyRulesSpec, check_num_players, load_rummy_rules
-from rummy_env.core.aec import CardGameEnv
-from rummy_env.core.game import Encoding, IllegalActionError
+from rummy_env.core.aec import CardGameEnv, user_env
+from rummy_env.core.game import IllegalActionError
 
 GAME = "basic_rummy"
 
@@ -88,29 +86,14 @@ __all__ = ["env", "raw_env", "IllegalActionError"]
 
 def env(**kwargs: Any) -> AECEnv:
     """The env for users: illegal moves end the episode (``illegal_reward`` to the offender)."""
-    kwargs.setdefault("illegal_action", "terminate")
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return user_env(raw_env, **kwargs)
 
 
 class raw_env(CardGameEnv):
+    """``raw_env(num_players=2, render_mode=None, rules="basic", encoding="flat", episode="hand",
+    reward="points", illegal_action="raise", illegal_reward=-1)``: see the module docstring."""
+
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False,
                 "render_fps": 1}
     info_extras = {"game": GAME}
-
-    def __init__(
-        self,
-        num_players: int = 2,
-        render_mode: Optional[str] = None,
-        rules: RummyRulesSpec = "basic",
-        encoding: Union[str, Encoding] = "flat",
-        episode: str = "hand",
-        reward: str = "points",
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
-    ) -> None:
-        super().__init__()
-        self._setup(
-            game=BASIC, num_players=check_num_players(num_players), rules=load_rummy_rules(rules),
-            render_mode=render_mode, encoding=encoding, episode=episode, reward=reward, illegal_action=illegal_action,
-            illegal_reward=illegal_reward,
-        )
+    game_interface = BASIC

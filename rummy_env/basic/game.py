@@ -63,13 +63,14 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Optional, Sequence
+from typing import ClassVar, Optional, Sequence
 
 import numpy as np
 
 from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.core.meld_table import NUM_MELDS, extension, meld_table, melds_in_hand
 
 DRAW_STOCK = 0
@@ -122,7 +123,7 @@ def action_name(action: int, aces_high: bool = False) -> str:
 
 
 @dataclass(frozen=True)
-class RummyHandResult:
+class RummyHandResult(HandResultBase):
     """How a hand ended. ``winner`` went out and scores ``points``; ``penalties[i]`` is
     what seat i pays (0 for the winner); ``rewards`` are zero-sum per seat.
 
@@ -152,13 +153,8 @@ class RummyHandResult:
             groups.setdefault(-1 if seat == self.winner else pen, []).append(seat)
         return [groups[k] for k in sorted(groups)]
 
-    def to_dict(self) -> dict:
-        """Plain data (card lists as text) for info dicts, records and reports."""
+    def details(self) -> dict:
         return {
-            "outcome": self.outcome,
-            "winner": self.winner,
-            "points": self.points,
-            "rewards": list(self.rewards),
             "penalties": list(self.penalties),
             "hands_left": [format_hand(h) for h in self.hands_left],
             "with_discard": self.with_discard,
@@ -233,8 +229,10 @@ class RummyInformationSet:
 
 
 @dataclass
-class BasicRummyState:
+class BasicRummyState(CardGameState):
     """One hand of Basic Rummy. Build with ``new_hand``, ``from_deck`` or ``from_hands``."""
+
+    num_actions: ClassVar[int] = NUM_ACTIONS
 
     rules: BasicRummyRules
     num_players: int
@@ -258,8 +256,6 @@ class BasicRummyState:
     discarded: list[int] = field(default_factory=list)
     history: list[tuple[int, int]] = field(default_factory=list)  # (seat, action): every action is public
     result: Optional[RummyHandResult] = None
-    _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
-    _infos: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -287,9 +283,7 @@ class BasicRummyState:
         ``dealer`` defaults to the last seat, so seat 0 plays first.
         """
         n = check_num_players(num_players)
-        deck = tuple(int(c) for c in deck)
-        if sorted(deck) != list(range(NUM_CARDS)):
-            raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+        deck = checked_deck(deck, NUM_CARDS)
         dealer = n - 1 if dealer is None else dealer
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
@@ -382,20 +376,6 @@ class BasicRummyState:
             out |= m.cards
         return out
 
-    def legal_actions(self) -> list[int]:
-        """Legal action ids for the player to move, in increasing order ([] when over)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
-    def legal_mask(self) -> np.ndarray:
-        """int8 mask over the ``NUM_ACTIONS`` actions for the player to move."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
-
     def _compute_legal(self) -> list[int]:
         if self.phase == Phase.DRAW:
             return ([DRAW_STOCK] if self.stock else []) + ([TAKE_DISCARD] if self.discard_pile else [])
@@ -441,17 +421,10 @@ class BasicRummyState:
 
     def step(self, action: int) -> None:
         """Apply an action of the player to move; raises ``IllegalActionError`` if not legal."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        if action not in self._legal:
-            self._refuse(action)
-        action = int(action)
+        action = self._check(action)
         p = self.current_player
         self.history.append((p, action))
-        self._legal = None
-        self._infos = {}
+        self._moved()
         if action == DRAW_STOCK:
             card = self.stock.pop()
             self.hands[p] |= 1 << card
@@ -481,21 +454,6 @@ class BasicRummyState:
             self.table[slot] = new
             self.table_ext[slot] = extension(new.cards, new.is_run, self.rules.aces_high)
             self._play_cards(p, 1 << card)
-
-    def _refuse(self, action: int) -> None:
-        if self.is_over:
-            raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
-        aces_high = self.rules.aces_high
-        names = ", ".join(f"{a} ({action_name(a, aces_high)})" for a in self._legal or [])
-        try:
-            what = f"{action} ({action_name(action, aces_high)})"
-        except ValueError:
-            raise IllegalActionError(
-                f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}; legal: {names}"
-            ) from None
-        raise IllegalActionError(
-            f"illegal action {what} for player {self.current_player} in phase {self.phase.name}; legal: {names}"
-        )
 
     def _play_cards(self, p: int, cards: int) -> None:
         self.hands[p] &= ~cards
@@ -549,13 +507,10 @@ class BasicRummyState:
 
     # ----------------------------------------------------------------- information sets
 
-    def information_set(self, player: int) -> RummyInformationSet:
-        """Everything ``player`` knows now, and nothing else (cached until the next step)."""
-        cached = self._infos.get(player)
-        if cached is not None:
-            return cached
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.num_players:
-            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
+    def action_name(self, action: int) -> str:
+        return action_name(action, self.rules.aces_high)
+
+    def _information_set(self, player: int) -> RummyInformationSet:
         known = tuple(self.hands) if self.result is not None and self.result.winner is not None else tuple(self.known)
         pile = 0
         for c in self.discard_pile:
@@ -563,7 +518,7 @@ class BasicRummyState:
         targets = 0
         for e in self.table_ext:
             targets |= e
-        info = self._infos[player] = RummyInformationSet(
+        return RummyInformationSet(
             player=player,
             num_players=self.num_players,
             hand=self.hands[player],
@@ -588,7 +543,6 @@ class BasicRummyState:
             public_history=tuple(self.history),
             result=self.result,
         )
-        return info
 
     def redeal_hidden(self, player: int, rng: np.random.Generator) -> "BasicRummyState":
         """A copy with the cards ``player`` cannot know shuffled among their places: the

@@ -21,9 +21,11 @@ class BasicRummy(Game):
     name = "basic"
     title = "Basic Rummy"
     aliases = ("rummy",)
+    env_module = "rummy_env.basic.env"
     env_name = "rummy_v0"
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     num_actions = NUM_ACTIONS
+    state_type = BasicRummyState
     information_set_type = RummyInformationSet
     outcomes = ("out", "rummy", "stalemate")
     rules_type = BasicRummyRules
@@ -44,12 +46,6 @@ class BasicRummy(Game):
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> BasicRummyMatch:
         return BasicRummyMatch.create(num_players, rules, first_dealer)
 
-    def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> BasicRummyState:
-        return BasicRummyState.sample_from_information_set(info, rules, rng)
-
-    def redeal_hidden(self, state: Any, player: int, rng: np.random.Generator) -> BasicRummyState:
-        return state.redeal_hidden(player, rng)
-
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)
 
@@ -61,16 +57,6 @@ class BasicRummy(Game):
 
     def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
         return text.explain(result, names)
-
-    def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
-        from rummy_env.basic.env import raw_env
-
-        return raw_env(num_players=2 if num_players is None else num_players, **kwargs)
-
-    def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
-        from rummy_env.basic.env import env
-
-        return env(num_players=2 if num_players is None else num_players, **kwargs)
 
 
 BASIC = register_game(BasicRummy())

@@ -5,8 +5,8 @@ PettingZoo loop sees: argument checks, spaces, masks that are all zeros for play
 to move, the illegal-move convention, dealing (seeded, or an explicit deck and dealer),
 matches, how rewards and hand results reach each agent's info, and rendering. All of
 that goes through the game interface (``rummy_env.core.game.Game``), so a game's env
-module is glue: its ``__init__`` calls ``_setup`` with the game and the arguments, and
-its docstring is the env's documentation page.
+module is glue: a ``raw_env`` class naming its ``game_interface`` and ``metadata``, and
+``env()`` (``user_env``); its docstring is the env's documentation page.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any, Optional, Union
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from rummy_env.core.game import Game, IllegalActionError
+from rummy_env.core.game import Encoding, Game, IllegalActionError
 from rummy_env.core.render import text_to_rgb
 
 EPISODES = ("hand", "match")
@@ -28,17 +29,39 @@ ILLEGAL_ACTIONS = ("raise", "terminate")
 POINTS_SCALE = 100.0
 
 
+def user_env(raw_env: type, **kwargs: Any) -> AECEnv:
+    """The env for users, as PettingZoo's classic envs are: an illegal move ends the
+    episode (``illegal_reward`` to the offender, a warning) instead of raising, and the
+    call order is enforced (``OrderEnforcingWrapper``)."""
+    kwargs.setdefault("illegal_action", "terminate")
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
 class CardGameEnv(AECEnv, ABC):
-    """Shared AEC behaviour; see the module docstring for what a subclass provides."""
+    """The AEC env of the game ``game_interface`` (a subclass sets it, with ``metadata``)."""
 
     metadata: dict[str, Any] = {}
+    game_interface: Game
     info_extras: dict[str, Any] = {}  # added to the info of an agent to move, beside its information set
 
-    def _setup(
-        self, *, game: Game, num_players: int, rules: Any, render_mode: Optional[str], encoding: str, episode: str,
-        reward: str, illegal_action: str, illegal_reward: float,
+    def __init__(
+        self,
+        num_players: Optional[int] = None,
+        render_mode: Optional[str] = None,
+        rules: Any = None,
+        encoding: Union[str, Encoding] = "flat",
+        episode: str = "hand",
+        reward: str = "points",
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
     ) -> None:
-        """Check the arguments and build the spaces; ``rules`` is already loaded."""
+        """Check the arguments and build the spaces: ``num_players`` (default: the game's
+        least), ``rules`` (a preset, YAML path, mapping or rules object; default: the
+        game's default preset), the rest as the env's docstring says."""
+        super().__init__()
+        game = self.game_interface
+        num_players = game.check_num_players(game.min_players if num_players is None else num_players)
+        rules = game.load_rules(rules)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -52,7 +75,6 @@ class CardGameEnv(AECEnv, ABC):
         self._encoder = game.encoding(encoding)
         obs_shape = self._encoder.shape(rules)
         num_actions = game.num_actions
-        self.game_interface = game
         self.num_players = num_players
         self.rules = rules
         self._num_actions = num_actions

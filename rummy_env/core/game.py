@@ -20,7 +20,7 @@ A ``Game`` gives:
 - hidden cards: ``sample_world(information_set, rules, rng)``, a full state consistent with
   what one player knows (for determinised search), and ``redeal_hidden(state, player,
   rng)``, the true state with the cards that player cannot know dealt differently (for
-  no-leak tests);
+  no-leak tests); by default the state class's own methods of those names;
 - names and text: ``action_name``, ``describe_move`` (as the other players see it),
   ``explain(hand_result)``;
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
@@ -102,6 +102,13 @@ class GameState(Protocol):
         """Where every card of the deck is now (place name -> card ids): the places
         partition the deck, an invariant the conformance tests check after every move."""
 
+    def redeal_hidden(self, player: int, rng: np.random.Generator) -> "GameState":
+        """A copy with the cards ``player`` cannot know dealt differently among their places."""
+
+    @classmethod
+    def sample_from_information_set(cls, info: Any, rules: Any, rng: np.random.Generator) -> "GameState":
+        """A full state consistent with ``info``, the hidden cards dealt at random."""
+
     def render(self, perspective: Optional[int] = None) -> str: ...
 
 
@@ -151,11 +158,13 @@ class Game(ABC):
     name: str  # registry key, e.g. "gin"
     title: str  # for people, e.g. "Gin Rummy"
     aliases: tuple[str, ...] = ()  # other names ``get_game`` accepts
-    env_name: str  # the PettingZoo env module, e.g. "gin_rummy_v0"
+    env_name: str  # the PettingZoo env's name, e.g. "gin_rummy_v0"
+    env_module: str  # the module of its ``raw_env`` class and ``env()``, e.g. "rummy_env.gin.env"
     min_players: int = 2
     max_players: int = 2
     deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1
     num_actions: int
+    state_type: type  # the class of its hands (a ``GameState``)
     information_set_type: type  # what ``GameState.information_set`` returns
     outcomes: tuple[str, ...]  # HandResult.outcome values, in report order
     rules_type: type  # the rules dataclass (a ``rummy_env.core.rules.RuleOptions``)
@@ -199,15 +208,16 @@ class Game(ABC):
 
     # ------------------------------------------------------------------ hidden cards
 
-    @abstractmethod
     def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> GameState:
         """A full state consistent with one player's information set, the hidden cards dealt
-        uniformly at random (for determinised search)."""
+        uniformly at random (for determinised search): ``state_type.sample_from_information_set``."""
+        return self.state_type.sample_from_information_set(info, rules, rng)
 
-    @abstractmethod
     def redeal_hidden(self, state: GameState, player: int, rng: np.random.Generator) -> GameState:
         """A copy of ``state`` with every card ``player`` cannot know dealt differently among
-        the places it could be (for no-leak tests: what that player sees must not change)."""
+        the places it could be (for no-leak tests: what that player sees must not change):
+        the state's own ``redeal_hidden``."""
+        return state.redeal_hidden(player, rng)
 
     @abstractmethod
     def state_vector(self, state: GameState) -> np.ndarray:
@@ -232,13 +242,13 @@ class Game(ABC):
 
     # ------------------------------------------------------------------ envs and encodings
 
-    @abstractmethod
     def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
-        """The PettingZoo AEC env (illegal moves raise), e.g. ``gin_rummy_v0.raw_env``."""
+        """The PettingZoo AEC env (illegal moves raise): ``raw_env`` of ``env_module``."""
+        return importlib.import_module(self.env_module).raw_env(num_players=num_players, **kwargs)
 
-    @abstractmethod
     def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
         """The wrapped env for users (PettingZoo's illegal-move convention, order enforced)."""
+        return importlib.import_module(self.env_module).env(num_players=num_players, **kwargs)
 
     def encoding(self, spec: Union[str, Encoding]) -> Encoding:
         """The registered encoding named ``spec``, or ``spec`` itself if it is an ``Encoding``

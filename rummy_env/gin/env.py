@@ -16,8 +16,8 @@ optionally whole matches to the target score with game, line and shutout bonuses
 options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``), a
 YAML path, a mapping or a ``Rules``; ``reset(seed=...)`` never changes them.
 
-Arguments: ``env(render_mode=None, rules="classic", encoding="flat", episode="hand",
-reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``, ``planes``, another
+Arguments (by name): ``env(render_mode=None, rules="classic", encoding="flat",
+episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``, ``planes``, another
 encoding registered with the game, or an encoding object (docs/games/index.md).
 
 Observation: ``{"observation": array, "action_mask": int8 (108,)}``, built only from
@@ -69,46 +69,34 @@ Render modes: ``ansi`` returns the table as text (both hands: a spectator's view
 width x 3; ``rummy_env.core.render``) for video recorders.
 
 Version History
-- v0: initial release; the ``rgb_array`` render mode added in 0.2 (nothing else changed).
+- v0: initial release; in 0.2 the ``rgb_array`` render mode was added and the arguments
+  are taken by name (the game interface's env base puts ``num_players`` first; nothing
+  else changed).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from rummy_env.core.aec import CardGameEnv
-from rummy_env.core.game import Encoding, IllegalActionError
+from rummy_env.core.aec import CardGameEnv, user_env
+from rummy_env.core.game import IllegalActionError
 from rummy_env.gin.interface import GIN
-from rummy_env.gin.rules import RulesSpec, load_rules
 
 __all__ = ["env", "raw_env", "IllegalActionError"]
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The env for users: illegal moves end the episode (-1 to the offender), order enforced."""
-    kwargs.setdefault("illegal_action", "terminate")
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return user_env(raw_env, **kwargs)
 
 
 class raw_env(CardGameEnv):
+    """``raw_env(render_mode=None, rules="classic", encoding="flat", episode="hand", reward="points",
+    illegal_action="raise", illegal_reward=-1)``, arguments by name (``num_players``, the
+    base's first argument, can only be 2): see the module docstring."""
+
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "gin_rummy_v0", "is_parallelizable": False,
                 "render_fps": 1}
-
-    def __init__(
-        self,
-        render_mode: Optional[str] = None,
-        rules: RulesSpec = "classic",
-        encoding: Union[str, Encoding] = "flat",
-        episode: str = "hand",
-        reward: str = "points",
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
-    ) -> None:
-        super().__init__()
-        self._setup(
-            game=GIN, num_players=2, rules=load_rules(rules), render_mode=render_mode, encoding=encoding,
-            episode=episode, reward=reward, illegal_action=illegal_action, illegal_reward=illegal_reward,
-        )
+    game_interface = GIN

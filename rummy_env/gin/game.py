@@ -43,8 +43,9 @@ from typing import ClassVar, Optional, Sequence
 import numpy as np
 
 from rummy_env.core import melds
-from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
+from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
@@ -90,7 +91,7 @@ def action_name(action: int) -> str:
 
 
 @dataclass(frozen=True)
-class HandResult:
+class HandResult(HandResultBase):
     """How a hand ended. ``points`` go to ``winner``; ``rewards`` are zero-sum per seat.
 
     ``outcome`` is one of 'knock', 'gin', 'big_gin', 'undercut', 'tie' (equal deadwood
@@ -119,13 +120,8 @@ class HandResult:
             return (0, 0)
         return (self.points, -self.points) if self.winner == 0 else (-self.points, self.points)
 
-    def to_dict(self) -> dict:
-        """Plain data (card lists as text) for info dicts, records and reports."""
+    def details(self) -> dict:
         return {
-            "outcome": self.outcome,
-            "winner": self.winner,
-            "points": self.points,
-            "rewards": list(self.rewards),
             "reason": self.reason,
             "knocker": self.knocker,
             "knocker_deadwood": self.knocker_deadwood,
@@ -179,8 +175,10 @@ class InformationSet:
 
 
 @dataclass
-class GinRummyState:
+class GinRummyState(CardGameState):
     """One hand of Gin Rummy. Build with ``new_hand`` or ``from_deck``; then ``step``."""
+
+    num_actions: ClassVar[int] = NUM_ACTIONS
 
     rules: Rules
     hands: list[int]
@@ -202,8 +200,6 @@ class GinRummyState:
     history: list[int] = field(default_factory=list)  # every action, in order
     public_history: list[tuple[int, str, int]] = field(default_factory=list)  # (seat, event, card shown or -1)
     result: Optional[HandResult] = None
-    _legal: Optional[list[int]] = field(default=None, repr=False, compare=False)
-    _infos: dict = field(default_factory=dict, repr=False, compare=False)  # information sets of this position
 
     # ----------------------------------------------------------------- construction
 
@@ -216,9 +212,7 @@ class GinRummyState:
     @classmethod
     def from_deck(cls, deck: Sequence[int], rules: RulesSpec = None, dealer: int = 1) -> "GinRummyState":
         """A hand dealt from an explicit deck order (see the module docstring)."""
-        deck = tuple(int(c) for c in deck)
-        if sorted(deck) != list(range(NUM_CARDS)):
-            raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+        deck = checked_deck(deck, NUM_CARDS)
         if dealer not in (0, 1):
             raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
         rules = load_rules(rules)
@@ -326,20 +320,6 @@ class GinRummyState:
     def _solver_options(self) -> dict:
         return {"aces_high": self.rules.aces == "high", "five_under_ten": self.rules.five_under_ten}
 
-    def legal_actions(self) -> list[int]:
-        """Legal action ids for the player to move, in increasing order ([] when over)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
-    def legal_mask(self) -> np.ndarray:
-        """int8 mask over the 108 actions for the player to move."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        mask[self._legal] = 1
-        return mask
-
     def _compute_legal(self) -> list[int]:
         if self.phase == Phase.OFFER:
             return [TAKE_DISCARD, PASS]
@@ -365,27 +345,10 @@ class GinRummyState:
 
     def step(self, action: int) -> None:
         """Apply an action of the player to move; raises ``IllegalActionError`` if not legal."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        legal = self._legal
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        if action not in legal:
-            if self.is_over:
-                raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
-            names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
-            try:
-                what = f"{action} ({action_name(action)})"
-            except (ValueError, TypeError):
-                what = repr(action)
-            raise IllegalActionError(
-                f"illegal action {what} for player {self.current_player} in phase {self.phase.name}; legal: {names}"
-            )
-        action = int(action)
+        action = self._check(action)
         p = self.current_player
         self.history.append(action)
-        self._legal = None
-        self._infos = {}
+        self._moved()
         if action == PASS:
             self._pass(p)
         elif action == DRAW_STOCK:
@@ -489,13 +452,10 @@ class GinRummyState:
 
     # ----------------------------------------------------------------- information sets
 
-    def information_set(self, player: int) -> InformationSet:
-        """Everything ``player`` knows now, and nothing else (cached until the next step)."""
-        cached = self._infos.get(player)
-        if cached is not None:
-            return cached
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+    def action_name(self, action: int) -> str:
+        return action_name(action)
+
+    def _information_set(self, player: int) -> InformationSet:
         opp = 1 - player
         known = self.known[opp]
         if self.result is not None and self.result.outcome != "draw":
@@ -503,7 +463,7 @@ class GinRummyState:
         pile = 0
         for c in self.discard_pile:
             pile |= 1 << c
-        info = self._infos[player] = InformationSet(
+        return InformationSet(
             player=player,
             hand=self.hands[player],
             discard_pile=tuple(self.discard_pile),
@@ -522,7 +482,6 @@ class GinRummyState:
             public_history=tuple(self.public_history),
             result=self.result,
         )
-        return info
 
     def redeal_hidden(self, player: int, rng: np.random.Generator) -> "GinRummyState":
         """A copy with the cards ``player`` cannot know shuffled among their places: the

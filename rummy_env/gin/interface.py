@@ -20,9 +20,11 @@ from rummy_env.gin.scoring import OUTCOMES
 class GinRummy(Game):
     name = "gin"
     title = "Gin Rummy"
+    env_module = "rummy_env.gin.env"
     env_name = "gin_rummy_v0"
     min_players = max_players = 2
     num_actions = NUM_ACTIONS
+    state_type = GinRummyState
     information_set_type = InformationSet
     outcomes = (*OUTCOMES[1:], OUTCOMES[0])  # the showdowns, then "draw"
     rules_type = Rules
@@ -46,12 +48,6 @@ class GinRummy(Game):
         self.check_num_players(num_players)
         return Match.create(rules, first_dealer=1 if first_dealer is None else first_dealer)
 
-    def sample_world(self, info: Any, rules: Any, rng: np.random.Generator) -> GinRummyState:
-        return GinRummyState.sample_from_information_set(info, rules, rng)
-
-    def redeal_hidden(self, state: Any, player: int, rng: np.random.Generator) -> GinRummyState:
-        return state.redeal_hidden(player, rng)
-
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)
 
@@ -63,18 +59,6 @@ class GinRummy(Game):
 
     def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
         return text.explain(result, names=(names[0], names[1]))
-
-    def raw_env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
-        from rummy_env.gin.env import raw_env
-
-        self.check_num_players(2 if num_players is None else num_players)
-        return raw_env(**kwargs)
-
-    def env(self, num_players: Optional[int] = None, **kwargs: Any) -> Any:
-        from rummy_env.gin.env import env
-
-        self.check_num_players(2 if num_players is None else num_players)
-        return env(**kwargs)
 
 
 GIN = register_game(GinRummy())

@@ -27,7 +27,7 @@ import numpy as np
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
-from rummy_env.basic.game import DISCARD, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, Phase, RummyInformationSet
+from rummy_env.basic.game import DISCARD, LAYOFF, MELD, TAKE_DISCARD, Phase, RummyInformationSet
 from rummy_env.core.meld_table import meld_table
 from rummy_env.basic.rules import BasicRummyRules
 

@@ -1,0 +1,115 @@
+"""What every game's hand state shares: legal actions and information sets computed once
+per position, an explicit deck checked, and an illegal action refused by naming the
+legal ones, with nothing changed.
+
+Why a base: each game's ``GameState`` (``rummy_env.core.game``) must cache the same way
+(the env asks for the mask and every seat's information set at each step) and refuse
+the same way (a clear error a user can act on); written once here, a new game cannot
+get either subtly different.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core.game import IllegalActionError
+
+
+class HandResultBase:
+    """Base of a game's hand result (a frozen dataclass with ``outcome``, ``winner``,
+    ``points`` and a ``rewards`` property): ``to_dict`` gives those four first, then the
+    game's own ``details()``, as plain data for info dicts, records and reports."""
+
+    def details(self) -> dict[str, Any]:
+        """The game's own fields of the result, as plain data (card lists as text)."""
+        return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "winner": self.winner, "points": self.points,  # type: ignore[attr-defined]
+                "rewards": list(self.rewards), **self.details()}  # type: ignore[attr-defined]
+
+
+def checked_deck(deck: Sequence[int], size: int) -> tuple[int, ...]:
+    """``deck`` as a tuple of ints, if it is a permutation of the card ids 0..size-1."""
+    out = tuple(int(c) for c in deck)
+    if sorted(out) != list(range(size)):
+        raise ValueError(f"deck must be a permutation of the {size} card ids 0..{size - 1}")
+    return out
+
+
+@dataclass
+class CardGameState(ABC):
+    """Base of a game's hand state (a dataclass). A subclass sets ``num_actions``, computes
+    its legal actions (``_compute_legal``) and information sets (``_information_set``),
+    names actions (``action_name``), and in ``step`` calls ``_check(action)`` first and
+    ``_moved()`` once it changes the position."""
+
+    num_actions: ClassVar[int]
+    _legal: Optional[list[int]] = field(default=None, repr=False, compare=False, kw_only=True)
+    _infos: dict = field(default_factory=dict, repr=False, compare=False, kw_only=True)  # this position's
+
+    @abstractmethod
+    def _compute_legal(self) -> list[int]:
+        """Legal action ids for the player to move, in increasing order ([] when over)."""
+
+    @abstractmethod
+    def _information_set(self, player: int) -> Any:
+        """What ``player`` knows now, and nothing else."""
+
+    @abstractmethod
+    def action_name(self, action: int) -> str:
+        """A readable name of an action id under this hand's rules (ValueError if no id)."""
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the player to move, in increasing order ([] when over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 mask over the game's actions for the player to move."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[self._legal] = 1
+        return mask
+
+    def information_set(self, player: int) -> Any:
+        """Everything ``player`` knows now, and nothing else (cached until the next step)."""
+        cached = self._infos.get(player)
+        if cached is not None:
+            return cached
+        n = self.num_players  # type: ignore[attr-defined]
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+            raise ValueError(f"player must be a seat 0..{n - 1}, got {player!r}")
+        info = self._infos[int(player)] = self._information_set(int(player))
+        return info
+
+    def _check(self, action: Any) -> int:
+        """``action`` as an int if it is legal now; else ``IllegalActionError`` naming the
+        legal actions (the state is left as it was)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an integer action id 0..{self.num_actions - 1}, got {action!r}")
+        if action in self._legal:
+            return int(action)
+        if self.is_over:  # type: ignore[attr-defined]
+            raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
+        names = ", ".join(f"{a} ({self.action_name(a)})" for a in self._legal)
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(f"action must be an integer action id 0..{self.num_actions - 1}, got {action!r}; "
+                                     f"legal: {names}")
+        raise IllegalActionError(
+            f"illegal action {action} ({self.action_name(action)}) for player {self.current_player} "  # type: ignore[attr-defined]
+            f"in phase {self.phase.name}; legal: {names}"  # type: ignore[attr-defined]
+        )
+
+    def _moved(self) -> None:
+        """Forget what was computed for the position before this move."""
+        self._legal = None
+        self._infos = {}
