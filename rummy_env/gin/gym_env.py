@@ -13,9 +13,10 @@ For ``GinRummyEnv`` the opponent may also be any agent spec of ``agents.make``
 ``agents.Agent``; a callable gets ``(observation, action_mask)`` of the opponent's seat
 and returns an action id. For ``VectorGinRummyEnv`` the opponent may also be
 ``"simple"`` or ``"heuristic"``, those agents' array versions playing all the games at
-once (``rummy_env.agents.gin.simple.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``: the heuristic with
-its turn-based knock rule, ``heuristic:knock=turn``); a callable gets
-batches ``(observations (M, ...), masks (M, 108))`` and returns M action ids.
+once (``rummy_env.agents.gin.simple.simple_actions``,
+``rummy_env.agents.gin.heuristic_vector``: the heuristic with its turn-based knock rule,
+``heuristic:knock=turn``); a callable gets batches ``(observations (M, ...), masks (M,
+108))`` and returns M action ids.
 
 The learner's seat is ``seat`` (0 or 1) or ``"random"`` (drawn per hand). Rewards are the
 learner's hand reward (``points``, ``scaled`` or ``win_loss``), given when the hand ends;
@@ -39,8 +40,8 @@ PettingZoo's convention does; masked learners never hit it.
 
 Render modes: ``ansi`` (the table as text, from the learner's seat while the hand is
 on), ``human`` (that text printed after every step) and ``rgb_array`` (that text drawn
-as an image, ``rummy_env.core.render``: what Gymnasium's ``RecordVideo`` and Stable-Baselines3's
-``make_vec_env``, which asks for ``rgb_array``, use).
+as an image, ``rummy_env.core.render``: what Gymnasium's ``RecordVideo`` and
+Stable-Baselines3's ``make_vec_env``, which asks for ``rgb_array``, use).
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from rummy_env.core.render import text_to_rgb
 from rummy_env.gin import encoding as enc
 from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, IllegalActionError
-from rummy_env.core.render import text_to_rgb
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.vector import VectorGinRummy
 
