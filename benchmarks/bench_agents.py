@@ -46,6 +46,7 @@ class Timed:
 
     def __init__(self, agent: agents.Agent) -> None:
         self.agent, self.seconds, self.moves = agent, 0.0, 0
+        self.game, self.name = agent.game, agent.name  # it plays as the agent it wraps
 
     def act(self, observation, info) -> int:
         start = time.perf_counter()

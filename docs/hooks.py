@@ -292,8 +292,9 @@ def agent_options() -> str:
         opts = [f"`{p.name}={_yaml_value(p.default)}`" for p in params
                 if p.name != "seed" and p.default is not inspect.Parameter.empty]
         rows.append([f"`{name}`", get_game(registry.plays(factory)).title, ", ".join(opts) or "none"])
-    levels = ", ".join(f"`{k}` = `{v}`" for k, v in registry.LEVELS.items())
-    return _table(["name", "game", "options (default)"], rows) + f"\nLevels (Gin Rummy): {levels}.\n"
+    levels = ", ".join(f"`{k}` = `{v}` ({get_game(registry.plays(registry._FACTORIES[v])).title})"
+                       for k, v in registry.LEVELS.items())
+    return _table(["name", "game", "options (default)"], rows) + f"\nLevels: {levels}.\n"
 
 
 # ----------------------------------------------------------------------------- changelog

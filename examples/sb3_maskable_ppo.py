@@ -36,11 +36,13 @@ def train(steps: int, seed: int = 0) -> MaskablePPO:
 
 
 def points_against_random(model: MaskablePPO, hands: int, seed: int = 10_000) -> tuple[float, float]:
-    """Mean points a hand of ``model`` (greedy) against ``random``, and its 95% interval."""
+    """Mean points a hand of ``model`` (greedy) against ``random``, and its 95% interval; the
+    hands the opponent ended before the model's first move (``info["skipped_hands"]``) count."""
     env = gymnasium.make("rummy_env/GinRummy-v0", opponent="random", seat="random")
     points = []
     for hand in range(hands):
         obs, info = env.reset(seed=seed + hand)
+        points += [skipped["reward"] for skipped in info["skipped_hands"]]  # hands the model had no move in
         done = False
         while not done:
             action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)

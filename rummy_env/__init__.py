@@ -6,11 +6,11 @@ The layers, each using only the ones before it:
   the PettingZoo AEC base, rendering, and the game interface with its registry
   (``rummy_env.core.game``: ``get_game("gin")``, ``games()``).
 - one package per game: ``rummy_env.gin`` (Gin Rummy: rules, pure game, scoring,
-  matches, encodings, env, vector engine, Gymnasium views) and ``rummy_env.basic``
-  (Basic Rummy for 2-4 players). The envs are public as ``rummy_env.gin_rummy_v0`` and
-  ``rummy_env.rummy_v0``; ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)`` is
-  registered on import.
+  matches, encodings, env, vector engine) and ``rummy_env.basic`` (Basic Rummy for 2-4
+  players). The envs are public as ``rummy_env.gin_rummy_v0`` and ``rummy_env.rummy_v0``.
 - ``rummy_env.agents``: one ``Agent`` interface, a registry of specs, agents per game.
+- ``rummy_env.gym``: Gymnasium views, one seat against agents;
+  ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)`` is registered on import.
 - ``rummy_env.train``: masked PPO on the Gin vector engine (needs torch).
 - ``rummy_env.eval``: tournaments over duplicate deals, for every registered game.
 - ``rummy_env.cli``: the ``rummy`` command.
@@ -23,10 +23,13 @@ Importing this package is light: it never imports torch. The 0.1 module paths
 import gymnasium as _gymnasium
 
 from rummy_env import _compat
+from rummy_env.core.game import provide_games
 
 __version__ = "0.2.0"
 
 _compat.install()
+provide_games("rummy_env.gin.interface")
+provide_games("rummy_env.basic.interface")
 
 if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gin.gym_env:GinRummyEnv")
+    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym.gin:GinRummyEnv")

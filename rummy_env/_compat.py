@@ -32,7 +32,7 @@ MOVED: dict[str, Union[str, tuple[str, ...]]] = {
     "rummy_env.match": "rummy_env.gin.match",
     "rummy_env.encoding": "rummy_env.gin.encoding",
     "rummy_env.vector": "rummy_env.gin.vector",
-    "rummy_env.gym_env": "rummy_env.gin.gym_env",
+    "rummy_env.gym_env": "rummy_env.gym.gin",
     "rummy_env.rummy_rules": "rummy_env.basic.rules",
     "rummy_env.rummy_game": ("rummy_env.basic.game", "rummy_env.basic.match", "rummy_env.core.meld_table"),
     "rummy_env.rummy_encoding": "rummy_env.basic.encoding",
@@ -45,6 +45,7 @@ MOVED: dict[str, Union[str, tuple[str, ...]]] = {
     **{f"agents.{m}": f"rummy_env.agents.gin.{m}" for m in (
         "simple", "heuristic", "heuristic_vector", "heuristic_jit", "heuristic_features", "belief", "mcts", "ppo",
         "human")},
+    "train.model": "rummy_env.agents.gin.network",
 }
 PREFIXES = {"train": "rummy_env.train", "eval": "rummy_env.eval"}  # every submodule kept its name
 

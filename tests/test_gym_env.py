@@ -7,7 +7,7 @@ from gymnasium.utils.env_checker import check_env
 
 import rummy_env  # noqa: F401  (registers rummy_env/GinRummy-v0)
 from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD, IllegalActionError
-from rummy_env.gin.gym_env import GinRummyEnv, VectorGinRummyEnv
+from rummy_env.gym.gin import GinRummyEnv, VectorGinRummyEnv
 
 
 @pytest.mark.filterwarnings("ignore:.*illegal action")  # the checker plays unmasked random actions

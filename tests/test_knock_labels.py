@@ -153,7 +153,7 @@ def test_fit_keeps_its_best_epoch_and_the_result_plays(tmp_path):
     folder = tmp_path / "labels"
     collect(POLICY, 40, folder, seed=7, stocks=2, chunk_hands=40)
     data, _ = load(folder)
-    from rummy_env.train.model import load_policy
+    from rummy_env.agents.gin.network import load_policy
 
     stats = fit(POLICY, folder, tmp_path / "fitted.pt", epochs=25, lr=3e-3, batch_size=16)
     # no held-out chunk: the last epoch is kept, and fitting its own labels raises the gain
@@ -169,7 +169,7 @@ def test_fit_keeps_its_best_epoch_and_the_result_plays(tmp_path):
 def test_fit_keeps_the_best_held_out_epoch_or_the_policy_unchanged(tmp_path):
     import torch
 
-    from rummy_env.train.model import load_policy
+    from rummy_env.agents.gin.network import load_policy
 
     folder = tmp_path / "labels"
     collect(POLICY, 40, folder, seed=8, stocks=1, chunk_hands=4)  # chunk 9 is held out

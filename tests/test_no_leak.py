@@ -23,13 +23,15 @@ def test_observations_ignore_hidden_cards_in_every_phase(enc):
     rng = np.random.default_rng(1)
     env = gin_rummy_v0.raw_env(encoding=enc)
     seen = set()
+    changed = views = 0
     for game in range(120):
         env.reset(seed=game)
         while True:
             g = env.unwrapped.game
             ending = "none" if g.result is None else g.result.outcome
             seen.add((g.phase, ending))
-            assert_seats_see_nothing_hidden(env, rng, repeats=2)
+            moved, redeals = assert_seats_see_nothing_hidden(env, rng, repeats=2)
+            changed, views = changed + moved, views + redeals
             if g.is_over:
                 break
             legal = g.legal_actions()
@@ -39,6 +41,7 @@ def test_observations_ignore_hidden_cards_in_every_phase(enc):
     assert phases == set(Phase)
     endings = {e for p, e in seen if p == Phase.OVER}
     assert "draw" in endings and endings & {"knock", "gin", "undercut"}
+    assert changed > 0.9 * views  # the redeals did move hidden cards (the stock is always hidden)
 
 
 def test_information_set_does_not_hold_the_opponents_stock_draws():

@@ -138,3 +138,30 @@ def test_cli_flags_choose_the_game_and_the_table_size(tmp_path, capsys):
     capsys.readouterr()
     assert main(["tournament", "--agents", "rummy-random", "heuristic", "--game", "rummy", "--out", str(tmp_path / "x")]) == 2
     assert "plays gin, not basic" in capsys.readouterr().err
+
+
+def test_a_0_1_results_file_with_game_rummy_resumes(tmp_path):
+    """0.1 wrote ``game: rummy`` for Basic Rummy; the registry reads it as ``basic``, so such
+    a tournament resumes, playing only the games not in the file."""
+    cfg = config(tmp_path, deals=2)
+    run(cfg, progress=False)
+    path = cfg.out_dir / "results.jsonl"
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["header"]["game"] = "rummy"
+    path.write_text("\n".join([json.dumps(header)] + lines[1:4]) + "\n")  # as 0.1 left it, 3 games played
+    played = []
+    summary = run(config(tmp_path, deals=2, game="rummy"), progress=False, on_game=played.append)
+    assert summary["games"] == 6 and len(played) == 3
+    assert json.loads(path.read_text().splitlines()[0])["header"]["game"] == "rummy"  # the file is not rewritten
+
+
+def test_replay_takes_the_older_game_flag_for_the_key(tmp_path, capsys):
+    from rummy_env.cli import main
+
+    cfg = config(tmp_path, deals=1)
+    run(cfg, progress=False)
+    _, recs = records(cfg.out_dir / "results.jsonl")
+    assert main(["replay", str(cfg.out_dir), "--game", recs[1]["key"]]) == 0
+    assert capsys.readouterr().out.startswith(f"Basic Rummy game {recs[1]['key']}:")
+

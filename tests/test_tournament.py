@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rummy_env.eval.config import TournamentConfig, load_config
-from rummy_env.eval.games import Game, replay_hand
+from rummy_env.eval.games import PairGame, replay_hand
 from rummy_env.eval.stats import bradley_terry, massey, ratings
 from rummy_env.eval.store import ResultsFileError
 from rummy_env.eval.tournament import run
@@ -186,7 +186,7 @@ def test_replay_command_steps_through_a_recorded_game(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
                           "--game", "9-9-9-9"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no game '9-9-9-9'" in bad.stderr
-    assert Game(0, 1, 2, 1).key == "0-1-2-1"
+    assert PairGame(0, 1, 2, 1).key == "0-1-2-1"
     folder = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir)], capture_output=True,
                             text=True, timeout=60)
     assert folder.returncode == 0 and "game 0-1-0-0" in folder.stdout  # the folder names its results.jsonl

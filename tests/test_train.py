@@ -16,7 +16,7 @@ from rummy_env.cli import main  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 from rummy_env.train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
-from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
+from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
 from rummy_env.train.policy_stack import PolicyStack  # noqa: E402
 from rummy_env.train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 
@@ -67,8 +67,11 @@ def test_every_float_field_takes_scientific_notation_from_files_and_the_command_
     for config in (from_file, from_args):
         assert all(getattr(config, name) == pytest.approx(0.01) for name in floats)
         assert config.opponents["simple"] == 0.5 and isinstance(config.opponents["simple"], float)
-    with pytest.raises(ValueError, match="'lr' = 'fast': must be a number, e.g. 0.0003 or 3e-4"):
+    with pytest.raises(ValueError, match="'lr' = 'fast': must be a finite number, e.g. 0.0003 or 3e-4"):
         load_config(None, {"lr": "fast"})
+    for bad in ("nan", "inf", "-inf"):
+        with pytest.raises(ValueError, match=f"'ent_coef' = '{bad}': must be a finite number"):
+            load_config(None, {"ent_coef": bad})
     with pytest.raises(ValueError, match="'num_envs' = '1e3': must be an integer"):
         load_config(None, {"num_envs": "1e3"})
 

@@ -7,7 +7,7 @@ Names: ``random``, ``simple`` (the EAAI-2021 baseline), ``heuristic`` (scripted,
 ``mcts`` (Monte Carlo search over determinised information sets), ``ppo`` (a trained
 network; needs torch, imported only when one is made), and the levels
 ``easy``, ``medium``, ``hard``, ``expert``. Options follow a colon:
-``make("mcts:simulations=400")``. An agent takes exactly what ``gin_rummy_v0``'s
+``make("mcts:simulations=400")``. An agent takes exactly what its game's env's
 ``last()`` returns for its player.
 
 Basic Rummy (``rummy_v0``, 2-4 players) has its own agents, named so they cannot be
@@ -17,7 +17,9 @@ the game registry); ``available(game="basic")`` lists those of one game.
 """
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
-from rummy_env.agents.registry import LEVELS, available, human_player, make, parse_spec, plays, register, register_human
+from rummy_env.agents.registry import (
+    LEVELS, available, human_player, make, parse_spec, plays, register, register_human, register_level,
+)
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
 from rummy_env.agents.basic import RummyHeuristicAgent, RummyRandomAgent  # registers them
 
@@ -25,5 +27,5 @@ __all__ = [
     "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
     "SimpleAgent",
     "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
-    "register_human",
+    "register_human", "register_level",
 ]

@@ -1,21 +1,20 @@
 """Playing agents against each other through the AEC env, exactly as users' loops do.
 
-``play_hand`` and ``play_match`` drive ``gin_rummy_v0.raw_env`` with ``agent_iter()`` /
-``last()`` / ``step(agent.act(obs, info))``, so agents get exactly the env's inputs.
-Deals are reproducible (a seed, or an explicit deck), which makes duplicate deals
-possible: the same deal played twice with the seats swapped. The tournament evaluator
-(``eval/``) builds on these.
+``decisions`` yields the live decisions of any env's ``agent_iter()`` / ``last()`` loop;
+``play_hand`` and ``play_match`` seat agents (``agents[k]`` in seat ``k``) at the env of
+the game they play (``Agent.game``, through the game registry) and step it with
+``agent.act(obs, info)``, so agents get exactly the env's inputs. Deals are reproducible
+(a seed, or an explicit deck), which makes duplicate deals possible: the same deal played
+again with the seats changed. The tournaments (``rummy_env.eval``) build on these.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from rummy_env.agents.base import Agent
-from rummy_env import gin_rummy_v0
-from rummy_env.gin.game import HandResult
-from rummy_env.gin.match import MatchResult
-from rummy_env.gin.rules import RulesSpec
+from rummy_env.agents.registry import plays
+from rummy_env.core.game import Game, HandResult, get_game
 
 
 def decisions(env) -> Iterator[tuple[int, dict, dict]]:
@@ -30,18 +29,28 @@ def decisions(env) -> Iterator[tuple[int, dict, dict]]:
             yield env.possible_agents.index(name), obs, info
 
 
+def _game_of(agents: Sequence[Agent]) -> Game:
+    """The game every agent plays, or a ValueError naming who plays what."""
+    names = {plays(a) for a in agents}
+    if len(names) != 1:
+        raise ValueError(f"the agents play different games: {', '.join(f'{a.name}: {plays(a)}' for a in agents)}")
+    return get_game(names.pop())
+
+
 def _drive(env, agents: Sequence[Agent]) -> None:
     for seat, obs, info in decisions(env):
         env.step(agents[seat].act(obs, info))
 
 
 def play_hand(
-    agents: Sequence[Agent], rules: RulesSpec = "classic", seed: Optional[int] = None,
-    deck: Optional[Sequence[int]] = None, dealer: int = 1,
+    agents: Sequence[Agent], rules: Any = None, seed: Optional[int] = None,
+    deck: Optional[Sequence[int]] = None, dealer: Optional[int] = None,
 ) -> HandResult:
-    """One hand, ``agents[0]`` as player_0; dealt from ``deck`` or shuffled by ``seed``."""
-    env = gin_rummy_v0.raw_env(rules=rules)
-    options: dict = {"dealer": dealer}
+    """One hand of the agents' game, ``agents[k]`` as player_k, under ``rules`` (default: the
+    game's default preset); dealt from ``deck`` or shuffled by ``seed``; ``dealer``
+    defaults to the last seat (player_0 plays first)."""
+    env = _game_of(agents).raw_env(num_players=len(agents), rules=rules)
+    options: dict = {"dealer": len(agents) - 1 if dealer is None else dealer}
     if deck is not None:
         options["deck"] = list(deck)
     env.reset(seed=seed, options=options)
@@ -50,12 +59,12 @@ def play_hand(
     return env.game.result
 
 
-def play_match(
-    agents: Sequence[Agent], rules: RulesSpec = "eaai", seed: Optional[int] = None, first_dealer: int = 1
-) -> MatchResult:
-    """One match to the rules' target score, ``agents[0]`` as player_0."""
-    env = gin_rummy_v0.raw_env(rules=rules, episode="match")
-    env.reset(seed=seed, options={"dealer": first_dealer})
+def play_match(agents: Sequence[Agent], rules: Any = None, seed: Optional[int] = None,
+               first_dealer: Optional[int] = None) -> Any:
+    """One match to the rules' target score (default rules: the game's default preset),
+    ``agents[k]`` as player_k; returns the match's result."""
+    env = _game_of(agents).raw_env(num_players=len(agents), rules=rules, episode="match")
+    env.reset(seed=seed, options={"dealer": len(agents) - 1 if first_dealer is None else first_dealer})
     _drive(env, agents)
     assert env.match is not None
     return env.match.result()

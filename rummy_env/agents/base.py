@@ -48,35 +48,38 @@ def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     return legal
 
 
-def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str, Any]) -> tuple[Any, Any]:
+def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str, Any],
+               needs_information: bool = True) -> tuple[Any, Any]:
     """The information set and rules an agent reads from its input, checked to be its
     game's (``agent.game``): an action id means nothing in another game's layout, so
-    another game's input is refused naming the agents that play it. Agents that need
-    only the mask (``random``) call it too, to refuse another game's mask."""
+    another game's input is refused naming the agents that play it. Agents that need only
+    the mask (``random``) pass ``needs_information=False``: then a missing information set
+    or rules is fine, and what is there is still checked."""
     game = get_game(agent.game)
     mask = observation.get("action_mask") if isinstance(observation, dict) else None
     infoset, rules = (info.get("information_set"), info.get("rules")) if isinstance(info, dict) else (None, None)
     problem = None
-    if infoset is None or not isinstance(infoset, game.information_set_type):
+    if (infoset is not None or needs_information) and not isinstance(infoset, game.information_set_type):
         got = "no information_set" if infoset is None else type(infoset).__name__
         problem = f"info['information_set'] should be {game.title}'s {game.information_set_type.__name__}, got {got}"
-    elif not isinstance(rules, game.rules_type):
+    elif (rules is not None or needs_information) and not isinstance(rules, game.rules_type):
         got = "no rules" if rules is None else type(rules).__name__
         problem = f"info['rules'] should be {game.title}'s {game.rules_type.__name__}, got {got}"
     elif mask is not None and np.shape(mask) != (game.num_actions,):
         problem = f"the action mask must have shape ({game.num_actions},), got {np.shape(mask)}"
     if problem:
         raise TypeError(f"agent {agent.name!r} plays {game.title}: pass the observation and info that "
-                        f"{game.env_name}'s last() returns ({problem}){_other_game_hint(infoset, rules, mask)}")
+                        f"{game.env_name}'s last() returns ({problem}){_other_game_hint(game, infoset, rules, mask)}")
     return infoset, rules
 
 
-def _other_game_hint(infoset: Any, rules: Any, mask: Any) -> str:
+def _other_game_hint(game: Any, infoset: Any, rules: Any, mask: Any) -> str:
     """"; for Basic Rummy (rummy_v0) use rummy-random, ..." when the input is another game's."""
     from rummy_env.agents.registry import available  # the registry imports this module
 
     for other in (get_game(name) for name in games()):
-        if (isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)
+        if other.name != game.name and (
+                isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)
                 or (infoset is None and mask is not None and np.shape(mask) == (other.num_actions,))):
             return f"; for {other.title} ({other.env_name}) use {', '.join(available(game=other.name, levels=False))}"
     return ""

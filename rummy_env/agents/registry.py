@@ -22,13 +22,7 @@ from rummy_env.core.game import get_game
 _FACTORIES: dict[str, Callable[..., Agent]] = {}
 _HUMANS: dict[str, Callable[..., Agent]] = {}  # game name -> its terminal player
 
-# Difficulty levels of Gin Rummy: each beats the one below (docs/agents.md: measured).
-LEVELS = {
-    "easy": "random",
-    "medium": "simple",
-    "hard": "heuristic",
-    "expert": "mcts",
-}
+LEVELS: dict[str, str] = {}  # difficulty level -> agent spec; each beats the one below (docs/agents.md)
 
 
 def register(name: str, factory: Callable[..., Agent]) -> None:
@@ -36,8 +30,19 @@ def register(name: str, factory: Callable[..., Agent]) -> None:
     ``Agent`` class, or any callable with a ``game`` attribute) says which game it plays."""
     if name in _FACTORIES or name in LEVELS:
         raise ValueError(f"agent name {name!r} is taken")
-    plays(factory)
+    if not isinstance(getattr(factory, "game", None), str):  # resolved in the game registry when used
+        raise TypeError(f"{factory!r} does not say which game it plays (set its class attribute game)")
     _FACTORIES[name] = factory
+
+
+def register_level(name: str, spec: str) -> None:
+    """Make the difficulty level ``name`` stand for the agent ``spec`` (``make(name)``);
+    a game's agent package registers its levels, each measured to beat the one below."""
+    if name in _FACTORIES or name in LEVELS:
+        raise ValueError(f"agent name {name!r} is taken")
+    if _split(spec)[0] not in _FACTORIES:
+        raise ValueError(f"level {name!r}: unknown agent {spec!r}; register the agent first")
+    LEVELS[name] = spec
 
 
 def register_human(game: str, factory: Callable[..., Agent]) -> None:

@@ -11,21 +11,22 @@ import yaml
 from rummy_env.core import melds
 from rummy_env.core.cards import card_str, format_hand, parse_hand
 from rummy_env.core.game import games, get_game
+from rummy_env.eval.config import DEFAULT_GAME
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    dw = sub.add_parser("deadwood", help="arrange one hand exactly, e.g. rummy deadwood AC 2C 3C 7D 7H 7S KD")
+    dw = sub.add_parser("deadwood", help="arrange one hand exactly (the Gin Rummy solver), e.g. rummy deadwood AC 2C 3C 7D 7H 7S KD")
     dw.add_argument("cards", nargs="+", help="cards such as AC 10H TD 7s")
     dw.add_argument("--rules", default="classic", help="Gin Rummy rules preset or YAML path (aces, card values)")
     dw.set_defaults(func=_deadwood)
 
     rl = sub.add_parser("rules", help="print a game's rule options as YAML, e.g. rummy rules eaai")
     rl.add_argument("spec", nargs="?", default=None, help="preset name or YAML path (default: the game's default)")
-    rl.add_argument("--game", default="gin", help=f"one of {', '.join(games())} (default gin)")
+    rl.add_argument("--game", default=DEFAULT_GAME, help=f"one of {', '.join(games())} (default {DEFAULT_GAME})")
     rl.set_defaults(func=_rules)
 
     play = sub.add_parser("play", help="play in the terminal against agents, e.g. rummy play --opponent hard")
-    play.add_argument("--game", default="gin", help=f"one of {', '.join(games())} (default gin)")
+    play.add_argument("--game", default=DEFAULT_GAME, help=f"one of {', '.join(games())} (default {DEFAULT_GAME})")
     play.add_argument("--players", type=int, default=None, help="players at the table, you included (default: the "
                       "game's least, 2)")
     play.add_argument("--opponent", nargs="+", default=None,

@@ -209,10 +209,12 @@ class CardGameEnv(AECEnv, ABC):
         self._accumulate_rewards()
         self._deads_step_first()
 
-    def _win_loss(self, winner: Optional[int]) -> list[float]:
-        """+1 to the winner, -1 / (N - 1) to each other player; 0 to all without a winner."""
+    def _win_loss(self, winner: Optional[int], points: float = 1.0) -> list[float]:
+        """+1 to the winner, -1 / (N - 1) to each other player; 0 to all without a winner or
+        when the win scored nothing (a 0-point undercut under ``undercut_bonus=0``), as the
+        vector engine and the Gymnasium views count it (the sign of the points)."""
         n = self.num_players
-        if winner is None:
+        if winner is None or points == 0:
             return [0.0] * n
         return [1.0 if seat == winner else -1.0 / (n - 1) for seat in range(n)]
 
@@ -224,7 +226,7 @@ class CardGameEnv(AECEnv, ABC):
         points = [float(r) for r in result.rewards]
         info: dict[str, Any] = {"hand_result": result.to_dict()}
         episode_over = True
-        win_loss = self._win_loss(result.winner)
+        win_loss = self._win_loss(result.winner, result.points)
         if self.match is not None:
             self.match.record(result)
             info["match_points"] = list(self.match.points)
@@ -261,7 +263,7 @@ class CardGameEnv(AECEnv, ABC):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None
         assert self.game is not None, "call reset() first"
         text = self.game.render()

@@ -17,6 +17,8 @@ NUM_RANKS = 13
 NUM_SUITS = 4
 NUM_CARDS = 52
 FULL_DECK = (1 << NUM_CARDS) - 1
+SUIT_BITS = (1 << NUM_RANKS) - 1  # one suit's 13-bit field of a hand mask
+RANK_MASKS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
 
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "CDHS"
@@ -115,3 +117,15 @@ def format_hand(mask: int, symbols: bool = False) -> str:
 
 def popcount(mask: int) -> int:
     return int(mask).bit_count()
+
+
+def run_positions(fields, aces_high: bool):
+    """13-bit suit fields (bit = rank; ints or integer arrays) in run order (bit = the
+    card's position in a run): the same with aces low, the ace moved above the king with
+    aces high. Runs are blocks of 3 or more adjacent positions."""
+    return ((fields >> 1) | ((fields & 1) << 12)) if aces_high else fields
+
+
+def run_ranks(positions, aces_high: bool):
+    """The inverse of ``run_positions``."""
+    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions

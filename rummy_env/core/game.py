@@ -22,18 +22,21 @@ A ``Game`` gives:
   rng)``, the true state with the cards that player cannot know dealt differently (for
   no-leak tests); by default the state class's own methods of those names;
 - names and text: ``action_name``, ``describe_move`` (as the other players see it),
-  ``explain(hand_result)``;
+  ``explain(hand_result, names)``;
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
 - ``outcomes``: the names a ``HandResult.outcome`` can take, in report order.
 
-Games from other packages register through the entry-point group ``rummy_env.games``
-(each entry point a module that calls ``register_game`` on import).
+The package ``rummy_env`` lists its own games with ``provide_games``; games from other
+packages register through the entry-point group ``rummy_env.games`` (``ENTRY_POINTS``:
+each entry point a module that calls ``register_game`` on import). Both are imported on
+the first lookup, so ``rummy_env.core`` names no game.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
 from typing import Any, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
@@ -255,9 +258,9 @@ class Game(ABC):
         object (an env can take one without registering it); else a ValueError listing the
         encodings."""
         if isinstance(spec, str):
-            if spec not in self.encodings:
-                raise ValueError(f"unknown encoding {spec!r} for {self.title}; choose one of {tuple(self.encodings)}")
-            return self.encodings[spec]
+            from rummy_env.core.encoding import lookup
+
+            return lookup(self.encodings, spec)
         if not isinstance(spec, Encoding):
             raise TypeError(f"encoding must be a name ({', '.join(self.encodings)}) or an object with name, shape, high "
                             f"and encode (rummy_env.core.game.Encoding), got {type(spec).__name__}")
@@ -277,13 +280,15 @@ class Game(ABC):
 
 _GAMES: dict[str, Game] = {}
 _ALIASES: dict[str, str] = {}
-BUILTIN = ("rummy_env.gin.interface", "rummy_env.basic.interface")
-_LOADED: list[bool] = []
+_PROVIDERS: list[str] = []  # modules that register games on import, loaded on the first lookup
+_LOADED: set[str] = set()  # those imported already
+_ENTRY_MODULES: list[list[str]] = []  # [the entry points' modules], read on the first lookup
+ENTRY_POINTS = "rummy_env.games"  # the entry-point group of games from other packages
 
 
 def register_game(game: Game) -> Game:
-    """Make ``game`` available by its name and aliases; returns it (usable as a decorator
-    result). A name already taken is an error."""
+    """Make ``game`` available by its name and aliases; returns it. A name already taken is
+    an error."""
     for name in (game.name, *game.aliases):
         if name in _GAMES or name in _ALIASES:
             raise ValueError(f"a game named {name!r} is already registered")
@@ -293,15 +298,26 @@ def register_game(game: Game) -> Game:
     return game
 
 
+def provide_games(module: str) -> None:
+    """Have the registry import ``module`` (which calls ``register_game``) on its first
+    lookup: how a package lists its games without importing them at once."""
+    _PROVIDERS.append(module)
+
+
 def _load() -> None:
-    """Import the built-in games and those of installed packages (entry points), once."""
-    if _LOADED:
-        return
-    _LOADED.append(True)
-    for module in BUILTIN:
-        importlib.import_module(module)
-    for entry in entry_points(group="rummy_env.games"):
-        entry.load()
+    """Import the providers and the entry points of installed packages not imported yet. A
+    game package that fails to import is reported with a warning, not silently left out,
+    and does not keep the others from loading."""
+    if not _ENTRY_MODULES:  # scanning the installed packages costs milliseconds: once a process
+        _ENTRY_MODULES.append([entry.value for entry in entry_points(group=ENTRY_POINTS)])
+    for module in dict.fromkeys(_PROVIDERS + _ENTRY_MODULES[0]):
+        if module not in _LOADED:
+            _LOADED.add(module)
+            try:
+                importlib.import_module(module)
+            except Exception as exc:  # a broken plugin must not break the library
+                warnings.warn(f"the game module {module!r} failed to load and is left out: "
+                              f"{type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
 
 
 def games() -> list[str]:

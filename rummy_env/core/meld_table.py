@@ -16,26 +16,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from rummy_env.core.cards import NUM_RANKS
+from rummy_env.core.cards import NUM_RANKS, RANK_MASKS, SUIT_BITS, run_positions, run_ranks
 
 NUM_SETS = 65
 NUM_RUNS = 264
 NUM_MELDS = NUM_SETS + NUM_RUNS
-SUIT_BITS = (1 << NUM_RANKS) - 1
-RANK_MASKS = tuple(sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS))
 # (start position, length) of every run within a suit, in meld-id order
 RUN_SHAPES = tuple((start, length) for start in range(NUM_RANKS - 2) for length in range(3, NUM_RANKS - start + 1))
-_RUN_OFFSET = {shape: k for k, shape in enumerate(RUN_SHAPES)}
-
-
-def _positions(field_: int, aces_high: bool) -> int:
-    """A 13-bit suit field (bit = rank) in run order (bit = position)."""
-    return ((field_ >> 1) | ((field_ & 1) << 12)) if aces_high else field_
-
-
-def _ranks(positions: int, aces_high: bool) -> int:
-    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions
-
 
 @functools.lru_cache(maxsize=1 << 13)
 def _runs_in_field(positions: int) -> tuple[int, ...]:
@@ -70,7 +57,7 @@ def meld_table(aces_high: bool = False) -> MeldTable:
         masks.append(RANK_MASKS[r])
     for suit in range(4):
         for start, length in RUN_SHAPES:
-            masks.append(_ranks(((1 << length) - 1) << start, aces_high) << (suit * NUM_RANKS))
+            masks.append(run_ranks(((1 << length) - 1) << start, aces_high) << (suit * NUM_RANKS))
     return MeldTable(aces_high, tuple(masks), {m: i for i, m in enumerate(masks)})
 
 
@@ -96,7 +83,7 @@ def melds_in_hand(hand: int, aces_high: bool = False) -> list[int]:
     for suit, f in enumerate((f0, f1, f2, f3)):
         if f.bit_count() >= 3:
             base = NUM_SETS + len(RUN_SHAPES) * suit
-            out.extend(base + k for k in _runs_in_field(_positions(f, aces_high)))
+            out.extend(base + k for k in _runs_in_field(run_positions(f, aces_high)))
     return out
 
 
@@ -106,7 +93,7 @@ def extension(cards: int, is_run: bool, aces_high: bool = False) -> int:
     if not is_run:
         return RANK_MASKS[low % NUM_RANKS] & ~cards
     suit = low // NUM_RANKS
-    pos = _positions((cards >> (suit * NUM_RANKS)) & SUIT_BITS, aces_high)
+    pos = run_positions((cards >> (suit * NUM_RANKS)) & SUIT_BITS, aces_high)
     first, last = (pos & -pos).bit_length() - 1, pos.bit_length() - 1
     ext = (1 << (first - 1) if first > 0 else 0) | (1 << (last + 1) if last < NUM_RANKS - 1 else 0)
-    return _ranks(ext, aces_high) << (suit * NUM_RANKS)
+    return run_ranks(ext, aces_high) << (suit * NUM_RANKS)

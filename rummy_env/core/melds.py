@@ -44,11 +44,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
+from rummy_env.core.cards import (
+    NUM_CARDS, NUM_RANKS, RANK_MASKS, SUIT_BITS, card_value, mask_to_cards, run_positions, run_ranks,
+)
 
-SUIT_BITS = (1 << NUM_RANKS) - 1
 MAX_HAND_CARDS = 13
-_RANK_MASKS = [sum(1 << (s * NUM_RANKS + r) for s in range(4)) for r in range(NUM_RANKS)]
 _CHUNK = 1 << 15
 _ABSENT = 10_000  # dead_minus entry for a rank the field does not hold: never a minimum
 _BIT_LISTS = [[r for r in range(NUM_RANKS) if (m >> r) & 1] for m in range(1 << NUM_RANKS)]
@@ -58,10 +58,9 @@ _LOWEST_BIT = np.array([b[0] if b else 0 for b in _BIT_LISTS], dtype=np.intp)
 
 def _run_cover(fields: np.ndarray, aces_high: bool) -> np.ndarray:
     """Bits of 13-bit suit fields lying in a block of >= 3 consecutive ranks."""
-    p = ((fields >> 1) | ((fields & 1) << 12)) if aces_high else fields
+    p = run_positions(fields, aces_high)
     t = p & (p >> 1) & (p >> 2)
-    cover = (t | (t << 1) | (t << 2)) & SUIT_BITS
-    return (((cover << 1) & SUIT_BITS) | (cover >> 12)) if aces_high else cover
+    return run_ranks((t | (t << 1) | (t << 2)) & SUIT_BITS, aces_high)
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +91,7 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
     dead_minus_neg = np.where(bits == 1, dead[minus], dead[minus] - _ABSENT).astype(np.int16)
     opt4 = np.zeros((NUM_RANKS, 6), dtype=np.uint64)
     opt3 = np.zeros((NUM_RANKS, 2), dtype=np.uint64)
-    for r, rm in enumerate(_RANK_MASKS):
+    for r, rm in enumerate(RANK_MASKS):
         opt4[r, 1] = opt3[r, 1] = rm
         for s in range(4):
             opt4[r, 2 + s] = rm & ~(1 << (s * NUM_RANKS + r))
@@ -330,15 +329,6 @@ def _per_card(f: list[np.ndarray], minus: np.ndarray, dead: np.ndarray, out: np.
     return out
 
 
-def _positions(fields: np.ndarray, aces_high: bool) -> np.ndarray:
-    """Suit fields in run order (bit p = p-th card of the suit in a run), for adjacency."""
-    return ((fields >> 1) | ((fields & 1) << 12)) if aces_high else fields
-
-
-def _ranks(positions: np.ndarray, aces_high: bool) -> np.ndarray:
-    return (((positions << 1) & SUIT_BITS) | (positions >> 12)) if aces_high else positions
-
-
 def _reach(runs: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """Cards of ``allowed`` joined to ``runs`` by consecutive cards (run-order fields; the
     two broadcast against each other)."""
@@ -409,8 +399,8 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
     ab, cd = xf[0] & xf[1], xf[2] & xf[3]
     exactly3 = ((ab & (xf[2] | xf[3])) | (cd & (xf[0] | xf[1]))) & ~(ab & cd)
     set_cand = exactly3 & ~xf & df
-    runs = _positions(_run_cover(rf, aces_high), aces_high)
-    run_cand = _ranks(_reach(runs, _positions(df, aces_high)), aces_high)
+    runs = run_positions(_run_cover(rf, aces_high), aces_high)
+    run_cand = run_ranks(_reach(runs, run_positions(df, aces_high)), aces_high)
     cand = _combine(list(set_cand | run_cand))
     size = np.bitwise_count(cand)
     result = _min_deadwood_numpy(d[g], t)
@@ -425,7 +415,7 @@ def _defender_after_layoffs(k, d, kd, t: _Tables, aces_high: bool, five_under_te
         laid = (lows[:, None, :] * include[None]).sum(axis=-1, dtype=np.uint64)  # (n, 2^m) subsets
         lf = np.stack(_fields(laid))
         need = lf & ~set_cand[:, sel, None]
-        joined = _ranks(_reach(runs[:, sel, None], _positions(lf, aces_high)), aces_high)
+        joined = run_ranks(_reach(runs[:, sel, None], run_positions(lf, aces_high)), aces_high)
         valid = ((need & ~joined) == 0).all(axis=0)
         left = _min_deadwood_numpy(d[g][sel, None] & ~laid, t)
         result[sel] = np.where(valid, left, np.int16(32000)).min(axis=1)
@@ -442,7 +432,7 @@ def _scalar_set_choices(hand: int, t: _Tables) -> list[int]:
     if not three:
         return [0]
     four = ab & cd
-    slots = [t.opt4_list[r] if (four >> r) & 1 else (0, _RANK_MASKS[r] & hand) for r in _BIT_LISTS[three]]
+    slots = [t.opt4_list[r] if (four >> r) & 1 else (0, RANK_MASKS[r] & hand) for r in _BIT_LISTS[three]]
     return [functools.reduce(int.__or__, combo) for combo in itertools.product(*slots)]
 
 
@@ -479,9 +469,9 @@ def forms_meld(hand: int, card: int, *, aces_high: bool = False) -> bool:
     The test the EAAI competition's simple player uses to decide to take a face-up card.
     """
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
-    if (hand & _RANK_MASKS[rank] & ~(1 << card)).bit_count() >= 2:
+    if (hand & RANK_MASKS[rank] & ~(1 << card)).bit_count() >= 2:
         return True
-    field = _positions((hand >> (13 * suit)) & SUIT_BITS, aces_high)
+    field = run_positions((hand >> (13 * suit)) & SUIT_BITS, aces_high)
     p = _run_order(rank, aces_high)
     def has(q: int) -> bool:
         return 0 <= q < NUM_RANKS and (field >> q) & 1 == 1
@@ -588,7 +578,7 @@ def _arrangements(hand: int, aces_high: bool, five_under_ten: bool) -> tuple[Arr
         rem = hand & ~x
         melds: list[Meld] = []
         for r in range(NUM_RANKS):
-            cards = x & _RANK_MASKS[r]
+            cards = x & RANK_MASKS[r]
             if cards:
                 melds.append(Meld("set", cards))
         covered = 0
@@ -630,7 +620,7 @@ def _layoff_options(meld: Meld, defender: int, aces_high: bool) -> list[list[int
         if len(cards) != 3:
             return [[]]
         rank = cards[0] % NUM_RANKS
-        missing = _RANK_MASKS[rank] & ~meld.cards
+        missing = RANK_MASKS[rank] & ~meld.cards
         return [[]] + ([[missing.bit_length() - 1]] if defender & missing else [])
     suit = cards[0] // NUM_RANKS
     pos = sorted(_run_order(c % NUM_RANKS, aces_high) for c in cards)

@@ -221,7 +221,7 @@ def defender_after_layoffs(knocker: np.ndarray, defender: np.ndarray, knocker_de
 
 @numba.njit(cache=True, inline="always")
 def _positions(field, aces_high):
-    """A suit field in run order (A above K when aces are high), as ``melds._positions``."""
+    """A suit field in run order (A above K when aces are high), as ``cards.run_positions``."""
     return ((field >> 1) | ((field & 1) << 12)) if aces_high else field
 
 

@@ -104,10 +104,10 @@ class CardGameState(ABC):
         if not 0 <= action < self.num_actions:
             raise IllegalActionError(f"action must be an integer action id 0..{self.num_actions - 1}, got {action!r}; "
                                      f"legal: {names}")
-        raise IllegalActionError(
-            f"illegal action {action} ({self.action_name(action)}) for player {self.current_player} "  # type: ignore[attr-defined]
-            f"in phase {self.phase.name}; legal: {names}"  # type: ignore[attr-defined]
-        )
+        phase = getattr(self, "phase", None)
+        where = f" in phase {phase.name}" if phase is not None else ""
+        raise IllegalActionError(f"illegal action {action} ({self.action_name(action)}) for player "
+                                 f"{self.current_player}{where}; legal: {names}")  # type: ignore[attr-defined]
 
     def _moved(self) -> None:
         """Forget what was computed for the position before this move."""

@@ -9,7 +9,7 @@ the deck order, the dealer and every action, next to the outcome.
 
 Two seatings, by the game's player count (the records differ as the 0.1 files did):
 
-- a game for two players only is played in pairs, ``Game(i, j, deal, swap)``: agents
+- a game for two players only is played in pairs, ``PairGame(i, j, deal, swap)``: agents
   ``i`` and ``j``, each deal twice, ``swap`` 1 putting agent ``j`` in seat 0. The record
   adds ``winner`` (a seat) and ``margin`` (seat 0's points: the hand's score, or the
   grand-total difference of a match).
@@ -28,9 +28,10 @@ import numpy as np
 from rummy_env import agents
 from rummy_env.agents.arena import decisions
 from rummy_env.core.game import GameState, get_game
+from rummy_env.eval.config import DEFAULT_GAME
 
 
-class Game(NamedTuple):
+class PairGame(NamedTuple):
     """A game of a pair: agents ``i`` and ``j`` on deal ``deal``, seats swapped if ``swap``."""
 
     i: int
@@ -81,7 +82,7 @@ class TableGame(NamedTuple):
                 "seats": self.seats}
 
 
-AnyGame = Union[Game, TableGame]
+AnyGame = Union[PairGame, TableGame]
 
 
 def table_schedule(tables: list[tuple[int, ...]], deals: int) -> list[TableGame]:
@@ -89,9 +90,9 @@ def table_schedule(tables: list[tuple[int, ...]], deals: int) -> list[TableGame]
     return [TableGame(tuple(t), d, r) for d in range(deals) for t in tables for r in range(len(t))]
 
 
-def schedule(pairs: list[tuple[int, int]], deals: int) -> list[Game]:
+def schedule(pairs: list[tuple[int, int]], deals: int) -> list[PairGame]:
     """Every game of pairs, deal by deal so that partial results cover all pairs evenly."""
-    return [Game(i, j, d, s) for d in range(deals) for (i, j) in pairs for s in (0, 1)]
+    return [PairGame(i, j, d, s) for d in range(deals) for (i, j) in pairs for s in (0, 1)]
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -137,7 +138,7 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
         result = env.game.result
         winner, scores = result.winner, list(result.rewards)
     record["winner"] = winner
-    if isinstance(game, Game):
+    if isinstance(game, PairGame):
         record["margin"] = scores[0] - scores[1] if match else scores[0]
     else:
         record["points"] = scores
@@ -155,7 +156,7 @@ def hand_record(state: GameState, keep_moves: bool) -> dict[str, Any]:
     return out
 
 
-def replay_hand(hand: dict[str, Any], rules: Any, game: str = "gin", num_players: int = 2) -> GameState:
+def replay_hand(hand: dict[str, Any], rules: Any, game: str = DEFAULT_GAME, num_players: int = 2) -> GameState:
     """Replay a recorded hand of ``game``; raises if the recorded outcome does not come out again."""
     if "actions" not in hand:
         raise ValueError("this game was stored without its moves (record: false); it cannot be replayed")

@@ -15,19 +15,19 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from tqdm import tqdm
 
-from rummy_env.eval.config import TournamentConfig
-from rummy_env.eval.games import Game, TableGame, play_game, schedule, table_schedule
-from rummy_env.eval.report import write_reports
 from rummy_env.core.game import get_game
+from rummy_env.eval.config import TournamentConfig
+from rummy_env.eval.games import PairGame, TableGame, play_game, schedule, table_schedule
+from rummy_env.eval.report import write_reports
 from rummy_env.eval.stats import agent_stats, pair_stats, placing_stats, ratings
 from rummy_env.eval.store import ResultsStore
 
 
-def _play(args: tuple[dict[str, Any], Game | TableGame]) -> dict[str, Any]:
+def _play(args: tuple[dict[str, Any], PairGame | TableGame]) -> dict[str, Any]:
     return play_game(*args)
 
 
-def _local(spec: dict[str, Any], games: list[Game] | list[TableGame], workers: int) -> Iterator[dict[str, Any]]:
+def _local(spec: dict[str, Any], games: list[PairGame] | list[TableGame], workers: int) -> Iterator[dict[str, Any]]:
     if workers == 1:
         for g in games:
             yield play_game(spec, g)
@@ -36,7 +36,7 @@ def _local(spec: dict[str, Any], games: list[Game] | list[TableGame], workers: i
         yield from pool.imap_unordered(_play, [(spec, g) for g in games], chunksize=1)
 
 
-def _ray(spec: dict[str, Any], games: list[Game] | list[TableGame], address: Optional[str]) -> Iterator[dict[str, Any]]:
+def _ray(spec: dict[str, Any], games: list[PairGame] | list[TableGame], address: Optional[str]) -> Iterator[dict[str, Any]]:
     try:
         import ray
     except ImportError:

@@ -1,4 +1,5 @@
 """Gin Rummy for two players: rules and presets (``rules``), the pure hand (``game``), its
-showdown scoring (``scoring``), matches (``match``), observations (``encoding``), the
-PettingZoo env (``env``, public as ``rummy_env.gin_rummy_v0``), the vector engine
-(``vector``) and the Gymnasium views (``gym_env``)."""
+showdown scoring (``scoring``), matches (``match``), observations (``encoding``), text for
+people (``text``), the PettingZoo env (``env``, public as ``rummy_env.gin_rummy_v0``), the
+vector engine (``vector``) and its entry in the game registry (``interface``). Its
+Gymnasium views, which seat agents as opponents, are ``rummy_env.gym.gin``."""

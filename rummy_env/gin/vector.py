@@ -32,6 +32,7 @@ from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
 REWARDS = ("points", "scaled", "win_loss")
+BATCH_ENCODINGS = (None, "flat", "planes")  # encode_batch writes these (None: no observations)
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _ONE = np.uint64(1)
 _STOCK_START = 2 * HAND_SIZE + 1  # deck index of the top of the stock
@@ -74,8 +75,9 @@ class VectorGinRummy:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if encoding is not None:
-            enc.observation_shape(encoding)  # validates the name
+        if encoding not in BATCH_ENCODINGS:
+            raise ValueError(f"the vector engine encodes {' or '.join(map(repr, BATCH_ENCODINGS))} (or None: no "
+                             f"observations), got {encoding!r}")
         self.num_envs = int(num_envs)
         self.rules = load_rules(rules)
         self.encoding = encoding

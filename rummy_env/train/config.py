@@ -9,6 +9,7 @@ what is allowed, before anything runs: a typo must not silently train with a def
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,8 @@ from rummy_env.gin.rules import load_rules
 #               (from scratch, pure self-play drifts to passive play: both take every
 #               discard and hands run to max_turns; the defaults learn mostly from simple)
 #   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
-#   random / simple / heuristic - the scripted agents of ``agents/`` as array operations
-#   (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; rummy_env.agents.gin.heuristic_vector)
+#   random / simple / heuristic - the scripted Gin agents (``rummy_env.agents.gin``) as array
+#   operations (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; ``heuristic_vector``)
 OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 # Value baselines (``critic``): the policy network's own value head, or the oracle critic
 # of ``train.critic`` (it also reads the cards the player cannot see; training only).
@@ -83,7 +84,7 @@ class PPOConfig:
     hidden: tuple[int, ...] = (256, 256)
     """Trunk layer widths."""
     card_hidden: int = 64
-    """Width of the per-card head (``rummy_env.train.model.PolicyNet``)."""
+    """Width of the per-card head (``rummy_env.agents.gin.network.PolicyNet``)."""
     advice: bool = False
     """Also feed the heuristic's evaluation of the position (``rummy_env.agents.gin.heuristic_features``)."""
     critic: str = "shared"
@@ -252,14 +253,17 @@ def _coerce(name: str, value: Any) -> Any:
 def _number(name: str, value: Any) -> float:
     """A float field's value: a number, or text that reads as one. Why the text: YAML 1.1
     reads ``1e-4`` (no dot) as a string, and command-line overrides arrive as text."""
+    number = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
+        number = float(value)
+    elif isinstance(value, str):
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             pass
-    _fail(name, value, "must be a number, e.g. 0.0003 or 3e-4")
+    if number is None or not math.isfinite(number):
+        _fail(name, value, "must be a finite number, e.g. 0.0003 or 3e-4")
+    return number
 
 
 def make_config(values: Mapping[str, Any]) -> PPOConfig:

@@ -51,6 +51,8 @@ class _Labeller(Agent):
     fit from changing the rest of the policy (a fit on knock decisions alone wrecked it:
     the card head that scores knocks also scores every discard)."""
 
+    game = "gin"
+
     def __init__(self, student: PPOAgent, teacher: Agent, only_knocks: bool = False) -> None:
         super().__init__(None)
         self.student, self.teacher, self.only_knocks = student, teacher, only_knocks
@@ -190,7 +192,7 @@ def fit(policy: Union[str, Path], data: dict[str, np.ndarray], out: Union[str, P
     import torch
 
     from rummy_env.train.imitation import pretrain
-    from rummy_env.train.model import load_policy, save_policy
+    from rummy_env.agents.gin.network import load_policy, save_policy
 
     net, meta = load_policy(policy)
     if data["obs"].shape[1] != net.obs_size:

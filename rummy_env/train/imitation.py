@@ -22,7 +22,7 @@ from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.gin.game import NUM_ACTIONS
 from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.config import with_win_bonus
-from rummy_env.train.model import PolicyNet, vector_inputs
+from rummy_env.agents.gin.network import PolicyNet, vector_inputs
 
 TEACHERS = ("simple", "heuristic")
 

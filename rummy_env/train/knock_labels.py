@@ -55,7 +55,7 @@ from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 if TYPE_CHECKING:
-    from rummy_env.train.model import PolicyNet
+    from rummy_env.agents.gin.network import PolicyNet
 
 LABELS_FORMAT = "rummy-env-knock-labels-v1"
 FIELDS = ("obs", "mask", "label", "student", "delta", "knock", "other")
@@ -139,7 +139,7 @@ def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]
     folder)."""
     import torch
 
-    from rummy_env.train.model import load_policy, vector_inputs
+    from rummy_env.agents.gin.network import load_policy, vector_inputs
 
     policy, digest, rules, seed, index, hands, stocks, win_bonus, anchor, folder = job
     if _file_hash(policy) != digest:
@@ -215,7 +215,7 @@ def collect(policy: Union[str, Path], hands: int, folder: Union[str, Path], rule
     the heuristic, into ``folder``; chunks already there are kept. Returns how many
     chunks were played now. ``progress(done, total)``, in chunks: once at the start,
     then after each chunk."""
-    from rummy_env.train.model import load_policy
+    from rummy_env.agents.gin.network import load_policy
 
     for name, value, low in (("hands", hands, 1), ("stocks", stocks, 1), ("chunk_hands", chunk_hands, 1),
                              ("workers", workers, 1)):
@@ -333,7 +333,7 @@ def fit(policy: Union[str, Path], folder: Union[str, Path], out: Union[str, Path
         raise ValueError(f"anchor_weight must be >= 0, got {anchor_weight!r}")
     import torch
 
-    from rummy_env.train.model import load_policy, save_policy
+    from rummy_env.agents.gin.network import load_policy, save_policy
 
     made = _manifest_of(Path(folder))
     if made.get("policy_sha256") != _file_hash(policy):

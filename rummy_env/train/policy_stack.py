@@ -20,7 +20,7 @@ import torch
 from rummy_env.agents.gin.heuristic_features import ADVICE_SIZE
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import FLAT_SIZE
-from rummy_env.train.model import card_features, card_pairs, masked_log_probs
+from rummy_env.agents.gin.network import card_features, card_pairs, masked_log_probs
 
 
 class PolicyStack:

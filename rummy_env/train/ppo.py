@@ -53,7 +53,7 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
 from rummy_env.train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
 from rummy_env.train.critic import OracleCritic, privileged
-from rummy_env.train.model import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
+from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
 from rummy_env.train.opponents import random_actions
 from rummy_env.train.policy_stack import PolicyStack
 
@@ -352,7 +352,7 @@ class Trainer:
         }
 
     def _inputs(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The networks' inputs (``train.model.vector_inputs``), advice for games ``rows`` only."""
+        """The networks' inputs (``rummy_env.agents.gin.network.vector_inputs``), advice for games ``rows`` only."""
         return vector_inputs(observation, self.env, rows, self.config.advice)
 
     def _inputs_and_heuristic(self, observation: np.ndarray, rows: np.ndarray,

@@ -2,7 +2,7 @@
 ``heuristic`` (scripted, with array versions for training and search), ``mcts`` (search
 over determinised information sets, with the opponent model of ``belief``) and ``ppo``
 (a trained network; torch is imported only when one is made); ``human`` is the terminal
-player of ``rummy play``."""
+player of ``rummy play``; the levels ``easy`` < ``medium`` < ``hard`` < ``expert``."""
 
 from rummy_env.agents.gin.heuristic import HeuristicAgent
 from rummy_env.agents.gin.human import HumanAgent
@@ -10,7 +10,7 @@ from rummy_env.agents.gin.mcts import MCTSAgent
 from rummy_env.agents.gin.ppo import PPOAgent
 from rummy_env.agents.gin.random_agent import RandomAgent
 from rummy_env.agents.gin.simple import SimpleAgent
-from rummy_env.agents.registry import register, register_human
+from rummy_env.agents.registry import register, register_human, register_level
 
 register("random", RandomAgent)
 register("simple", SimpleAgent)
@@ -18,5 +18,7 @@ register("heuristic", HeuristicAgent)
 register("mcts", MCTSAgent)
 register("ppo", PPOAgent)
 register_human("gin", HumanAgent)
+for level, spec in (("easy", "random"), ("medium", "simple"), ("hard", "heuristic"), ("expert", "mcts")):
+    register_level(level, spec)  # each beats the one below: docs/agents.md
 
 __all__ = ["HeuristicAgent", "HumanAgent", "MCTSAgent", "PPOAgent", "RandomAgent", "SimpleAgent"]

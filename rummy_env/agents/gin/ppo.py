@@ -33,7 +33,7 @@ SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
     """Load a policy once per process (a tournament makes an agent per game)."""
-    from rummy_env.train.model import load_policy
+    from rummy_env.agents.gin.network import load_policy
 
     return load_policy(path)
 

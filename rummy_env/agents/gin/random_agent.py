@@ -14,5 +14,5 @@ class RandomAgent(Agent):
     game = "gin"
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        game_input(self, observation, info)
+        game_input(self, observation, info, needs_information=False)
         return int(self.rng.choice(legal_actions(observation)))

@@ -1,4 +1,7 @@
-"""The policy-value network and its file format, shared by training and the ``ppo`` agent.
+"""The policy-value network and its file format, shared by the ``ppo`` agent and training.
+
+It lives with the agent (training is the layer above and imports it from here), so
+playing a trained network needs the agent only; torch is imported when this module is.
 
 A network over the ``flat`` observation (``rummy_env.gin.encoding``: 479 values built from
 the player's information set only), optionally followed by the heuristic's advice

@@ -1,0 +1,62 @@
+"""The layers of the package import only downwards (docs/index.md): core knows no game,
+a game knows no other game and nothing above the games, agents know no training,
+tournaments or front ends, and nothing imports the command line. Imports inside
+functions count too: a lazy import is still a dependency."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "rummy_env"
+
+# package -> the packages it must not import (prefixes of rummy_env module names)
+FORBIDDEN = {
+    "rummy_env.core": ["rummy_env.gin", "rummy_env.basic", "rummy_env.agents", "rummy_env.gym", "rummy_env.train",
+                       "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.gin": ["rummy_env.basic", "rummy_env.agents", "rummy_env.gym", "rummy_env.train", "rummy_env.eval",
+                      "rummy_env.cli"],
+    "rummy_env.basic": ["rummy_env.gin", "rummy_env.agents", "rummy_env.gym", "rummy_env.train", "rummy_env.eval",
+                        "rummy_env.cli"],
+    "rummy_env.agents.gin": ["rummy_env.basic", "rummy_env.agents.basic"],
+    "rummy_env.agents.basic": ["rummy_env.gin", "rummy_env.agents.gin"],
+    "rummy_env.agents": ["rummy_env.gym", "rummy_env.train", "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.gym": ["rummy_env.train", "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.train": ["rummy_env.eval", "rummy_env.cli", "rummy_env.basic"],
+    "rummy_env.eval": ["rummy_env.train", "rummy_env.gym", "rummy_env.cli"],
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every module an import statement of ``path`` names, at any depth of the file."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return out
+
+
+def inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[module_name(p) for p in MODULES])
+def test_imports_go_only_downwards(path):
+    me = module_name(path)
+    rules = [forbidden for package, forbidden in FORBIDDEN.items() if inside(me, package)]
+    bad = sorted({name for name in imports(path) for forbidden in rules for f in forbidden if inside(name, f)
+                  and not inside(me, f)})
+    assert not bad, f"{me} imports {bad}, above or beside its layer"
+    if not inside(me, "rummy_env.cli"):
+        assert not any(inside(name, "rummy_env.cli") for name in imports(path)), f"{me} imports the command line"
