@@ -10,6 +10,11 @@ game (``GinRummyState``: legal actions + step, no observation), and OpenSpiel's
 
     python benchmarks/bench_env.py [--seconds 5] [--repeats 3] [--peer-python PATH]
 
+It then splits one step of ``raw_env()`` into its parts, in microseconds: the game (legal
+actions and the move), the information set, the observation, the mask, and the rest
+(PettingZoo's bookkeeping: the iterator, ``last()``, rewards and infos, and the loop's own
+random choice), each timed over the positions of the same random games.
+
 Each figure is the best of ``--repeats`` interleaved rounds: on a shared machine the
 speed drifts, and the best round is the one least disturbed, for ours and the peers alike.
 """
@@ -30,6 +35,7 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 from rummy_env import gin_rummy_v0  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
+from rummy_env.gin.interface import GIN  # noqa: E402
 
 
 def aec_rate(env, seconds: float, seed: int = 0) -> float:
@@ -65,6 +71,46 @@ def game_rate(seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def positions(games: int = 200, seed: int = 0) -> list[GinRummyState]:
+    """Every position (the player to move's turn) of ``games`` random hands, as clones."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(games):
+        s = GinRummyState.new_hand(seed=seed + g, dealer=g % 2)
+        while not s.is_over:
+            out.append(s.clone())
+            legal = s.legal_actions()
+            s.step(legal[rng.integers(len(legal))])
+    return out
+
+
+def breakdown(raw_rate: float, game_rate_: float) -> dict[str, float]:
+    """Microseconds a step of ``raw_env()`` spends in each part (see the module docstring)."""
+    states = positions()
+    encoder = GIN.encoding("flat")
+    rules = states[0].rules
+    infos = [s._information_set(s.current_player) for s in states]
+    n = len(states)
+
+    for s in states:
+        s.legal_actions()  # the env has computed them (for the move) before it builds the mask
+
+    def per_position(fn, items) -> float:
+        start = time.perf_counter()
+        for item in items:  # results dropped at once, as in the env's loop
+            fn(item)
+        return (time.perf_counter() - start) / n * 1e6
+
+    parts = {
+        "game (legal actions + move)": 1e6 / game_rate_,
+        "information set": per_position(lambda s: s._information_set(s.current_player), states),
+        "observation (flat)": per_position(lambda i: encoder.encode(i, rules, None), infos),
+        "action mask": per_position(lambda s: s.legal_mask(), states),
+    }
+    parts["the rest (PettingZoo bookkeeping, the loop)"] = 1e6 / raw_rate - sum(parts.values())
+    return parts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
@@ -95,9 +141,15 @@ def main() -> None:
     print(f"ours   raw_env() in PettingZoo's 3 classic wrappers      {best['stack']:>10,.0f} steps/s")
     print(f"ours   gin_rummy_v0.raw_env() (AEC loop, no wrappers)    {best['raw']:>10,.0f} steps/s")
     print(f"ours   GinRummyState (pure game, no observation)         {best['game']:>10,.0f} steps/s")
+    total = 1e6 / best["raw"]
+    print(f"one step of raw_env(): {total:.1f} us")
+    for name, us in breakdown(best["raw"], best["game"]).items():
+        print(f"  {name:<45} {us:5.1f} us  ({us / total:4.0%})")
     if python is None:
         print("peers: not measured (run `bash benchmarks/setup_peers.sh` first)")
         return
+    if best["openspiel"]:
+        print(f"OpenSpiel's whole step from Python: {1e6 / best['openspiel']:.1f} us")
     for key, label, ours in (("pz", "pettingzoo 1.24.3 gin_rummy_v4.env() (same loop) ", best["env"]),
                              ("pz_raw", "pettingzoo 1.24.3 gin_rummy_v4.raw_env()         ", best["raw"]),
                              ("openspiel", "OpenSpiel gin_rummy + observation_tensor        ", best["env"])):

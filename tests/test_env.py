@@ -152,6 +152,38 @@ def test_env_behaves_exactly_like_the_standard_wrapper_stack(episode):
         assert a.agents == b.agents == []
 
 
+def _outcome(call):
+    """What a call does: its value, or the type and message of what it raised."""
+    try:
+        return ("ok", call())
+    except BaseException as exc:  # noqa: BLE001 - the comparison is the point
+        return (type(exc).__name__, str(exc))
+
+
+def test_env_enforces_the_call_order_as_pettingzoo_does():
+    """env() wraps in OrderEnforced (fast attribute reads): every misuse must be met as
+    OrderEnforcingWrapper meets it, before reset, in a loop without step, and after the end."""
+    fast, plain = gin_rummy_v0.env(), wrappers.OrderEnforcingWrapper(gin_rummy_v0.raw_env(illegal_action="terminate"))
+    assert isinstance(fast, wrappers.OrderEnforcingWrapper)
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"):
+        assert _outcome(lambda: getattr(fast, name)) == _outcome(lambda: getattr(plain, name))
+        assert _outcome(lambda: getattr(fast, name))[0] == "AttributeError"
+    for call in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.last(), lambda e: e.state(),
+                 lambda e: iter(e.agent_iter())):
+        assert _outcome(lambda: call(fast))[0] == _outcome(lambda: call(plain))[0] != "ok"
+    for env in (fast, plain):
+        env.reset(seed=3)
+    for a, b in zip(fast.agent_iter(), plain.agent_iter()):  # next() twice without step(): the same assertion
+        assert a == b
+        break
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(iter(fast.agent_iter()))
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(iter(plain.agent_iter()))
+    fast.agent_selection = "player_1"  # a write reaches the env, as the wrapper's own attribute would not
+    assert fast.unwrapped.agent_selection == "player_1"
+
+
 def play_out(env, rng, seed):
     env.reset(seed=seed)
     totals = {a: 0.0 for a in env.possible_agents}

@@ -39,8 +39,8 @@ import numpy as np
 
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
-from rummy_env.core.cards import NUM_CARDS
-from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings
+from rummy_env.core.cards import NUM_CARDS, distinct_cards_mask
+from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings, write_card_bits
 
 CARD_SLICES = (
     "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",
@@ -88,26 +88,25 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
 
 def _encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
     n, p = info.num_players, info.player
-    rel = [(p + k) % n for k in range(n)]
-    public_stock = 0
-    for c in info.public_stock:
-        public_stock |= 1 << c
-    masks = [0] * NUM_CARD_SLICES
-    masks[0] = info.hand
-    masks[1] = 1 << info.discard_pile[-1] if info.discard_pile else 0
-    masks[2] = info.discard_mask
-    masks[3] = public_stock
-    masks[4] = info.layoff_targets
-    masks[5] = 1 << info.taken_card if info.taken_card is not None else 0
-    masks[6] = info.unseen
-    for k, seat in enumerate(rel):
-        masks[7 + k] = info.played[seat]
-        if k:
-            masks[10 + k] = info.known[seat]
-            masks[13 + k] = info.discarded[seat]
+    rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
+    pad = [0] * (MAX_PLAYERS - n)
+    others = rel[1:]
+    pile = info.discard_pile
+    masks = [
+        info.hand,
+        1 << pile[-1] if pile else 0,
+        info.discard_mask,
+        distinct_cards_mask(info.public_stock),
+        info.layoff_targets,
+        1 << info.taken_card if info.taken_card is not None else 0,
+        info.unseen,
+        *[info.played[s] for s in rel], *pad,
+        *[info.known[s] for s in others], *pad,
+        *[info.discarded[s] for s in others], *pad,
+    ]
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
-    out[: NUM_CARD_SLICES * NUM_CARDS] = masks_to_bits(np.array(masks, dtype=np.uint64)).ravel()
-    sc = out[NUM_CARD_SLICES * NUM_CARDS :]
+    write_card_bits(out, masks)
+    sc = [0.0] * len(SCALARS)  # written into the array at once: faster than item by item
     sc[int(info.phase)] = 1.0
     sc[3] = info.stock_size / NUM_CARDS
     sc[4] = info.turnovers / max(1, rules.stock_turnovers)
@@ -120,6 +119,7 @@ def _encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Opti
             sc[15 + k] = scores[seat] / rules.target_score
     sc[19 + (info.dealer - p) % n] = 1.0
     sc[23 + n - 2] = 1.0
+    out[NUM_CARD_SLICES * NUM_CARDS :] = sc
     return out
 
 

@@ -58,7 +58,8 @@ ends a hand, every agent's info also has ``hand_result`` (outcome ``out``, ``rum
 Illegal actions: ``raw_env()`` raises ``IllegalActionError`` naming the action and the
 legal ones. ``env()`` follows PettingZoo's convention (as ``gin_rummy_v0`` does): the
 offender gets ``illegal_reward``, the others 0, every agent is terminated, a warning is
-logged; then ``OrderEnforcingWrapper``. An action that is not an integer in 0..1266 is
+logged; then ``OrderEnforcingWrapper`` (as ``OrderEnforced``, the same checks without
+its per-read forwarding). An action that is not an integer in 0..1266 is
 always an error.
 
 Render modes: ``ansi`` returns the table as text (every hand: a spectator's view),

@@ -69,7 +69,7 @@ import numpy as np
 
 from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
-from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
 from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.core.meld_table import NUM_MELDS, extension, meld_table, melds_in_hand
 
@@ -220,9 +220,7 @@ class RummyInformationSet:
         for seat, k in enumerate(self.known):
             if seat != self.player:
                 seen |= k
-        for c in self.public_stock:
-            seen |= 1 << c
-        return FULL_DECK & ~seen
+        return FULL_DECK & ~(seen | distinct_cards_mask(self.public_stock))
 
 
 # ----------------------------------------------------------------------------- the hand
@@ -512,9 +510,7 @@ class BasicRummyState(CardGameState):
 
     def _information_set(self, player: int) -> RummyInformationSet:
         known = tuple(self.hands) if self.result is not None and self.result.winner is not None else tuple(self.known)
-        pile = 0
-        for c in self.discard_pile:
-            pile |= 1 << c
+        pile = distinct_cards_mask(self.discard_pile)
         targets = 0
         for e in self.table_ext:
             targets |= e

@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env.core.game import Encoding, Game, IllegalActionError
@@ -32,9 +33,79 @@ POINTS_SCALE = 100.0
 def user_env(raw_env: type, **kwargs: Any) -> AECEnv:
     """The env for users, as PettingZoo's classic envs are: an illegal move ends the
     episode (``illegal_reward`` to the offender, a warning) instead of raising, and the
-    call order is enforced (``OrderEnforcingWrapper``)."""
+    call order is enforced (``OrderEnforcingWrapper``, as ``OrderEnforced``)."""
     kwargs.setdefault("illegal_action", "terminate")
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforced(raw_env(**kwargs))
+
+
+def _checked_read(name: str) -> property:
+    """A read (and write) of the wrapped env's ``name`` that refuses before ``reset``, as
+    ``OrderEnforcingWrapper.__getattr__`` does, without its failed lookup first."""
+
+    def get(self: "OrderEnforced") -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    def set_(self: "OrderEnforced", value: Any) -> None:
+        setattr(self.env, name, value)
+
+    return property(get, set_)
+
+
+class OrderEnforced(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (a subclass: the same checks, errors and
+    warnings), with the attributes an ``agent_iter()`` / ``last()`` / ``step()`` loop reads
+    at every step defined here instead of forwarded by ``__getattr__``.
+
+    Why: the wrapper forwards every read through ``__getattr__``, which Python calls only
+    after a failed lookup; the dozen such reads of a PettingZoo loop cost about 10
+    microseconds a step, a third of the whole step of ``raw_env`` (benchmarks/bench_env.py).
+    """
+
+    agent_selection = _checked_read("agent_selection")
+    agents = _checked_read("agents")
+    rewards = _checked_read("rewards")
+    terminations = _checked_read("terminations")
+    truncations = _checked_read("truncations")
+    infos = _checked_read("infos")
+    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:  # the wrapper's error before reset, or its warning after the end
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcedIterable(self, max_iter)
+
+
+class _OrderEnforcedIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _OrderEnforcedIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcedIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the wrapped env directly (same checks)."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 class CardGameEnv(AECEnv, ABC):
@@ -85,6 +156,7 @@ class CardGameEnv(AECEnv, ABC):
         self.episode = episode
         self.reward_mode = reward
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         high = self._encoder.high(rules)
@@ -152,7 +224,7 @@ class CardGameEnv(AECEnv, ABC):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.game is not None, "call reset() first"
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         obs = self._encoder.encode(self.game.information_set(seat), self.rules, self._scores())
         if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
             mask = self.game.legal_mask()
@@ -169,7 +241,7 @@ class CardGameEnv(AECEnv, ABC):
         n = self._num_actions
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
             raise IllegalActionError(f"action must be an integer action id 0..{n - 1}, got {action!r}")
-        if action not in self.game.legal_actions():
+        if not self.game.is_legal(action):
             if self.illegal_action == "terminate":
                 self._terminate_illegal(agent)
                 return
@@ -180,9 +252,9 @@ class CardGameEnv(AECEnv, ABC):
         self.game.step(action)
         if self.game.is_over:
             self._end_hand()
+            self._accumulate_rewards()  # rewards come only when a hand ends: no other step adds any
         self.agent_selection = self.agents[self.game.current_player]
         self._add_information_sets()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -190,12 +262,15 @@ class CardGameEnv(AECEnv, ABC):
         """The info of the agent to move (of every agent once the episode ends) carries its
         current information set and the rules: what agents read."""
         assert self.game is not None
-        over = all(self.terminations.values())
-        for seat, agent in enumerate(self.agents):
-            if over or agent == self.agent_selection:
-                info = self.infos[agent]
-                info["information_set"] = self.game.information_set(seat)
-                info["rules"] = self.rules
+        if all(self.terminations.values()):
+            seats = list(enumerate(self.agents))
+        else:
+            seats = [(self._seats[self.agent_selection], self.agent_selection)]
+        for seat, agent in seats:
+            info = self.infos[agent]
+            info["information_set"] = self.game.information_set(seat)
+            info["rules"] = self.rules
+            if self.info_extras:
                 info.update(self.info_extras)
 
     def _terminate_illegal(self, agent: str) -> None:

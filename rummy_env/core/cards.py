@@ -86,6 +86,15 @@ def parse_hand(text: str) -> int:
     return cards_to_mask(parse_cards(text))
 
 
+CARD_BITS = tuple(1 << c for c in range(NUM_CARDS))  # CARD_BITS[c] == 1 << c
+
+
+def distinct_cards_mask(cards: Iterable[int]) -> int:
+    """The mask of card ids the caller knows are valid and distinct (a pile, a stock):
+    ``cards_to_mask`` without its checks, summed in C, for per-step information sets."""
+    return sum(map(CARD_BITS.__getitem__, cards))
+
+
 def cards_to_mask(cards: Iterable[int]) -> int:
     mask = 0
     for c in cards:
@@ -95,15 +104,24 @@ def cards_to_mask(cards: Iterable[int]) -> int:
     return mask
 
 
+# SUIT_CARDS[s][field]: the card ids of suit s whose ranks are the bits of the 13-bit field,
+# in increasing order (SUIT_CARDS[0][field] are the ranks themselves). Built once (about
+# 20 ms): mask_to_cards runs on every observation and legal-action list, and four lookups
+# are five times faster than walking the bits.
+SUIT_CARDS = tuple(
+    [[s * NUM_RANKS + r for r in range(NUM_RANKS) if (m >> r) & 1] for m in range(1 << NUM_RANKS)]
+    for s in range(NUM_SUITS)
+)
+
+
 def mask_to_cards(mask: int) -> list[int]:
-    """Card ids held in ``mask``, in increasing id order."""
+    """Card ids held in ``mask`` (a 52-bit mask), in increasing id order."""
     mask = int(mask)
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    if not 0 <= mask < 1 << NUM_CARDS:
+        raise ValueError(f"a card mask holds 52 bits, got {mask}")
+    clubs, diamonds, hearts, spades = SUIT_CARDS
+    return (clubs[mask & SUIT_BITS] + diamonds[(mask >> 13) & SUIT_BITS] + hearts[(mask >> 26) & SUIT_BITS]
+            + spades[mask >> 39])
 
 
 def format_cards(cards: Iterable[int], symbols: bool = False) -> str:

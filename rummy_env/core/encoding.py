@@ -24,6 +24,19 @@ def masks_to_bits(masks) -> np.ndarray:
     return bits.astype(np.float32)
 
 
+def write_card_bits(out: np.ndarray, masks: Sequence[int]) -> None:
+    """Write 52-bit Python-int ``masks`` as 0/1 into ``out[: 52 * len(masks)]`` (float32).
+
+    The scalar twin of ``masks_to_bits`` for one observation: the masks are packed into
+    one Python int and unpacked by numpy in one call, which is about three times faster
+    than building a uint64 array first (a per-step cost of every observation)."""
+    packed = 0
+    for i, m in enumerate(masks):
+        packed |= m << (NUM_CARDS * i)
+    n = NUM_CARDS * len(masks)
+    out[:n] = np.unpackbits(np.frombuffer(packed.to_bytes((n + 7) // 8, "little"), np.uint8), count=n, bitorder="little")
+
+
 class CardLayout:
     """``card_slices`` (52 wide, card-id order) then single ``scalars``, as a flat vector of
     ``flat_size`` or as planes of ``planes_shape`` (each card slice a 4 x 13 plane, suit

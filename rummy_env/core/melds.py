@@ -45,13 +45,13 @@ from typing import NamedTuple
 import numpy as np
 
 from rummy_env.core.cards import (
-    NUM_CARDS, NUM_RANKS, RANK_MASKS, SUIT_BITS, card_value, mask_to_cards, run_positions, run_ranks,
+    NUM_CARDS, NUM_RANKS, RANK_MASKS, SUIT_BITS, SUIT_CARDS, card_value, mask_to_cards, run_positions, run_ranks,
 )
 
 MAX_HAND_CARDS = 13
 _CHUNK = 1 << 15
 _ABSENT = 10_000  # dead_minus entry for a rank the field does not hold: never a minimum
-_BIT_LISTS = [[r for r in range(NUM_RANKS) if (m >> r) & 1] for m in range(1 << NUM_RANKS)]
+_BIT_LISTS = SUIT_CARDS[0]  # the ranks of each 13-bit field
 # (8192,): the lowest rank set in a 13-bit field (0 for the empty field)
 _LOWEST_BIT = np.array([b[0] if b else 0 for b in _BIT_LISTS], dtype=np.intp)
 

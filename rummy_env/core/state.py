@@ -74,9 +74,16 @@ class CardGameState(ABC):
         """int8 mask over the game's actions for the player to move."""
         if self._legal is None:
             self._legal = self._compute_legal()
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
+        buf = bytearray(self.num_actions)  # item writes into bytes: a third of numpy's zeros + fancy assignment
+        for a in self._legal:
+            buf[a] = 1
+        return np.frombuffer(buf, dtype=np.int8)
+
+    def is_legal(self, action: int) -> bool:
+        """Whether the player to move may play the action id ``action`` now."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return action in self._legal
 
     def information_set(self, player: int) -> Any:
         """Everything ``player`` knows now, and nothing else (cached until the next step)."""

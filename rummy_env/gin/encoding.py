@@ -40,7 +40,7 @@ import numpy as np
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
-from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings
+from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings, write_card_bits
 from rummy_env.gin.game import GinRummyState, InformationSet
 from rummy_env.gin.rules import Rules
 
@@ -96,29 +96,28 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
 
 def _encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
     p, q = info.player, info.opponent
-    top = 1 << info.discard_pile[-1] if info.discard_pile else 0
+    hand, pile = info.hand, info.discard_pile
+    top = 1 << pile[-1] if pile else 0
     taken = 1 << info.taken_card if info.taken_card is not None else 0
-    masks = [info.hand, top, info.discard_mask, info.opponent_known, info.discarded[q], info.passed[q], info.unseen, taken]
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
-    out[: 8 * NUM_CARDS] = masks_to_bits(np.array(masks, dtype=np.uint64)).ravel()
-    opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
-    if info.hand.bit_count() == 11:
-        after = melds.discard_deadwood(info.hand, **opts)
-        held = mask_to_cards(info.hand)
-        out[8 * NUM_CARDS + np.array(held)] = [after[c] / 100.0 for c in held]
+    write_card_bits(out, (hand, top, info.discard_mask, info.opponent_known, info.discarded[q], info.passed[q],
+                          info.unseen, taken))
+    aces_high, five_under_ten = rules.aces_high, rules.five_under_ten
+    if hand.bit_count() == 11:
+        after = melds.discard_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten)
+        for c in mask_to_cards(hand):  # 11 item writes beat converting the 52-tuple to an array
+            out[8 * NUM_CARDS + c] = after[c] / 100.0
     own, theirs = (scores[p] / rules.target_score, scores[q] / rules.target_score) if scores and rules.match else (0.0, 0.0)
-    phase = [0.0, 0.0, 0.0, 0.0]
-    phase[int(info.phase)] = 1.0
-    scalars = out[9 * NUM_CARDS :]
-    scalars[:] = phase + [
+    out[9 * NUM_CARDS + int(info.phase)] = 1.0  # the phase one-hot
+    out[9 * NUM_CARDS + 4 :] = (
         info.stock_size / STOCK_AT_DEAL,
-        melds.min_deadwood(info.hand, **opts) / 100.0,
+        melds.min_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten) / 100.0,
         info.knock_limit / 100.0,
         info.turn / rules.max_turns,
         float(info.dealer == p),
         own,
         theirs,
-    ]
+    )
     return out
 
 

@@ -43,7 +43,7 @@ from typing import ClassVar, Optional, Sequence
 import numpy as np
 
 from rummy_env.core import melds
-from rummy_env.core.cards import NUM_CARDS, card_value, format_cards, format_hand, mask_to_cards
+from rummy_env.core.cards import NUM_CARDS, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
@@ -329,14 +329,18 @@ class GinRummyState(CardGameState):
             return [DRAW_STOCK, TAKE_DISCARD]
         if self.phase == Phase.DISCARD:
             hand = self.hands[self.current_player]
-            opts = self._solver_options()
-            after = melds.discard_deadwood(hand, **opts)
-            held = mask_to_cards(hand)
-            cards = [c for c in held if c != self.taken_card]
+            rules = self.rules
+            after = melds.discard_deadwood(hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
+            cards = mask_to_cards(hand)
+            if self.taken_card is not None:
+                cards.remove(self.taken_card)
+            limit = self.knock_limit
             out = [DISCARD + c for c in cards]
-            out += [KNOCK + c for c in cards if after[c] <= self.knock_limit]
-            # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0.
-            if self.rules.big_gin and min(after[c] for c in held) == 0 and melds.min_deadwood(hand, **opts) == 0:
+            out += [KNOCK + c for c in cards if after[c] <= limit]
+            # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0
+            # (a cheap test first: the tuple holds -1 for cards not held, never 0).
+            if rules.big_gin and 0 in after and melds.min_deadwood(
+                    hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten) == 0:
                 out.append(BIG_GIN)
             return out
         return []
@@ -460,9 +464,7 @@ class GinRummyState(CardGameState):
         known = self.known[opp]
         if self.result is not None and self.result.outcome != "draw":
             known = self.result.shown_hands[opp]
-        pile = 0
-        for c in self.discard_pile:
-            pile |= 1 << c
+        pile = distinct_cards_mask(self.discard_pile)
         return InformationSet(
             player=player,
             hand=self.hands[player],
