@@ -28,6 +28,8 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
          "given the opponent's true hand vs heuristic:knock=turn, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
+        ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
+         "after/before"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
@@ -108,3 +110,26 @@ def test_bench_knocks_can_let_the_reference_decide_every_knock(tmp_path):
     kinds = lambda out: {line[:34].strip() for line in out.stdout.splitlines() if line.startswith("agent ") and ", reference" in line}
     assert kinds(own) - {"agent knocks, reference knocks", "agent waits, reference waits"}  # simple knocks sooner
     assert kinds(led) <= {"agent knocks, reference knocks"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--base", "no-such-commit", "bench_rummy.py"], "--base 'no-such-commit' is not a commit of this repository"),
+    (["--base", "HEAD", "bench_nothing.py"], "no benchmark script benchmarks/bench_nothing.py"),
+    (["--base", "HEAD", "--rounds", "0", "bench_rummy.py"], "--rounds must be at least 1, got 0"),
+])
+def test_compare_refuses_what_it_cannot_run(args, message, tmp_path):
+    out = subprocess.run([sys.executable, str(BENCH / "compare.py"), *args], capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path)
+    assert out.returncode != 0 and message in out.stderr
+
+
+def test_compare_reads_the_rates_a_benchmark_prints():
+    sys.path.insert(0, str(BENCH))
+    from compare import rates
+
+    text = ("machine: x\nours   gin_rummy_v0.env()  (AEC loop)     39,123 steps/s\n"
+            "peer   OpenSpiel gin_rummy        40,965 steps/s   -> ours/peer = 0.96x\n"
+            "random vs random, 1 worker(s):     73 hands/s (800 hands in 11.0 s)\none step: 24.0 us\n")
+    assert rates(text) == {"ours   gin_rummy_v0.env()  (AEC loop)": (39123.0, "steps/s"),
+                           "peer   OpenSpiel gin_rummy": (40965.0, "steps/s"),
+                           "random vs random, 1 worker(s):": (73.0, "hands/s")}
