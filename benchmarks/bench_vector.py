@@ -1,18 +1,23 @@
-"""Vector-engine throughput: steps/s of random legal play by batch size, vs OpenSpiel.
+"""Vector-engine throughput: steps/s of random legal play by batch size, for the compiled
+engine and the array operations it replaces (measured alternately in the same run), vs OpenSpiel.
 
 Each step is one decision in every game of the batch: the engine applies it, deals
 finished games again, and returns the next player's observation (``flat``) and action
-mask for every game. The random policy picks uniformly among legal actions (argmax of
-random keys over the mask), and its cost is included, as it is in OpenSpiel's loop
-(``benchmarks/peers/opsp_env.py``: one C++ state driven from Python with its
-observation tensor), which runs in the same run under the peer virtualenv.
+mask for every game. The random policy (``VectorGinRummy.random_actions``: one uniform
+draw per game, the same actions on both engines) is included, as it is in OpenSpiel's
+loop (``benchmarks/peers/opsp_env.py``: one C++ state driven from Python with its
+observation tensor), which runs in the same run under the peer virtualenv. Each batch
+size is also measured without observations (``encoding=None``: the engine, masks and
+deadwood only), for callers that build their own inputs from the engine's arrays.
 
-    python benchmarks/bench_vector.py [--seconds 3] [--sizes 1,8,64,512,1024,4096,8192]
+    python benchmarks/bench_vector.py [--seconds 3] [--sizes 1,8,64,512,1024,4096,8192] [--rounds 2]
 
 ``--policy simple`` or ``--policy heuristic`` plays the scripted agents' array versions
 on both seats instead (``rummy_env.agents.gin.simple.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``),
 their cost included; for ``heuristic`` the per-game agent's rate (one
 ``HeuristicAgent.choose`` per move on the pure game) is printed as the reference.
+The compiled engine needs numba (the ``fast`` or ``train`` extra); without it only the
+array operations are measured.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -31,25 +37,25 @@ from rummy_env.agents.gin.heuristic import HeuristicAgent  # noqa: E402
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
 from rummy_env.agents.gin.simple import simple_actions  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
-from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
+from rummy_env.gin.vector import VectorGinRummy, compiled_engine  # noqa: E402
 
 POLICIES = ("random", "simple", "heuristic")
 
 
-def rate(num_envs: int, seconds: float, policy: str = "random") -> float:
-    env = VectorGinRummy(num_envs, seed=0)
-    res = env.reset()
+def rate(num_envs: int, seconds: float, policy: str = "random", engine: str = "auto",
+         encoding: Optional[str] = "flat") -> float:
+    env = VectorGinRummy(num_envs, seed=0, engine=engine, encoding=encoding)
+    env.reset()
     rng = np.random.default_rng(0)
     rows = np.arange(num_envs)
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         if policy == "random":
-            keys = rng.random(res.action_mask.shape, dtype=np.float32) * res.action_mask
-            actions = keys.argmax(axis=1)
+            actions = env.random_actions(rng)
         else:
             actions = (simple_actions if policy == "simple" else heuristic_actions)(env, rows, rng)
-        res = env.step(actions)
+        env.step(actions)
         steps += num_envs
     return steps / (time.perf_counter() - start)
 
@@ -75,6 +81,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="1,8,64,512,1024,4096,8192")
     ap.add_argument("--peer-python", help="python of the peer venv (default .peers/venv/bin/python)")
     ap.add_argument("--policy", choices=POLICIES, default="random", help="who plays both seats")
+    ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per figure (random policy)")
     args = ap.parse_args()
     print(f"machine: {machine()}")
     if args.policy != "random":
@@ -91,11 +98,23 @@ def main() -> None:
         print(f"OpenSpiel gin_rummy from Python + observation_tensor: {base:,.0f} steps/s")
     else:
         print("OpenSpiel: not measured (run `bash benchmarks/setup_peers.sh` first)")
+    engines = ["compiled", "arrays"] if compiled_engine() is not None else ["arrays"]
+    print(f"engines: {', '.join(engines)}; each figure the best of {args.rounds} alternating round(s)")
     for size in (int(s) for s in args.sizes.split(",")):
-        r = rate(size, args.seconds)
-        ratio = f"   {r / base:6.1f}x OpenSpiel" if base else ""
-        print(f"batch {size:5d}: {r:>12,.0f} steps/s{ratio}")
-
+        best = {}
+        for _ in range(args.rounds):  # alternating, so a slow spell of the machine hits both alike
+            for engine in engines:
+                for encoding in ("flat", None):
+                    key = (engine, encoding)
+                    best[key] = max(best.get(key, 0.0), rate(size, args.seconds, engine=engine, encoding=encoding))
+        for engine in engines:
+            r, bare = best[(engine, "flat")], best[(engine, None)]
+            ratio = f"   {r / base:6.1f}x OpenSpiel" if base else ""
+            print(f"batch {size:5d}, {engine:8s}: {r:>12,.0f} steps/s{ratio}   (without observations "
+                  f"{bare:>12,.0f} steps/s)")
+        if len(engines) == 2:
+            print(f"batch {size:5d}: compiled / arrays = {best[('compiled', 'flat')] / best[('arrays', 'flat')]:.2f}x "
+                  f"(without observations {best[('compiled', None)] / best[('arrays', None)]:.2f}x)")
 
 if __name__ == "__main__":
     main()

@@ -108,7 +108,8 @@ def test_copy_games_copies_whole_positions():
     assert b.hands[[5, 0, 1]].tolist() == a.hands[[2, 2, 0]].tolist()
     # every array of a game's state is copied
     arrays = {k for k, v in vars(b).items() if isinstance(v, np.ndarray) and v.shape[:1] == (6,)
-              and k not in ("_rows", "_mask", "_after")}  # the row numbers; the legal moves, recomputed
+              and k not in ("_rows", "_mask", "_after", "_deadwood", "_num_legal", "_legal_ids", "_hand_deadwood")}
+    # (the row numbers; the legal moves and the deadwood the compiled engine keeps: recomputed after a copy)
     assert arrays == set(VectorGinRummy._STATE)
     with pytest.raises(ValueError, match="distinct"):
         b.copy_games(a, [0, 1], [3, 3])

@@ -8,7 +8,11 @@ from rummy_env.core import melds
 from rummy_env.core.cards import mask_to_cards, parse_card
 from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, GinRummyState, IllegalActionError
 from rummy_env.gin.rules import Rules
-from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
+from rummy_env.gin.vector import OUTCOMES, VectorGinRummy, compiled_engine
+
+# both engines: the compiled step (numba) and the array operations it must equal
+ENGINES = [pytest.param("compiled", marks=pytest.mark.skipif(compiled_engine() is None, reason="no compiled engine here")),
+           "arrays"]
 
 CONFIGS = [
     ("classic", "flat", "points"),
@@ -26,10 +30,11 @@ def expected_reward(points: float, mode: str) -> float:
     return {"points": points, "scaled": points / 100.0, "win_loss": float(np.sign(points))}[mode]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rules, encoding, reward", CONFIGS)
-def test_vector_engine_equals_the_pure_game(rules, encoding, reward):
+def test_vector_engine_equals_the_pure_game(rules, encoding, reward, engine):
     n, steps = 24, 400
-    v = VectorGinRummy(n, rules=rules, encoding=encoding, reward=reward, seed=1)
+    v = VectorGinRummy(n, rules=rules, encoding=encoding, reward=reward, seed=1, engine=engine)
     res = v.reset()
     games = [mirror(v, i) for i in range(n)]
     rng = np.random.default_rng(2)
@@ -63,8 +68,9 @@ def test_vector_engine_equals_the_pure_game(rules, encoding, reward):
     assert "draw" in outcomes and outcomes & {"knock", "gin", "undercut"}
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rules", [c[0] for c in CONFIGS])
-def test_loaded_positions_play_on_as_in_the_pure_game(rules):
+def test_loaded_positions_play_on_as_in_the_pure_game(rules, engine):
     rng = np.random.default_rng(4)
     n = 16
     games = []
@@ -78,7 +84,7 @@ def test_loaded_positions_play_on_as_in_the_pure_game(rules):
         if g.is_over:
             g = GinRummyState.new_hand(rules, seed=100 + i)
         games.append(g)
-    v = VectorGinRummy(n + 2, rules=rules, seed=0)
+    v = VectorGinRummy(n + 2, rules=rules, seed=0, engine=engine)
     v.reset()
     rows = np.arange(1, n + 1)
     v.load_states(rows, games)
@@ -112,10 +118,11 @@ def test_loaded_positions_play_on_as_in_the_pure_game(rules):
         v.load_states(np.array([0, 0]), games[:2])
 
 
-def test_big_gin_through_the_vector_engine():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_big_gin_through_the_vector_engine(engine):
     # player_0 draws 9C: AC-4C, 5D-8D and 9C 9H 9S meld all 11 cards.
     s = GinRummyState.from_hands("AC 2C 3C 4C 5D 6D 7D 8D 9H 9S", "KC QD JH TS 8S 6S 4S 2S 2D 3H", "KH", "9C")
-    v = VectorGinRummy(2, seed=0)
+    v = VectorGinRummy(2, seed=0, engine=engine)
     res = v.reset(decks=np.array([s.deck, s.deck]), dealers=np.array([1, 1]))
     for a in (PASS, PASS, DRAW_STOCK):
         res = v.step(np.array([a, a]))
@@ -150,8 +157,9 @@ def test_inactive_games_do_not_move():
     assert (res.player[active] != v.dealer[active]).sum() == 0  # the offer passed to the dealer
 
 
-def test_errors_name_the_problem():
-    v = VectorGinRummy(3, seed=0)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_errors_name_the_problem(engine):
+    v = VectorGinRummy(3, seed=0, engine=engine)
     v.reset()
     with pytest.raises(IllegalActionError, match=r"game 0: action 0, legal \[1, 2\]"):
         v.step(np.array([DRAW_STOCK, PASS, PASS]))
@@ -163,6 +171,8 @@ def test_errors_name_the_problem():
         VectorGinRummy(0)
     with pytest.raises(ValueError, match="reward"):
         VectorGinRummy(2, reward="money")
+    with pytest.raises(ValueError, match=r"engine must be one of \('auto', 'compiled', 'arrays'\), got 'fast'"):
+        VectorGinRummy(2, engine="fast")
     bare = VectorGinRummy(2, encoding=None, seed=0)  # no observations: for callers reading the arrays
     assert bare.reset().observation is None and bare.step(np.array([PASS, PASS])).observation is None
     with pytest.raises(ValueError, match="encoding=None"):

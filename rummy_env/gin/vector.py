@@ -11,6 +11,14 @@ The rules are those of ``rummy_env.gin.game`` (the single source of truth), re-e
 array operations over all games; tests play the same deals and actions through both and
 compare every observation, mask, reward and outcome. Knock legality, observations and the
 showdown (lay-offs included) use the batch meld solver: no Python loop over games.
+
+Two engines play the same games: ``engine="compiled"`` steps every game in compiled loops
+(``rummy_env.gin.vector_jit``, numba: the ``fast`` or ``train`` extra), ``engine="arrays"``
+as numpy array operations; ``"auto"`` (the default) takes the compiled one when numba is
+installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels agree with the
+array path on a few hundred moves (checked once per process; a warning says why not).
+Dealing draws from the same numpy generator on both, so a seed gives the same games, and
+tests hold every array of the two equal, step for step, under every rule option.
 Hands are single hands (no match scores in observations, as ``episode="hand"``).
 ``encoding=None`` skips the observations (``StepResult.observation`` is None), for callers
 that read the engine's arrays instead, such as search rollouts.
@@ -20,7 +28,8 @@ Outcome codes in ``StepResult.outcome``: see ``OUTCOMES`` (-1 for games still ru
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+import warnings
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -32,6 +41,7 @@ from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
 REWARDS = ("points", "scaled", "win_loss")
+ENGINES = ("auto", "compiled", "arrays")  # "auto": compiled when numba is there and agrees, else arrays
 BATCH_ENCODINGS = (None, "flat", "planes")  # encode_batch writes these (None: no observations)
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _ONE = np.uint64(1)
@@ -70,7 +80,10 @@ class VectorGinRummy:
         encoding: Optional[str] = "flat",
         reward: str = "points",
         seed: Optional[int] = None,
+        engine: str = "auto",
     ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if reward not in REWARDS:
@@ -105,7 +118,44 @@ class VectorGinRummy:
         self.passed = np.zeros((n, 2), dtype=np.uint64)
         self._mask: Optional[np.ndarray] = None
         self._after: Optional[np.ndarray] = None
+        self._deadwood: Optional[np.ndarray] = None  # the mover's least deadwood (compiled engine)
+        self._hand_deadwood: Optional[np.ndarray] = None  # (N, 2) each seat's (compiled engine; None: to solve)
         self._rows = np.arange(n)
+        self._jit: Any = None
+        module = None if engine == "arrays" else compiled_engine()
+        if engine == "compiled" and module is None:
+            raise ValueError("engine='compiled' needs numba (pip install 'rummy-env[fast]'), RUMMY_ENV_NO_NUMBA unset "
+                             "and kernels that compile here (a warning said why not); use engine='auto' or 'arrays'")
+        self.engine = "arrays"
+        if module is not None:
+            self._use_compiled(module)
+
+    def __getstate__(self) -> dict:
+        """Pickled (checkpoints, worker processes) without the kernels' module: an unpickled
+        engine looks them up again (the array path if the new process has none)."""
+        state = dict(self.__dict__)
+        state["_jit"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.engine == "compiled":
+            module = compiled_engine()
+            if module is None:
+                self.engine = "arrays"
+            else:
+                self._jit = module
+
+    def _use_compiled(self, module: Any) -> None:
+        """Step with ``module``'s kernels (``rummy_env.gin.vector_jit``) from now on."""
+        self._jit, self.engine = module, "compiled"
+        self._tables = _jit_tables(self.rules)
+        # the knock limit of a deal by the upcard's rank (Oklahoma), or the rules' limit
+        ranks = np.arange(13)
+        values = np.array([card_value(r, self.rules.five_under_ten) for r in ranks], dtype=np.int16)
+        self._upcard_limits = (np.where(ranks == 0, 0, values) if self.rules.oklahoma
+                               else np.full(13, self.rules.knock_limit)).astype(np.int16)
+        self._mask = self._hand_deadwood = None
 
     # ------------------------------------------------------------------ dealing
 
@@ -133,6 +183,17 @@ class VectorGinRummy:
             dealers = np.asarray(dealers)
             if dealers.shape != (n,) or not np.isin(dealers, (0, 1)).all():
                 raise ValueError(f"dealers must have shape ({n},) with values 0 or 1")
+        if self._jit is not None:
+            if self._hand_deadwood is None:  # the other games' hands keep theirs
+                self._hand_deadwood = melds.min_deadwood(self.hands, **self._opts)
+            self._jit.deal_games(
+                rows.astype(np.intp), decks, dealers.astype(np.int8), self._upcard_limits,
+                int(Phase.OFFER if self.rules.first_upcard_pass else Phase.DRAW), self.decks, self.dealer, self.hands,
+                self.stock_next, self.pile, self.pile_len, self.pile_mask, self.current, self.phase, self.turn,
+                self.passes, self.must_draw_stock, self.taken, self.knock_limit, self.known, self.discarded,
+                self.passed, *self._tables, self._hand_deadwood)
+            self._mask = None
+            return
         bits = _BITS[decks.astype(np.intp)]
         first = np.bitwise_or.reduce(bits[:, :HAND_SIZE], axis=1)
         second = np.bitwise_or.reduce(bits[:, HAND_SIZE : 2 * HAND_SIZE], axis=1)
@@ -160,6 +221,8 @@ class VectorGinRummy:
             self.knock_limit[rows] = self.rules.knock_limit
         for arr in (self.known, self.discarded, self.passed):
             arr[rows] = 0
+        if self._hand_deadwood is not None:
+            self._hand_deadwood[rows] = melds.min_deadwood(self.hands[rows], **self._opts)
         self._mask = None
 
     def load_states(self, rows, states: Sequence[GinRummyState]) -> None:
@@ -195,7 +258,7 @@ class VectorGinRummy:
             self.known[g] = s.known
             self.discarded[g] = s.discarded
             self.passed[g] = s.passed
-        self._mask = None
+        self._mask = self._hand_deadwood = None
 
     _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
               "passes", "must_draw_stock", "taken", "knock_limit", "known", "discarded", "passed")
@@ -218,7 +281,7 @@ class VectorGinRummy:
             raise ValueError(f"source_rows must be game indices in 0..{source.num_envs - 1}")
         for name in self._STATE:
             getattr(self, name)[rows] = getattr(source, name)[source_rows]
-        self._mask = None
+        self._mask = self._hand_deadwood = None
 
     # ------------------------------------------------------------------ stepping
 
@@ -235,10 +298,33 @@ class VectorGinRummy:
         assert self._after is not None
         return self._after
 
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action in every game (intp, (N,)), from one uniform draw
+        per game: the legal action of rank floor(u x number legal) in id order. The
+        cheapest random player (rollouts, benchmarks); both engines give the same actions."""
+        u = rng.random(self.num_envs)
+        mask = self.action_mask()
+        if self._jit is not None:
+            out = np.empty(self.num_envs, dtype=np.intp)
+            self._jit.random_legal(self._legal_ids, self._num_legal, u, out)
+            return out
+        k = (u * mask.sum(axis=1)).astype(np.intp)
+        return (np.cumsum(mask, axis=1) > k[:, None]).argmax(axis=1)
+
     def _legal(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_envs
         mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
         after = np.full((n, NUM_CARDS), -1, dtype=np.int16)
+        if self._jit is not None:
+            if self._hand_deadwood is None:
+                self._hand_deadwood = melds.min_deadwood(self.hands, **self._opts)
+            self._deadwood = np.empty(n, dtype=np.int16)
+            self._num_legal = np.empty(n, dtype=np.int16)
+            self._legal_ids = np.empty((n, NUM_ACTIONS), dtype=np.int16)  # only [:num_legal] per row is written
+            self._jit.legal_moves(self.hands, self.current, self.phase, self.must_draw_stock, self.pile_len, self.taken,
+                                  self.knock_limit, self.rules.big_gin, *self._tables, self._hand_deadwood, mask, after,
+                                  self._deadwood, self._num_legal, self._legal_ids)
+            return mask, after
         offer = self.phase == Phase.OFFER
         draw = self.phase == Phase.DRAW
         mask[offer, 1] = 1
@@ -294,6 +380,18 @@ class VectorGinRummy:
         terminated = np.zeros(n, dtype=bool)
         out = _Outcome(n)
         p = self.current.astype(np.intp)
+
+        if self._jit is not None:
+            showdowns = np.empty(n, dtype=np.intp)
+            count = self._jit.apply_actions(
+                a, self.hands, self.known, self.discarded, self.passed, self.pile, self.pile_len, self.pile_mask,
+                self.taken, self.phase, self.current, self.passes, self.must_draw_stock, self.decks, self.stock_next,
+                self.turn, self.rules.max_turns, self._after, self._hand_deadwood, terminated, out.outcome, showdowns)
+            if count:
+                rows = showdowns[:count]
+                self._showdown(rows, a[rows], p[rows], rewards, out)
+                terminated[rows] = True
+            return self._finish(rewards, terminated, out)
 
         take = np.flatnonzero(a == 1)
         if take.size:
@@ -354,6 +452,10 @@ class VectorGinRummy:
             self._showdown(showdown, a[showdown], p[showdown], rewards, out)
             terminated[showdown] = True
 
+        return self._finish(rewards, terminated, out)
+
+    def _finish(self, rewards: np.ndarray, terminated: np.ndarray, out: "_Outcome") -> StepResult:
+        """Deal the games that ended again, and the result of the step."""
         finished = np.flatnonzero(terminated)
         if finished.size:
             self._deal(finished)
@@ -410,6 +512,12 @@ class VectorGinRummy:
         if self.encoding is None:
             raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
         self.action_mask()
+        if players is None and self._jit is not None:
+            out = np.empty((self.num_envs, enc.FLAT_SIZE), dtype=np.float32)
+            self._jit.observe_flat(self.hands, self.current, self.pile, self.pile_len, self.pile_mask, self.known,
+                                   self.discarded, self.passed, self.taken, self._after, self._deadwood, self.phase,
+                                   self.stock_next, self.knock_limit, self.turn, self.dealer, self.rules.max_turns, out)
+            return out if self.encoding == "flat" else enc.LAYOUT.planes(out)
         p = self.current.astype(np.intp) if players is None else np.asarray(players, dtype=np.intp)
         q = 1 - p
         rows = self._rows
@@ -454,3 +562,54 @@ class _Outcome:
         self.knocker = np.full(n, -1, dtype=np.int8)
         self.knocker_deadwood = np.full(n, -1, dtype=np.int32)
         self.defender_deadwood = np.full(n, -1, dtype=np.int32)
+
+
+_COMPILED: list = []  # [rummy_env.gin.vector_jit or None], decided on first use
+
+
+def compiled_engine() -> Any:
+    """``rummy_env.gin.vector_jit`` when numba is installed and not switched off
+    (``RUMMY_ENV_NO_NUMBA=1``), the meld solver's kernels are in use, and the compiled
+    step plays a few hundred moves exactly as the array path does; else None (with one
+    warning when the kernels exist but fail). Decided once per process."""
+    if not _COMPILED:
+        module, problem = None, ""
+        if melds._kernels() is not None:
+            try:
+                from rummy_env.gin import vector_jit
+                problem = _self_check(vector_jit)
+                module = None if problem else vector_jit
+            except Exception as exc:  # noqa: BLE001 - numba cannot compile or cache here
+                problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            warnings.warn(f"rummy_env: the compiled vector engine is not used ({problem}); VectorGinRummy runs as "
+                          "numpy array operations", RuntimeWarning, stacklevel=3)
+        _COMPILED.append(module)
+    return _COMPILED[0]
+
+
+def _self_check(module: Any) -> str:
+    """'' when the compiled step plays 48 games for 120 moves exactly as the array path."""
+    engines = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "eaai")]
+    twins = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "eaai")]
+    for twin in twins:
+        twin._use_compiled(module)
+    for plain, fast in zip(engines, twins):
+        res, got = plain.reset(), fast.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(120):
+            if not all(np.array_equal(x, y) for x, y in zip(res, got)):
+                return "the compiled step disagrees with the array operations"
+            actions = plain.random_actions(rng)
+            res, got = plain.step(actions), fast.step(actions)
+    return ""
+
+
+def _jit_tables(rules: Any) -> tuple[np.ndarray, ...]:
+    """The meld solver's tables as ``vector_jit``'s kernels take them: (dead, dead_minus,
+    opt4, opt3); int16 deadwood tables, which keep more of them in the cache."""
+    from rummy_env.core import melds_jit
+
+    t = melds._tables(rules.aces_high, rules.five_under_ten)
+    _, _, opt4, opt3 = melds_jit.kernel_tables(rules.aces_high, rules.five_under_ten)
+    return t.dead, t.dead_minus, opt4, opt3
