@@ -99,6 +99,10 @@ class VectorGinRummy:
         self.passes = np.zeros(n, dtype=np.int8)
         self.must_draw_stock = np.zeros(n, dtype=bool)
         self.taken = np.full(n, -1, dtype=np.int8)
+        # per seat, the card it took from the pile at its latest draw (-1: from the stock, or
+        # no draw yet): public, and not recoverable from the other arrays; the heuristic's
+        # knock estimate reads the opponent's (``rummy_env.agents.gin.knock_vector``)
+        self.took = np.full((n, 2), -1, dtype=np.int8)
         self.knock_limit = np.zeros(n, dtype=np.int16)
         self.known = np.zeros((n, 2), dtype=np.uint64)
         self.discarded = np.zeros((n, 2), dtype=np.uint64)
@@ -152,6 +156,7 @@ class VectorGinRummy:
         self.passes[rows] = 0
         self.must_draw_stock[rows] = False
         self.taken[rows] = -1
+        self.took[rows] = -1
         if self.rules.oklahoma:
             ranks = upcard % 13
             values = np.array([card_value(r, self.rules.five_under_ten) for r in range(13)], dtype=np.int16)
@@ -191,6 +196,9 @@ class VectorGinRummy:
             self.passes[g] = s.offer_passes
             self.must_draw_stock[g] = s.must_draw_stock
             self.taken[g] = -1 if s.taken_card is None else s.taken_card
+            for seat in (0, 1):
+                draws = [c for who, event, c in s.public_history if who == seat and event in ("draw_stock", "take_discard")]
+                self.took[g, seat] = draws[-1] if draws else -1
             self.knock_limit[g] = s.knock_limit
             self.known[g] = s.known
             self.discarded[g] = s.discarded
@@ -198,7 +206,7 @@ class VectorGinRummy:
         self._mask = None
 
     _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
-              "passes", "must_draw_stock", "taken", "knock_limit", "known", "discarded", "passed")
+              "passes", "must_draw_stock", "taken", "took", "knock_limit", "known", "discarded", "passed")
 
     def copy_games(self, source: VectorGinRummy, source_rows: np.ndarray | Sequence[int],
                    rows: np.ndarray | Sequence[int]) -> None:
@@ -304,6 +312,7 @@ class VectorGinRummy:
             self.pile_len[take] -= 1
             self.pile_mask[take] &= ~bit
             self.taken[take] = top
+            self.took[take, p[take]] = top
             self.phase[take] = Phase.DISCARD
 
         passing = np.flatnonzero(a == 2)
@@ -326,6 +335,7 @@ class VectorGinRummy:
             self.hands[stock, p[stock]] |= _BITS[card]
             self.must_draw_stock[stock] = False
             self.taken[stock] = -1
+            self.took[stock, p[stock]] = -1
             self.phase[stock] = Phase.DISCARD
 
         disc = np.flatnonzero((a >= DISCARD) & (a < KNOCK))
