@@ -13,9 +13,9 @@ they are): the same take-or-draw and knock choices, and the same discard scores,
 (tests compare them on many positions). ``heuristic_actions`` plays the turn-based knock
 rule (``knock=turn``) unless asked for ``knock="estimate"``, the scripted agent's default:
 that one samples the opponent's hand wherever a knock would keep some deadwood, for all
-such games at once (``rummy_env.agents.gin.knock_vector``), which costs milliseconds a
-game that may knock, so training opponents, PPO's advice and search rollouts play the
-turn rule. Only the pick among equally scored discards differs: random in both, from
+such games at once (``rummy_env.agents.gin.knock_vector``), a few milliseconds for each
+game where a knock would keep deadwood, so training opponents, PPO's advice and search
+rollouts play the turn rule. Only the pick among equally scored discards differs: random in both, from
 different random streams (or from ``noise`` given by the caller, which search uses to give
 every candidate move the same tie-breaks in a world); and the knock estimate's sampled
 hands, equal given the same random numbers but drawn from different streams (the
