@@ -18,6 +18,14 @@ their cost included; for ``heuristic`` the per-game agent's rate (one
 ``HeuristicAgent.choose`` per move on the pure game) is printed as the reference.
 The compiled engine needs numba (the ``fast`` or ``train`` extra); without it only the
 array operations are measured.
+``--knock estimate`` (with ``--policy heuristic``) plays the agent's default knock rule on
+both sides: the per-game ``HeuristicAgent()`` and ``heuristic_actions(..., knock="estimate")``
+(``rummy_env.agents.gin.knock_vector``), the batch's games first set up to ``STAGGER`` moves
+apart (untimed) so that the timed steps see early and late positions mixed as whole hands
+do; the default is the turn rule (``knock=turn``). Every step is one move in every game,
+so the policies' rates are printed as moves/s.
+
+    python benchmarks/bench_vector.py --policy heuristic --knock estimate --sizes 64,1024
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, peer_python, run_peer  # noqa: E402
 
-from rummy_env.agents.gin.heuristic import HeuristicAgent  # noqa: E402
+from rummy_env.agents.gin.heuristic import KNOCK_RULES, HeuristicAgent  # noqa: E402
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
 from rummy_env.agents.gin.simple import simple_actions  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
@@ -42,27 +50,42 @@ from rummy_env.gin.vector import VectorGinRummy, compiled_engine  # noqa: E402
 POLICIES = ("random", "simple", "heuristic")
 
 
+STAGGER = 64  # knock=estimate: games start up to this many moves apart (untimed)
+
+
 def rate(num_envs: int, seconds: float, policy: str = "random", engine: str = "auto",
-         encoding: Optional[str] = "flat") -> float:
+         encoding: Optional[str] = "flat", knock: str = "turn") -> float:
     env = VectorGinRummy(num_envs, seed=0, engine=engine, encoding=encoding)
     env.reset()
     rng = np.random.default_rng(0)
     rows = np.arange(num_envs)
+    if knock == "estimate":
+        # the estimate runs only where a knock is possible, from a few turns into a hand: games
+        # dealt together would all be early (cheap) or late (dear) at once, so they are first
+        # set apart by up to STAGGER moves, untimed, and the timing sees a mix of positions
+        start_at = rng.integers(0, STAGGER, size=num_envs)
+        for step in range(STAGGER):
+            moving = np.flatnonzero(start_at <= step)
+            actions = np.zeros(num_envs, dtype=np.int64)
+            actions[moving] = heuristic_actions(env, moving, rng, knock=knock)
+            env.step(actions, active=start_at <= step)
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         if policy == "random":
             actions = env.random_actions(rng)
+        elif policy == "simple":
+            actions = simple_actions(env, rows, rng)
         else:
-            actions = (simple_actions if policy == "simple" else heuristic_actions)(env, rows, rng)
+            actions = heuristic_actions(env, rows, rng, knock=knock)
         env.step(actions)
         steps += num_envs
     return steps / (time.perf_counter() - start)
 
 
-def per_game_heuristic_rate(seconds: float) -> float:
+def per_game_heuristic_rate(seconds: float, knock: str = "turn") -> float:
     """Moves/s of ``HeuristicAgent.choose`` on the pure game, one game at a time."""
-    agent = HeuristicAgent(seed=0, knock="turn")
+    agent = HeuristicAgent(seed=0, knock=knock)
     moves, seed = 0, 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -82,14 +105,21 @@ def main() -> None:
     ap.add_argument("--peer-python", help="python of the peer venv (default .peers/venv/bin/python)")
     ap.add_argument("--policy", choices=POLICIES, default="random", help="who plays both seats")
     ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per figure (random policy)")
+    ap.add_argument("--knock", choices=KNOCK_RULES, default="turn", help="the heuristic's knock rule (--policy heuristic)")
     args = ap.parse_args()
+    if args.knock != "turn" and args.policy != "heuristic":
+        ap.error("--knock is a setting of --policy heuristic")
     print(f"machine: {machine()}")
     if args.policy != "random":
-        print(f"policy: {args.policy} on both seats (array version)")
+        knock = f", knock={args.knock}" if args.policy == "heuristic" else ""
+        print(f"policy: {args.policy}{knock} on both seats (array version)")
         if args.policy == "heuristic":
-            print(f"per-game HeuristicAgent on the pure game: {per_game_heuristic_rate(args.seconds):,.0f} moves/s")
+            base = per_game_heuristic_rate(args.seconds, args.knock)
+            print(f"per-game HeuristicAgent(knock={args.knock}) on the pure game: {base:,.0f} moves/s")
         for size in (int(s) for s in args.sizes.split(",")):
-            print(f"batch {size:5d}: {rate(size, args.seconds, args.policy):>12,.0f} steps/s")
+            r = rate(size, args.seconds, args.policy, knock=args.knock)
+            ratio = f"   {r / base:6.1f}x per-game" if args.policy == "heuristic" else ""
+            print(f"batch {size:5d}: {r:>12,.0f} moves/s{ratio}")  # a step is a move in every game
         return
     python = peer_python(args.peer_python)
     peer = run_peer(python, "opsp_env.py", "--seconds", str(args.seconds * 2)) if python else None

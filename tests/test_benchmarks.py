@@ -18,6 +18,8 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_env.py", ["--seconds", "0.2", "--repeats", "1"] + NO_PEERS, "gin_rummy_v0.env()"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "1,16"] + NO_PEERS, "batch    16"),
         ("bench_vector.py", ["--seconds", "0.2", "--sizes", "4", "--policy", "heuristic"], "per-game HeuristicAgent"),
+        ("bench_vector.py", ["--seconds", "0.2", "--sizes", "4", "--policy", "heuristic", "--knock", "estimate"],
+         "per-game HeuristicAgent(knock=estimate)"),
         ("bench_tournament.py", ["--deals", "3"], "heuristic:knock=turn vs heuristic:knock=turn, 2 worker(s)"),
         ("bench_train.py", ["--updates", "1", "--mix", "simple+pool", "--config", str(BENCH / "tiny_train.yaml"),
                             "--set", "advice=true"], "opponents simple+pool"),

@@ -112,6 +112,10 @@ class VectorGinRummy:
         self.passes = np.zeros(n, dtype=np.int8)
         self.must_draw_stock = np.zeros(n, dtype=bool)
         self.taken = np.full(n, -1, dtype=np.int8)
+        # per seat, the card it took from the pile at its latest draw (-1: from the stock, or
+        # no draw yet): public, and not recoverable from the other arrays; the heuristic's
+        # knock estimate reads the opponent's (``rummy_env.agents.gin.knock_vector``)
+        self.took = np.full((n, 2), -1, dtype=np.int8)
         self.knock_limit = np.zeros(n, dtype=np.int16)
         self.known = np.zeros((n, 2), dtype=np.uint64)
         self.discarded = np.zeros((n, 2), dtype=np.uint64)
@@ -190,7 +194,7 @@ class VectorGinRummy:
                 rows.astype(np.intp), decks, dealers.astype(np.int8), self._upcard_limits,
                 int(Phase.OFFER if self.rules.first_upcard_pass else Phase.DRAW), self.decks, self.dealer, self.hands,
                 self.stock_next, self.pile, self.pile_len, self.pile_mask, self.current, self.phase, self.turn,
-                self.passes, self.must_draw_stock, self.taken, self.knock_limit, self.known, self.discarded,
+                self.passes, self.must_draw_stock, self.taken, self.took, self.knock_limit, self.known, self.discarded,
                 self.passed, *self._tables, self._hand_deadwood)
             self._mask = None
             return
@@ -213,6 +217,7 @@ class VectorGinRummy:
         self.passes[rows] = 0
         self.must_draw_stock[rows] = False
         self.taken[rows] = -1
+        self.took[rows] = -1
         if self.rules.oklahoma:
             ranks = upcard % 13
             values = np.array([card_value(r, self.rules.five_under_ten) for r in range(13)], dtype=np.int16)
@@ -254,6 +259,9 @@ class VectorGinRummy:
             self.passes[g] = s.offer_passes
             self.must_draw_stock[g] = s.must_draw_stock
             self.taken[g] = -1 if s.taken_card is None else s.taken_card
+            for seat in (0, 1):
+                draws = [c for who, event, c in s.public_history if who == seat and event in ("draw_stock", "take_discard")]
+                self.took[g, seat] = draws[-1] if draws else -1
             self.knock_limit[g] = s.knock_limit
             self.known[g] = s.known
             self.discarded[g] = s.discarded
@@ -261,7 +269,7 @@ class VectorGinRummy:
         self._mask = self._hand_deadwood = None
 
     _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
-              "passes", "must_draw_stock", "taken", "knock_limit", "known", "discarded", "passed")
+              "passes", "must_draw_stock", "taken", "took", "knock_limit", "known", "discarded", "passed")
 
     def copy_games(self, source: VectorGinRummy, source_rows: np.ndarray | Sequence[int],
                    rows: np.ndarray | Sequence[int]) -> None:
@@ -385,7 +393,8 @@ class VectorGinRummy:
             showdowns = np.empty(n, dtype=np.intp)
             count = self._jit.apply_actions(
                 a, self.hands, self.known, self.discarded, self.passed, self.pile, self.pile_len, self.pile_mask,
-                self.taken, self.phase, self.current, self.passes, self.must_draw_stock, self.decks, self.stock_next,
+                self.taken, self.took, self.phase, self.current, self.passes, self.must_draw_stock, self.decks,
+                self.stock_next,
                 self.turn, self.rules.max_turns, self._after, self._hand_deadwood, terminated, out.outcome, showdowns)
             if count:
                 rows = showdowns[:count]
@@ -402,6 +411,7 @@ class VectorGinRummy:
             self.pile_len[take] -= 1
             self.pile_mask[take] &= ~bit
             self.taken[take] = top
+            self.took[take, p[take]] = top
             self.phase[take] = Phase.DISCARD
 
         passing = np.flatnonzero(a == 2)
@@ -424,6 +434,7 @@ class VectorGinRummy:
             self.hands[stock, p[stock]] |= _BITS[card]
             self.must_draw_stock[stock] = False
             self.taken[stock] = -1
+            self.took[stock, p[stock]] = -1
             self.phase[stock] = Phase.DISCARD
 
         disc = np.flatnonzero((a >= DISCARD) & (a < KNOCK))

@@ -39,8 +39,9 @@ _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bito
 
 
 @numba.njit(cache=True)
-def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile_mask, taken, phase, current, passes,
-                  must_draw, decks, stock_next, turn, max_turns, after, hand_deadwood, terminated, outcome, showdowns):
+def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile_mask, taken, took, phase, current,
+                  passes, must_draw, decks, stock_next, turn, max_turns, after, hand_deadwood, terminated, outcome,
+                  showdowns):
     """Apply checked ``actions`` (-1: the game does not move) in place. Knocks and Big Gin
     are not applied: their games are written to ``showdowns``, and their number returned.
     A discard keeps ``hand_deadwood`` (each seat's least deadwood) up to date from
@@ -59,6 +60,7 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
             pile_len[i] -= 1
             pile_mask[i] &= ~bit
             taken[i] = top
+            took[i, p] = top
             phase[i] = _DISCARD
         elif a == PASS:
             passed[i, p] |= _ONE << np.uint64(pile[i, pile_len[i] - 1])
@@ -74,6 +76,7 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
             stock_next[i] += 1
             must_draw[i] = False
             taken[i] = -1
+            took[i, p] = -1
             phase[i] = _DISCARD
         elif a < KNOCK:
             card = a - DISCARD
@@ -101,8 +104,8 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
 
 @numba.njit(cache=True)
 def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, dealer, hands, stock_next, pile, pile_len,
-               pile_mask, current, phase, turn, passes, must_draw, taken, knock_limit, known, discarded, passed, dead,
-               dead_minus, opt4, opt3, hand_deadwood):
+               pile_mask, current, phase, turn, passes, must_draw, taken, took, knock_limit, known, discarded, passed,
+               dead, dead_minus, opt4, opt3, hand_deadwood):
     """Deal ``new_decks`` (one per game of ``rows``; ``dealers`` deal) as the array path's
     ``_deal`` does, and solve both hands' least deadwood."""
     best = np.empty(NUM_CARDS, np.int64)
@@ -136,6 +139,7 @@ def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, deal
         taken[g] = -1
         knock_limit[g] = upcard_limits[upcard % 13]
         for seat in range(2):
+            took[g, seat] = -1
             known[g, seat] = 0
             discarded[g, seat] = 0
             passed[g, seat] = 0

@@ -38,11 +38,16 @@ The constants were fitted on heuristic self-play with ``benchmarks/bench_belief.
 sampled deadwood then tracks the true deadwood within about 2 points on average at
 every stage of the hand, against 18 to 30 points too high for uniform worlds. They
 model a sensible opponent, not one particular agent. Reads the information set only.
+
+``rummy_env.agents.gin.knock_vector`` runs the same model for many games at once (the
+heuristic's knock estimate on the vector engine); ``ChainDraws`` carries the random numbers
+of one call so the two can be compared draw for draw.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -66,6 +71,7 @@ LATE_NO_KNOCK = 0.7  # after NO_KNOCK_DISCARDS discards: hands that could have k
 
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _FULL = np.uint64((1 << NUM_CARDS) - 1)
+_ZERO = np.uint64(0)
 
 
 def opponent_discards(info: InformationSet) -> int:
@@ -120,30 +126,82 @@ def sample_worlds(info: InformationSet, rules: Rules, rng: np.random.Generator, 
     return worlds
 
 
-def sample_opponent_hands(info: InformationSet, rules: Rules, rng: np.random.Generator, n: int) -> np.ndarray:
+def sample_opponent_hands(info: InformationSet, rules: Rules, rng: Optional[np.random.Generator], n: int,
+                          draws: Optional["ChainDraws"] = None) -> np.ndarray:
     """``n`` hands (uint64 masks) the opponent may hold, from the weighted model above (what
-    ``heuristic`` estimates a knock's points from)."""
+    ``heuristic`` estimates a knock's points from). ``draws``: the random numbers to use
+    instead of ``rng``'s (``ChainDraws``), so that the array version over many games
+    (``rummy_env.agents.gin.knock_vector``) can be checked against this one draw for draw."""
     if n < 1:
         raise ValueError(f"n must be at least 1 hand, got {n}")
-    return _sample(info, rules, rng, n, True, STEPS)[0]
+    return _sample(info, rules, rng, n, True, STEPS, draws)[0]
 
 
-def _sample(info: InformationSet, rules: Rules, rng: np.random.Generator, n: int, weighted: bool,
-            steps: int) -> tuple[np.ndarray, np.ndarray]:
-    """The opponent's hands (n,) and the stocks (n, stock size), as ``GinRummyState.stock`` holds them."""
+@dataclass(frozen=True)
+class ChainDraws:
+    """The random numbers of one ``sample_opponent_hands`` call, given by the caller.
+
+    Why: the per-game sampler draws from a Generator in an order the array version over many
+    games cannot follow (it draws for all games at once); given these, both compute the
+    same hands from the same numbers, which is how the two are held equal. The numbers
+    are uniforms in [0, 1) with shapes that do not depend on the position, so the array
+    version can stack those of many games. ``chains`` = n * OVERSAMPLE (a position without
+    a last discard to read uses the first n).
+    """
+
+    keys: np.ndarray  # (chains, 52): each chain starts with the unseen cards in the order of their keys, the opponent's first
+    moves: np.ndarray  # (steps, 3, chains): per Metropolis step the card out, the card in and the acceptance
+    resample: float  # the offset of the systematic resampling by the last discard
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, n: int, steps: int = STEPS) -> "ChainDraws":
+        """Draws for ``n`` hands from ``rng``."""
+        chains = n * OVERSAMPLE
+        return cls(rng.random((chains, NUM_CARDS)), rng.random((steps, 3, chains)), float(rng.random()))
+
+
+def uniform_index(u: np.ndarray, low, count) -> np.ndarray:
+    """Indices ``low`` + [0, ``count``) from uniforms ``u`` (scalars or arrays alike: the
+    per-game sampler and the array version make their moves with this one rule)."""
+    return low + np.minimum((u * count).astype(np.intp), count - 1)
+
+
+def _sample(info: InformationSet, rules: Rules, rng: Optional[np.random.Generator], n: int, weighted: bool,
+            steps: int, draws: Optional[ChainDraws] = None) -> tuple[np.ndarray, np.ndarray]:
+    """The opponent's hands (n,) and the stocks (n, stock size), as ``GinRummyState.stock`` holds
+    them; from ``rng``, or from ``draws`` (then the stocks stay in the order of the chains)."""
     unknown = np.array(mask_to_cards(info.unseen), dtype=np.intp)
     need = info.opponent_hand_size - info.opponent_known.bit_count()
     known = np.uint64(info.opponent_known)
     weigh = weighted and 0 < need < unknown.size and steps > 0
     last = _last_discard(info) if weigh else None
     chains = n * OVERSAMPLE if last is not None else n
-    pools = rng.permuted(np.broadcast_to(unknown, (chains, unknown.size)), axis=1)  # [:need] opponent's, rest stock
+    if draws is None:
+        if rng is None:
+            raise ValueError("sampling needs rng or draws")
+        # [:need] the opponent's, the rest the stock
+        pools = np.ascontiguousarray(rng.permuted(np.broadcast_to(unknown, (chains, unknown.size)), axis=1))
+
+        def propose(size: int, count: int):
+            return rng.integers(need, size=count), rng.integers(need, size, size=count), rng.random(count)
+    else:
+        if draws.keys.shape[0] != n * OVERSAMPLE or draws.moves.shape[:2] != (steps, 3):
+            raise ValueError(f"draws are for {draws.keys.shape[0]} chains and {draws.moves.shape[0]} steps; "
+                             f"this call needs {n * OVERSAMPLE} and {steps}")
+        pools = unknown[np.argsort(draws.keys[:chains, unknown], axis=1, kind="stable")]
+        moves = iter(draws.moves[:, :, :chains])
+
+        def propose(size: int, count: int):
+            out, into, accept = next(moves)
+            return uniform_index(out, 0, need), uniform_index(into, need, size - need), accept
     if weigh:
-        _mix(pools, need, _Score(info, rules), known, rng, steps)
+        _mix(pools, need, _Score(info, rules), known, propose, steps)
         if last is not None:
             hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
-            pools = pools[_resample(_last_discard_log_weight(hands, info, rules, last), n, rng)]
-        pools[:, need:] = rng.permuted(pools[:, need:], axis=1)  # the stock order stays uniform
+            offset = rng.random() if draws is None else draws.resample
+            pools = pools[_resample(_last_discard_log_weight(hands, info, rules, last), n, offset)]
+        if draws is None:
+            pools[:, need:] = rng.permuted(pools[:, need:], axis=1)  # the stock order stays uniform
     return known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1), pools[:, need:]
 
 
@@ -203,29 +261,39 @@ def _last_discard_log_weight(hands: np.ndarray, info: InformationSet, rules: Rul
     return log_weight
 
 
-def _resample(log_weight: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` indices drawn in proportion to exp(``log_weight``) (systematic resampling)."""
+def _resample(log_weight: np.ndarray, n: int, offset: float) -> np.ndarray:
+    """``n`` indices drawn in proportion to exp(``log_weight``) (systematic resampling from
+    the uniform ``offset``)."""
     w = np.exp(log_weight - log_weight.max())
     edges = np.cumsum(w / w.sum())
     edges[-1] = 1.0
-    return np.searchsorted(edges, (rng.random() + np.arange(n)) / n, side="right")
+    return np.searchsorted(edges, (offset + np.arange(n)) / n, side="right")
 
 
-def _mix(pools: np.ndarray, need: int, score: _Score, known: np.uint64, rng: np.random.Generator, steps: int) -> None:
+def _mix(pools: np.ndarray, need, score, known, propose, steps: int) -> None:
     """Metropolis over the split of each row of ``pools`` (in place): swap one card of the
-    opponent's part with one of the stock's, accept with the ratio of model weights."""
-    n, size = pools.shape
-    rows = np.arange(n)
-    hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
+    opponent's part (the first ``need``) with one of the stock's, accept with the ratio of
+    model weights (``score``: log-weights of hands). ``propose(width, rows)`` gives each
+    step's (out, into, uniform) per row, the positions within the row. ``need``, ``known``:
+    scalars, or per row (the array version: rows of several games, each row's unseen cards
+    first and padding after them, which its proposals never reach)."""
+    n, width = pools.shape
+    if not pools.flags.c_contiguous:
+        raise ValueError("pools must be C-contiguous (they are changed in place through a flat view)")
+    flat = pools.reshape(-1)
+    base = np.arange(n) * width
+    hands = known | np.bitwise_or.reduce(np.where(np.arange(width) < np.reshape(need, (-1, 1)), _BITS[pools], _ZERO),
+                                         axis=1)
     current = score(hands)
     for _ in range(steps):
-        i = rng.integers(need, size=n)
-        j = rng.integers(need, size, size=n)
-        out, into = pools[rows, i], pools[rows, j]
+        i, j, u = propose(width, n)
+        at_out, at_in = base + i, base + j
+        out, into = flat[at_out], flat[at_in]
         proposal = (hands & ~_BITS[out]) | _BITS[into]
         proposed = score(proposal)
-        accept = np.log(rng.random(n)) < proposed - current
+        accept = np.log(u) < proposed - current
         hands = np.where(accept, proposal, hands)
         current = np.where(accept, proposed, current)
-        pools[rows[accept], i[accept]] = into[accept]
-        pools[rows[accept], j[accept]] = out[accept]
+        swap = np.flatnonzero(accept)
+        flat[at_out[swap]] = into[swap]
+        flat[at_in[swap]] = out[swap]

@@ -32,16 +32,20 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   but more points: against players who knock as soon as they may, the hands it plays
   on end in Gin or an undercut.
 
-``rummy_env.agents.gin.heuristic_vector`` makes the ``knock=turn`` decisions as array operations over
-many games of the vector engine (training opponents, search rollouts, PPO's advice);
-tests hold the two equal. Sampling the opponent's hand per game is what it leaves out.
+``rummy_env.agents.gin.heuristic_vector`` makes these decisions as array operations over many games
+of the vector engine (training opponents, search rollouts, PPO's advice: ``knock=turn``;
+``heuristic_actions(..., knock="estimate")`` for the default rule, whose sampling and
+scoring ``rummy_env.agents.gin.knock_vector`` does for all the games that may knock at
+once); tests hold the two equal, the knock estimate draw for draw given the same random
+numbers (``estimate_knock``'s ``draws``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
@@ -49,6 +53,9 @@ from rummy_env.core.cards import NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.scoring import Outcome, score_showdown
+
+if TYPE_CHECKING:
+    from rummy_env.agents.gin.belief import ChainDraws
 
 
 # the settings' defaults, shared with the array version (``rummy_env.agents.gin.heuristic_vector``)
@@ -158,13 +165,7 @@ class HeuristicAgent(Agent):
         """Knock with the ``kept`` hand (``deadwood`` > 0), or play on? (module docstring)"""
         if self.knock == "turn":
             return info.turn < self.late_turn or deadwood <= self.late_knock_max
-        from rummy_env.agents.gin.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
-
-        opponents = sample_opponent_hands(info, rules, self.rng, self.knock_worlds)
-        mean = float(knock_points(kept, opponents, rules).mean())
-        if info.stock_size <= 2 or info.turn + 1 >= rules.max_turns:
-            return mean > 0  # a discard now ends the hand drawn: playing on is worth nothing
-        return mean >= self.knock_value
+        return estimate_knock(info, rules, kept, self.rng, self.knock_worlds, self.knock_value)[0]
 
     def _discard_scores(self, hand: int, cards: list[int], after, info: InformationSet, opts: dict,
                         facts: Optional[list] = None) -> dict[int, float]:
@@ -195,10 +196,34 @@ class HeuristicAgent(Agent):
         return max(danger, 0.0) * (0.5 + min(info.turn, 20) / 20)
 
 
-def knock_points(kept: int, opponents: np.ndarray, rules: Rules) -> np.ndarray:
+def estimate_knock(info: InformationSet, rules: Rules, kept: int, rng: Optional[np.random.Generator],
+                   worlds: int = KNOCK_WORLDS, value: float = KNOCK_VALUE,
+                   draws: Optional["ChainDraws"] = None) -> tuple[bool, float]:
+    """The knock estimate of one position: (knock?, mean points) of knocking with the ``kept``
+    hand (10 cards, more than 0 deadwood) from the information set ``info`` of the player
+    to move, over ``worlds`` opponent hands sampled with ``rng`` (or from ``draws``, a
+    ``belief.ChainDraws``: how ``rummy_env.agents.gin.knock_vector``, the same over many games
+    at once, is checked against this). Knocks when the mean is at least ``value``, or above
+    0 on the last turn (a discard then ends the hand drawn: playing on is worth nothing)."""
+    from rummy_env.agents.gin.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
+
+    opponents = sample_opponent_hands(info, rules, rng, worlds, draws)
+    mean = float(knock_points(kept, opponents, rules).mean())
+    if last_turn(info.stock_size, info.turn, rules):
+        return mean > 0, mean  # a discard now ends the hand drawn: playing on is worth nothing
+    return mean >= value, mean
+
+
+def last_turn(stock_size: ArrayLike, turn: ArrayLike, rules: Rules) -> Union[bool, np.ndarray]:
+    """Whether a discard now ends the hand drawn (the wall or ``max_turns``); scalars or arrays."""
+    return (stock_size <= 2) | (turn + 1 >= rules.max_turns)
+
+
+def knock_points(kept: Union[int, np.ndarray], opponents: np.ndarray, rules: Rules) -> np.ndarray:
     """The knocker's points (negative when undercut) if the ``kept`` hand (10 cards, more
-    than 0 deadwood) knocks against each of the ``opponents`` hands, after their lay-offs."""
-    k, d = melds.showdown_deadwood(np.full(opponents.shape, kept, dtype=np.uint64), opponents,
+    than 0 deadwood) knocks against each of the ``opponents`` hands, after their lay-offs;
+    ``kept`` one hand, or one per opponent hand (the array version)."""
+    k, d = melds.showdown_deadwood(np.broadcast_to(np.asarray(kept, dtype=np.uint64), opponents.shape).copy(), opponents,
                                    aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
     outcome, points = score_showdown(k, d, rules)
     return np.where(outcome == Outcome.UNDERCUT, -points, points)

@@ -1,4 +1,4 @@
-"""The ``heuristic:knock=turn`` agent's moves as array operations over many games of the vector engine.
+"""The ``heuristic`` agent's moves as array operations over many games of the vector engine.
 
 Why: ``HeuristicAgent`` decides one game at a time, about a quarter of a millisecond a
 move, most of it numpy call overhead on small arrays. Training against it and search
@@ -8,14 +8,18 @@ numba installed, its heaviest terms (the expected deadwood after the next draw, 
 deadwood after taking the face-up card) run as compiled loops (``rummy_env/agents/gin/heuristic_jit.py``)
 with the same numbers; the array versions here are the fallback and the reference.
 
-The decisions are the scripted agent's with its turn-based knock rule (``knock=turn``;
-``rummy_env/agents/gin/heuristic.py``'s docstring says what they are): the same take-or-draw and knock
-choices, and the same discard scores, exactly (tests compare them on many positions). The
-scripted agent's default knock rule samples the opponent's hand per decision, which is
-not done here: training opponents, PPO's advice and search rollouts play the turn rule.
-Only the pick among equally scored discards differs: random in both, from different
-random streams (or from ``noise`` given by the caller, which search uses to give every
-candidate move the same tie-breaks in a world).
+The decisions are the scripted agent's (``rummy_env/agents/gin/heuristic.py``'s docstring says what
+they are): the same take-or-draw and knock choices, and the same discard scores, exactly
+(tests compare them on many positions). ``heuristic_actions`` plays the turn-based knock
+rule (``knock=turn``) unless asked for ``knock="estimate"``, the scripted agent's default:
+that one samples the opponent's hand wherever a knock would keep some deadwood, for all
+such games at once (``rummy_env.agents.gin.knock_vector``), a few milliseconds for each
+game where a knock would keep deadwood, so training opponents, PPO's advice and search
+rollouts play the turn rule. Only the pick among equally scored discards differs: random in both, from
+different random streams (or from ``noise`` given by the caller, which search uses to give
+every candidate move the same tie-breaks in a world); and the knock estimate's sampled
+hands, equal given the same random numbers but drawn from different streams (the
+decisions then agree in distribution).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from rummy_env.agents.gin.heuristic import DEFAULTS
+from rummy_env.agents.gin.heuristic import DEFAULTS, KNOCK_RULES, KNOCK_VALUE, KNOCK_WORLDS
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
@@ -237,6 +241,10 @@ def heuristic_actions(
     rows: np.ndarray,
     rng: Optional[np.random.Generator] = None,
     noise: Optional[np.ndarray] = None,
+    *,
+    knock: str = "turn",
+    knock_value: float = KNOCK_VALUE,
+    knock_worlds: int = KNOCK_WORLDS,
     **params: float,
 ) -> np.ndarray:
     """The ``heuristic`` agent's move (int64) for the player to move in games ``rows``.
@@ -245,8 +253,26 @@ def heuristic_actions(
     ``late_knock_max``; defaults ``rummy_env.agents.gin.heuristic.DEFAULTS``). Ties between equally
     scored discards go to the largest of ``noise`` (len(rows), 52) floats when given,
     else of uniform draws from ``rng``.
+
+    ``knock``: ``"turn"`` (the default here: training opponents, search rollouts) or
+    ``"estimate"``, the scripted agent's default rule (``rummy_env.agents.gin.knock_vector``
+    samples the opponent's hand for every game that may knock with some deadwood, all at
+    once; set by ``knock_value`` and ``knock_worlds``; it needs ``rng``, drawn after the
+    tie-break noise).
     """
     rows = np.asarray(rows, dtype=np.intp)
+    if knock not in KNOCK_RULES:
+        raise ValueError(f"knock must be one of {', '.join(KNOCK_RULES)}, got {knock!r}")
+    if knock == "estimate":
+        if {"late_turn", "late_knock_max"} & set(params):
+            raise ValueError("late_turn and late_knock_max belong to the turn rule (knock=turn); the knock estimate "
+                             "is set by knock_value and knock_worlds")
+        if rng is None:
+            raise ValueError("knock=estimate samples the opponent's hand: heuristic_actions needs rng")
+        if not np.isfinite(knock_value) or knock_worlds < 1:
+            raise ValueError(f"knock_value must be finite and knock_worlds >= 1, got {knock_value} and {knock_worlds}")
+    elif (knock_value, knock_worlds) != (KNOCK_VALUE, KNOCK_WORLDS):
+        raise ValueError("knock_value and knock_worlds set the knock estimate (knock=estimate), not knock=turn")
     if rows.size == 0:
         return np.full(0, DRAW_STOCK, dtype=np.int64)
     if noise is None:
@@ -259,7 +285,31 @@ def heuristic_actions(
     if unknown:
         raise TypeError(f"heuristic_actions got unknown settings {unknown}; allowed: {sorted(DEFAULTS)}")
     pos = positions_of(env, rows)
-    return actions_from(pos, analyse(pos, env.rules, **params), noise)
+    analysis = analyse(pos, env.rules, **params)
+    if knock == "estimate":
+        assert rng is not None
+        estimate_knocks(env, rows, pos, analysis, rng, knock_value, knock_worlds)
+    return actions_from(pos, analysis, noise)
+
+
+def estimate_knocks(env: VectorGinRummy, rows: np.ndarray, pos: Positions, analysis: Analysis,
+                    rng: np.random.Generator, value: float = KNOCK_VALUE, worlds: int = KNOCK_WORLDS) -> np.ndarray:
+    """Replace the turn rule's knock choice in ``analysis`` (of ``pos``, games ``rows`` of
+    ``env``) by the knock estimate's, in place: Gin (0 deadwood left) always, else the
+    estimate's decision for the card the analysis picked (``knock_vector.knock_decisions``).
+    Returns the positions (indices into ``rows``) that needed an estimate."""
+    from rummy_env.agents.gin.knock_vector import knock_decisions  # knock_vector builds on this module
+
+    d = np.flatnonzero(pos.phase == Phase.DISCARD)
+    knockable = pos.mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
+    best = np.where(knockable, pos.after[d], np.iinfo(np.int16).max).min(axis=1)
+    may = knockable.any(axis=1)
+    analysis.knock[d] = may & (best == 0)
+    estimate = d[may & (best > 0) & (pos.mask[d, BIG_GIN] == 0)]
+    if estimate.size:
+        kept = pos.hands[estimate] & ~_BITS[analysis.knock_card[estimate]]
+        analysis.knock[estimate] = knock_decisions(env, rows[estimate], kept, rng, worlds=worlds, value=value)
+    return estimate
 
 
 def actions_from(pos: Positions, analysis: Analysis, noise: np.ndarray) -> np.ndarray:
