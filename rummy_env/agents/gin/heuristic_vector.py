@@ -13,9 +13,11 @@ The decisions are the scripted agent's with its turn-based knock rule (``knock=t
 choices, and the same discard scores, exactly (tests compare them on many positions). The
 scripted agent's default knock rule samples the opponent's hand per decision, which is
 not done here: training opponents, PPO's advice and search rollouts play the turn rule.
-Only the pick among equally scored discards differs: random in both, from different
-random streams (or from ``noise`` given by the caller, which search uses to give every
-candidate move the same tie-breaks in a world).
+Among equally scored discards the card with the largest ``noise`` is played: given as the
+agent's counter-based draws (``rummy_env.agents.draws``), the very card ``HeuristicAgent.act``
+picks (tournaments: ``rummy_env.agents.gin.policies``); or noise search gives to make
+every candidate move's tie-breaks the same in a world; or uniform draws from ``rng``
+(training opponents).
 """
 
 from __future__ import annotations
