@@ -212,9 +212,10 @@ def can_batch(spec: dict[str, Any], members: tuple[int, ...]) -> bool:
 def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int] = None
                  ) -> Iterator[list[dict[str, Any]]]:
     """Play ``games`` (each ``can_batch``) up to ``width`` (default ``BATCH_WIDTH``) at once on
-    the game's batch engine (``Game.play_batched``). Yields their records in the order of ``games``, each as soon as
-    every earlier game has finished too: the records ``play_game`` gives one game at a time
-    (the same decks and dealer, each agent's key from the seed ``play_game`` makes it with)."""
+    the game's batch engine (``Game.play_batched``). Yields their records in the order of
+    ``games``, each as soon as every earlier game has finished too: the records
+    ``play_game`` gives one game at a time (the same decks and dealer, each agent's key
+    from the seed ``play_game`` makes it with)."""
     if not games:
         return
     played = get_game(spec["game"])

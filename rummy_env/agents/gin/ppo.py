@@ -91,10 +91,20 @@ def policy_actions(nets: Networks, inputs: np.ndarray, mask: np.ndarray, greedy:
 
 
 def _log_probs(net: Any, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The network's log-probabilities, run on one torch thread: each of its many small
+    operations waits for every thread, and on the shared 2-core machine that wait cost far
+    more than a second thread gave (measured 2026-12-03, tournaments of ppo against itself:
+    one game at a time 5 hands/s with torch's 2 threads, 70 with 1; many at once 80 and
+    1,300). The caller's thread count is restored after."""
     import torch
 
-    with torch.no_grad():
-        logp, _ = net(torch.from_numpy(inputs), torch.from_numpy(mask))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            logp, _ = net(torch.from_numpy(inputs), torch.from_numpy(mask))
+    finally:
+        torch.set_num_threads(threads)
     return logp.numpy().astype(np.float64)
 
 
