@@ -50,9 +50,12 @@ def test_round_robin_results_reports_and_replayable_records(tmp_path):
     assert "| simple | heuristic |" in summary["report"]
 
 
-def test_same_results_whatever_the_worker_count(tmp_path):
+def test_same_results_whatever_the_worker_count(tmp_path, monkeypatch):
+    from rummy_env.eval import tournament
+
+    monkeypatch.setattr(tournament, "CHUNK", 3)  # batched: chunks of 3 games on the 2 workers
     one = run(config(tmp_path, out=str(tmp_path / "one")), progress=False)
-    two = run(config(tmp_path, out=str(tmp_path / "two"), workers=2), progress=False)  # batched, a chunk per worker
+    two = run(config(tmp_path, out=str(tmp_path / "two"), workers=2), progress=False)
     assert records(tmp_path / "one" / "results.jsonl") == records(tmp_path / "two" / "results.jsonl")
     assert one["pairs"] == two["pairs"] and one["batched_this_run"] == two["batched_this_run"] == 8
 

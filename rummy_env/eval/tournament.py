@@ -78,17 +78,22 @@ def _play_chunk_args(args: tuple[dict[str, Any], list[PairGame] | list[TableGame
     return _play_chunk(*args)
 
 
+CHUNK = 4 * BATCH_WIDTH  # games a worker plays at once on the batched path
+
+
 def _batched(spec: dict[str, Any], games: list[PairGame] | list[TableGame], config: TournamentConfig
              ) -> Iterator[list[dict[str, Any]]]:
     """The games played many at once, as lists of records: in this process with one local
-    worker (records in schedule order, written as each run of them finishes), else in
-    chunks, one per worker at a time (each chunk's records written when it finishes)."""
+    worker, or fewer than two ``CHUNK`` of games (starting worker processes, a few seconds,
+    would cost more than they save), records in schedule order, each written as soon as it
+    and the games before it have finished; else in chunks of up to ``CHUNK`` games, one per
+    worker at a time, each chunk's records written when it finishes."""
     if not games:
         return
-    if config.backend == "local" and config.workers == 1:
+    if config.backend == "local" and (config.workers == 1 or len(games) < 2 * CHUNK):
         yield from play_batched(spec, games)
         return
-    size = max(1, min(4 * BATCH_WIDTH, math.ceil(len(games) / config.workers)))
+    size = max(1, min(CHUNK, math.ceil(len(games) / config.workers)))
     chunks = [games[k : k + size] for k in range(0, len(games), size)]
     if config.backend == "ray":
         yield from _ray(spec, chunks, config.address, play=_play_chunk)
