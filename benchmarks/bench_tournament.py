@@ -1,15 +1,19 @@
-"""Tournament throughput: hands per second for random vs random and heuristic vs heuristic
-(``heuristic:knock=turn``, the rule docs/benchmarks.md's figures were measured with; the default
-knock estimate costs a millisecond or two more where a knock is legal), with 1 and 2
-local workers (``eval.tournament.run`` end to end: playing, recording every
-move to results.jsonl, statistics and reports).
+"""Tournament throughput, one game at a time against many at once, in one run: hands per
+second of ``eval.tournament.run`` end to end (playing, recording every move to
+results.jsonl, statistics and reports) with ``batch: off`` (every game through the env,
+the per-game path) and ``batch: auto`` (the batched path: thousands of games at once on
+the vector engine), for random vs random, simple vs simple, ``heuristic:knock=turn`` vs
+itself and, when torch and the shipped policy are there, ppo vs ppo; then the ratio.
+Each pair is two agents (the second with ``seed=1``); "playing" leaves out the statistics
+and reports (a fixed cost of about half a second, and the imports of the first run).
 
-    python benchmarks/bench_tournament.py [--deals 400]
+    python benchmarks/bench_tournament.py [--deals 100] [--batch-deals 2000] [--workers 1 2] [--no-ppo]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tempfile
 import time
@@ -21,21 +25,43 @@ from common import machine  # noqa: E402
 from rummy_env.eval.config import TournamentConfig  # noqa: E402
 from rummy_env.eval.tournament import run  # noqa: E402
 
+PAIRS = [("random", "random:seed=1"), ("simple", "simple:seed=1"),
+         ("heuristic:knock=turn", "heuristic:knock=turn,seed=1"), ("ppo", "ppo:seed=1")]
+
+
+def measure(pair: tuple[str, str], deals: int, workers: int, batch: str) -> tuple[float, float, int, float]:
+    """(hands/s end to end, hands/s playing, hands, seconds) of one tournament of the pair."""
+    with tempfile.TemporaryDirectory() as out:
+        cfg = TournamentConfig(agents=list(pair), deals=deals, workers=workers, out=out, batch=batch)
+        start = time.perf_counter()
+        summary = run(cfg, progress=False)
+        seconds = time.perf_counter() - start
+    if batch == "auto" and summary["batched_this_run"] != summary["played_this_run"]:
+        raise RuntimeError(f"{pair} was not played on the batched path")
+    hands = sum(p["hands"] for p in summary["pairs"])
+    return hands / seconds, hands / summary["seconds_this_run"], hands, seconds
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--deals", type=int, default=400, help="deals (x2 hands) per measurement")
+    ap.add_argument("--deals", type=int, default=100, help="deals (x2 hands) per pair, one game at a time")
+    ap.add_argument("--batch-deals", type=int, default=2000, help="deals (x2 hands) per pair, many at once")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1], help="local worker counts to measure")
+    ap.add_argument("--no-ppo", action="store_true", help="leave out ppo vs ppo")
     args = ap.parse_args()
     print(f"machine: {machine()}")
-    for pair in (["random", "random:seed=1"], ["heuristic:knock=turn", "heuristic:knock=turn,seed=1"]):
-        for workers in (1, 2):
-            with tempfile.TemporaryDirectory() as out:
-                cfg = TournamentConfig(agents=pair, deals=args.deals, workers=workers, out=out)
-                start = time.perf_counter()
-                summary = run(cfg, progress=False)
-                seconds = time.perf_counter() - start
-            hands = sum(p["hands"] for p in summary["pairs"])
-            print(f"{pair[0]} vs {pair[0]}, {workers} worker(s): {hands / seconds:8,.0f} hands/s ({hands} hands in {seconds:.1f} s)")
+    has_ppo = importlib.util.find_spec("torch") is not None and not args.no_ppo
+    if not has_ppo:
+        print("ppo vs ppo left out (" + ("--no-ppo" if args.no_ppo else "torch is not installed") + ")")
+    with tempfile.TemporaryDirectory() as out:  # the imports and compilations, out of the first measurement
+        run(TournamentConfig(agents=["random", "simple"], deals=1, out=out), progress=False)
+    for pair in PAIRS if has_ppo else PAIRS[:-1]:
+        for workers in args.workers:
+            one, _, hands_one, s_one = measure(pair, args.deals, workers, "off")
+            many, playing, hands_many, s_many = measure(pair, args.batch_deals, workers, "auto")
+            print(f"{pair[0]} vs {pair[0]}, {workers} worker(s): one at a time {one:7,.0f} hands/s "
+                  f"({hands_one:,} hands in {s_one:.1f} s); many at once {many:7,.0f} hands/s ({hands_many:,} hands "
+                  f"in {s_many:.1f} s; playing {playing:,.0f} hands/s); {many / one:.1f}x", flush=True)
 
 
 if __name__ == "__main__":

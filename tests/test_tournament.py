@@ -50,17 +50,87 @@ def test_round_robin_results_reports_and_replayable_records(tmp_path):
     assert "| simple | heuristic |" in summary["report"]
 
 
-def test_same_results_whatever_the_worker_count(tmp_path):
+def test_same_results_whatever_the_worker_count(tmp_path, monkeypatch):
+    from rummy_env.eval import tournament
+
+    monkeypatch.setattr(tournament, "CHUNK", 3)  # batched: chunks of 3 games on the 2 workers
     one = run(config(tmp_path, out=str(tmp_path / "one")), progress=False)
     two = run(config(tmp_path, out=str(tmp_path / "two"), workers=2), progress=False)
     assert records(tmp_path / "one" / "results.jsonl") == records(tmp_path / "two" / "results.jsonl")
-    assert one["pairs"] == two["pairs"]
+    assert one["pairs"] == two["pairs"] and one["batched_this_run"] == two["batched_this_run"] == 8
+
+
+TIMING = ("seconds_this_run", "batched_this_run")
+
+
+def without_timing(summary):
+    return {k: v for k, v in summary.items() if k not in TIMING and k != "config"}
+
+
+@pytest.mark.parametrize("agents, rules", [
+    (["random", "simple", "heuristic:knock=turn"], "classic"),
+    (["heuristic:knock=turn,take_margin=-2,late_turn=6", "simple:seed=4", "random:seed=9"], "eaai"),
+    (["ppo", "ppo:greedy=false", "simple"], "classic"),
+])
+def test_many_games_at_once_give_the_same_results_file_as_one_at_a_time(tmp_path, agents, rules):
+    """The batched path (the vector engine, the agents' array versions) plays the very same
+    games: results.jsonl equal line by line, the summary equal but for timing."""
+    if agents[0] == "ppo":
+        pytest.importorskip("torch")
+    deals = 2 if agents[0] == "ppo" else 8
+    off = run(config(tmp_path, agents=agents, rules=rules, deals=deals, out=str(tmp_path / "off"), batch="off"),
+              progress=False)
+    auto = run(config(tmp_path, agents=agents, rules=rules, deals=deals, out=str(tmp_path / "auto")), progress=False)
+    assert off["batched_this_run"] == 0 and auto["batched_this_run"] == auto["played_this_run"] == 3 * deals * 2
+    lines = [(tmp_path / path / "results.jsonl").read_text().splitlines() for path in ("off", "auto")]
+    assert lines[0] == lines[1]
+    assert without_timing(off) == without_timing(auto)
+    assert {k: v for k, v in off["config"].items() if k != "batch"} == {k: v for k, v in auto["config"].items() if k != "batch"}
+    for r in records(tmp_path / "auto" / "results.jsonl").values():
+        assert replay_hand(r["hands"][0], rules).result.to_dict() == r["hands"][0]["result"]
+
+
+def test_pairs_without_array_versions_and_matches_are_played_one_game_at_a_time(tmp_path):
+    # heuristic's default knock estimate samples the opponent's hand: no array version
+    cfg = config(tmp_path, agents=["random", "heuristic", "simple"], deals=2)
+    mixed = run(cfg, progress=False)
+    assert mixed["batched_this_run"] == 4  # random vs simple only
+    off = run(config(tmp_path, agents=cfg.agents, deals=2, out=str(tmp_path / "off"), batch="off"), progress=False)
+    assert records(cfg.out_dir / "results.jsonl") == records(tmp_path / "off" / "results.jsonl")
+    assert without_timing(mixed) == without_timing(off)
+    matches = run(config(tmp_path, rules="eaai", mode="matches", deals=1, out=str(tmp_path / "m")), progress=False)
+    assert matches["batched_this_run"] == 0 and matches["played_this_run"] == 2
+
+
+def test_a_batched_run_writes_as_it_goes_and_resumes_after_a_crash(tmp_path):
+    cfg = config(tmp_path, agents=["random", "simple", "heuristic:knock=turn"], deals=30)
+    seen = []
+
+    def crash(record):
+        seen.append(record["key"])
+        if len(seen) == 40:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg, progress=False, on_game=crash)
+    results = cfg.out_dir / "results.jsonl"
+    written = len(results.read_text().splitlines()) - 1
+    assert 40 <= written < 180  # the finished games were written before the crash, not all games
+    with results.open("a") as f:  # and a line cut in half by it
+        f.write('{"key": "0-1-29-1", "hands": [')
+    resumed = run(cfg, progress=False)
+    assert resumed["played_this_run"] == resumed["batched_this_run"] == 180 - written
+    assert len(results.read_text().splitlines()) == 181  # header + every game once
+    whole = config(tmp_path, agents=cfg.agents, deals=30, out=str(tmp_path / "whole"), batch="off")
+    run(whole, progress=False)
+    assert records(results) == records(whole.out_dir / "results.jsonl")
 
 
 def test_matches_mode_and_gauntlet(tmp_path):
     cfg = config(tmp_path, agents=["random", "simple", "heuristic"], format="gauntlet", candidates=["heuristic"],
                  mode="matches", rules="eaai", deals=1)
     summary = run(cfg, progress=False)
+    assert summary["batched_this_run"] == 0  # matches, and heuristic's knock estimate: one game at a time
     assert {(p["a"], p["b"]) for p in summary["pairs"]} == {("heuristic", "random"), ("heuristic", "simple")}
     rec = next(iter(records(cfg.out_dir / "results.jsonl").values()))
     assert len(rec["hands"]) >= 1 and max(rec["match"]["hand_points"]) >= 100
@@ -120,6 +190,8 @@ def test_bad_settings_name_what_is_allowed(tmp_path):
         config(tmp_path, mode="matches", rules="openspiel")
     with pytest.raises(ValueError, match="unknown tournament setting.*'deal'"):
         load_config(agents=["simple", "random"], deal=3)
+    with pytest.raises(ValueError, match="batch must be one of \\('auto', 'off'\\), got 'on'"):
+        config(tmp_path, batch="on")
     yaml_path = tmp_path / "t.yaml"
     yaml_path.write_text("agents: [simple, random]\ndeals: 7\n")
     assert load_config(str(yaml_path), deals=2).deals == 2
@@ -179,7 +251,7 @@ def test_the_two_ratings_can_disagree_and_the_report_says_why(tmp_path):
 
 def test_replay_command_steps_through_a_recorded_game(tmp_path):
     cfg = config(tmp_path, deals=1)
-    run(cfg, progress=False)
+    assert run(cfg, progress=False)["batched_this_run"] == 2  # records of the batched path replay
     out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
                           "--game", "0-1-0-1"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "game 0-1-0-1" in out.stdout and "hand over" in out.stdout

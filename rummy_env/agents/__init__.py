@@ -18,7 +18,7 @@ the game registry); ``available(game="basic")`` lists those of one game.
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.registry import (
-    LEVELS, available, human_player, make, parse_spec, plays, register, register_human, register_level,
+    LEVELS, available, human_player, make, parse_spec, plays, register, register_human, register_level, seed_of,
 )
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
 from rummy_env.agents.basic import RummyHeuristicAgent, RummyRandomAgent  # registers them
@@ -27,5 +27,5 @@ __all__ = [
     "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
     "SimpleAgent",
     "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
-    "register_human", "register_level",
+    "register_human", "register_level", "seed_of",
 ]

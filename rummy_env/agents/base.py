@@ -6,6 +6,12 @@ observation dict (``observation``, ``action_mask``) and the info dict, whose
 ``rules`` carry everything the player may know. Every agent names the game it plays
 (``game``), and ``game_input`` refuses another game's input. It never sees the game state, so it cannot peek; tests change the
 cards it cannot see and check that its action does not change.
+
+Random choices: an agent has a generator (``rng``) and, for the choices its array version
+must make too, a 64-bit ``key`` and a decision counter (``next_decision``): such a choice
+is a pure function of the key, the decision index and the option
+(``rummy_env.agents.draws``), so the agent one game at a time and its array policy
+(``batch_policy``, many games at once) make the same moves by construction.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rummy_env.core.game import games, get_game
+from rummy_env.agents.draws import key_of
+from rummy_env.core.game import BatchPolicy, games, get_game
 
 
 class Agent(ABC):
@@ -26,11 +33,31 @@ class Agent(ABC):
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self.rng = np.random.default_rng(seed)
+        self.key = key_of(seed)  # the counter-based draws' key (rummy_env.agents.draws)
+        self.decision_index = 0  # decisions made since made or re-seeded
 
     def reset(self, seed: Optional[int] = None) -> None:
-        """Start afresh (a new game or match); with ``seed``, re-seed the agent's generator."""
+        """Start afresh (a new game or match); with ``seed``, re-seed the agent's generator
+        and its counter-based draws (key from the seed, decisions counted from 0). Without
+        a seed the draws go on from where they are, so the next game is not a copy."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            self.key = key_of(seed)
+            self.decision_index = 0
+
+    def next_decision(self) -> int:
+        """The index of the decision being made (0 for the first), counting it: agents with
+        an array version call it once per ``act``, as the batch player counts each
+        seat's decisions, so both draw the same numbers (``rummy_env.agents.draws``)."""
+        index = self.decision_index
+        self.decision_index += 1
+        return index
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        """This agent's moves as array operations over many games of its game's batch engine
+        (``rummy_env.core.game.BatchPolicy``), equal to ``act``'s move for move; None (the
+        default) when it has none, so tournaments play its games one at a time."""
+        return None
 
     @abstractmethod
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:

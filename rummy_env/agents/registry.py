@@ -154,8 +154,8 @@ def _type_hints(factory: Callable[..., Agent]) -> dict[str, Any]:
         return {}
 
 
-def make(spec: str, seed: Optional[int] = None) -> Agent:
-    """The agent named by ``spec`` (a name, a level, with options), seeded with ``seed``."""
+def _resolve(spec: str) -> tuple[Callable[..., Agent], dict[str, Any]]:
+    """The factory of ``spec`` (a name, a level, with options) and its option values, checked."""
     head, _, rest = spec.partition(":") if isinstance(spec, str) else (spec, "", "")
     if head.strip() == "ppo" and rest.strip() and "=" not in rest:
         name, options = "ppo", {"path": rest.strip()}  # ppo:PATH, the short form
@@ -174,8 +174,20 @@ def make(spec: str, seed: Optional[int] = None) -> Agent:
     if unknown:
         raise ValueError(f"agent {label} has no option(s) {unknown}; its options: {', '.join(allowed)}")
     hints = _type_hints(factory)
-    values = {k: _checked_value(label, k, text, hints.get(k, Any)) for k, text in options.items()}
+    return factory, {k: _checked_value(label, k, text, hints.get(k, Any)) for k, text in options.items()}
+
+
+def make(spec: str, seed: Optional[int] = None) -> Agent:
+    """The agent named by ``spec`` (a name, a level, with options), seeded with ``seed``."""
+    factory, values = _resolve(spec)
     seed = values.pop("seed", seed)
     agent = factory(seed=seed, **values)
     agent.name = spec
     return agent
+
+
+def seed_of(spec: str, seed: Optional[int] = None) -> Optional[int]:
+    """The seed ``make(spec, seed)`` gives the agent: the spec's own ``seed`` option if it has
+    one, else ``seed``. Tournaments use it to derive an agent's key in each game without
+    making an agent per game."""
+    return _resolve(spec)[1].get("seed", seed)

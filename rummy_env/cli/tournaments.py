@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     tour.add_argument("--address", help="ray: address of an existing cluster")
     tour.add_argument("--seed", type=int)
     tour.add_argument("--no-record", action="store_const", const=True, default=None, help="do not keep moves")
+    tour.add_argument("--batch", choices=("auto", "off"),
+                      help="auto (default): pairs whose agents have array versions play thousands of games at once; "
+                           "off: every game one at a time (the same results)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_tournament)
 
@@ -43,7 +46,7 @@ def _tournament(args: argparse.Namespace) -> int:
         args.config, agents=args.agents, candidates=args.candidates, out=args.out, rules=args.rules,
         mode=args.mode, deals=args.deals, format=args.format, seed=args.seed, workers=args.workers,
         backend=args.backend, address=args.address, record=None if args.no_record is None else not args.no_record,
-        game=args.game, players_per_table=args.players_per_table,
+        game=args.game, players_per_table=args.players_per_table, batch=args.batch,
     )
     summary = run(config, progress=not args.quiet)
     print(summary["report"], end="")

@@ -9,6 +9,8 @@ the same masks. Text form is rank then suit (``AC 7D TH KS``); parsers also acce
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterable
 
 import numpy as np
@@ -129,8 +131,19 @@ def format_cards(cards: Iterable[int], symbols: bool = False) -> str:
 
 
 def format_hand(mask: int, symbols: bool = False) -> str:
-    """Cards of a mask sorted by suit then rank, e.g. ``'AC 2C 3C 7D'``."""
-    return format_cards(mask_to_cards(mask), symbols)
+    """Cards of a mask sorted by suit then rank, e.g. ``'AC 2C 3C 7D'``. Each suit's text is
+    cached (records of thousands of hands format their melds and hands many times)."""
+    mask = int(mask)
+    if not 0 <= mask < 1 << NUM_CARDS:
+        raise ValueError(f"a card mask holds 52 bits, got {mask}")
+    parts = [_suit_text(s, (mask >> (NUM_RANKS * s)) & SUIT_BITS, symbols) for s in range(NUM_SUITS)]
+    return " ".join(part for part in parts if part)
+
+
+@functools.lru_cache(maxsize=None)
+def _suit_text(suit: int, field: int, symbols: bool) -> str:
+    """``format_cards`` of the cards of one suit held in ``field`` (13 bits)."""
+    return format_cards(SUIT_CARDS[suit][field], symbols)
 
 
 def popcount(mask: int) -> int:

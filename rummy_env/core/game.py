@@ -25,7 +25,12 @@ A ``Game`` gives:
   ``explain(hand_result, names)``;
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
-- ``outcomes``: the names a ``HandResult.outcome`` can take, in report order.
+- ``outcomes``: the names a ``HandResult.outcome`` can take, in report order;
+- optionally, many hands at once: a game with a batch engine sets ``batched`` and
+  implements ``play_batched``, which plays many dealt hands together with agents' array
+  policies (``BatchPolicy``: an agent's decisions over many games at once, offered by
+  ``Agent.batch_policy``). Tournaments use it when every agent of a pair has one;
+  other games, and other agents, play one hand at a time.
 
 The package ``rummy_env`` lists its own games with ``provide_games``; games from other
 packages register through the entry-point group ``rummy_env.games`` (``ENTRY_POINTS``:
@@ -39,7 +44,7 @@ import importlib
 import warnings
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
-from typing import Any, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Sequence, Union, runtime_checkable
 
 import numpy as np
 
@@ -157,6 +162,32 @@ class Encoding(Protocol):
     def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray: ...
 
 
+@runtime_checkable
+class BatchPolicy(Protocol):
+    """An agent's decisions as array operations over many games of its game's batch engine
+    (``Game.play_batched``), the same moves its ``act`` makes one game at a time.
+
+    Called with the engine, the ``rows`` (games) where this agent is to move, and per row
+    the agent's 64-bit key in that game and the index of this decision among the agent's
+    decisions of that game (``rummy_env.agents.draws``: random choices derive from those
+    two, so they equal the per-game agent's); returns one action id per row (int64).
+    ``observation`` names the engine encoding it reads (None: only the engine's arrays).
+    """
+
+    observation: Optional[str]
+
+    def __call__(self, engine: Any, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray: ...
+
+
+class BatchHand(NamedTuple):
+    """A hand finished by ``Game.play_batched``: its index among the hands asked for, its
+    result and every action played, in order (with the deck and dealer it replays)."""
+
+    index: int
+    result: HandResult
+    actions: list[int]
+
+
 class Game(ABC):
     """A game of the library; see the module docstring. Subclass, then ``register_game``."""
 
@@ -177,6 +208,7 @@ class Game(ABC):
     presets: dict[str, Any]
     encodings: dict[str, Encoding]
     state_size: int  # length of the env's ``state()`` vector
+    batched: bool = False  # whether ``play_batched`` plays many hands at once (a batch engine)
 
     # ------------------------------------------------------------------ rules
 
@@ -210,6 +242,15 @@ class Game(ABC):
     @abstractmethod
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Match:
         """A match to the rules' target score."""
+
+    def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
+                     policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:
+        """Play hands ``i`` = 0..M-1, dealt from ``decks[i]`` (M, deck_size) with dealer
+        ``dealers[i]``, up to ``width`` at once on the game's batch engine; seat ``s`` of
+        hand ``i`` is played by ``policies[seats[i, s]]`` with key ``keys[i, s]`` (uint64).
+        Yields the hands finished at each step of the engine (any order). Only games with
+        ``batched`` set implement it; tournaments play the others one hand at a time."""
+        raise NotImplementedError(f"{self.title} has no batch engine: its hands are played one at a time")
 
     # ------------------------------------------------------------------ hidden cards
 

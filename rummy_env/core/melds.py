@@ -574,8 +574,12 @@ def _arrangements(hand: int, aces_high: bool, five_under_ten: bool) -> tuple[Arr
     t = _tables(aces_high, five_under_ten)
     found: dict[int, Arrangement] = {}
     best = _scalar_min_deadwood(hand, t)
+    dead_of = t.dead_list
     for x in _scalar_set_choices(hand, t):
         rem = hand & ~x
+        if x in found or (dead_of[rem & SUIT_BITS] + dead_of[(rem >> 13) & SUIT_BITS] + dead_of[(rem >> 26) & SUIT_BITS]
+                          + dead_of[rem >> 39]) != best:
+            continue  # not a least-deadwood choice (the table's deadwood, cheap): nothing to lay out
         melds: list[Meld] = []
         for r in range(NUM_RANKS):
             cards = x & RANK_MASKS[r]
@@ -652,7 +656,7 @@ def best_layoff(
     defender = _check_scalar(int(defender))
     t = _tables(aces_high, five_under_ten)
     options = [_layoff_options(m, defender, aces_high) for m in knocker_melds]
-    best: LayoffResult | None = None
+    best: tuple[tuple[int, ...], int] | None = None  # (combination, the cards left) of the best so far
     best_key = None
     for combo in itertools.product(*options):
         used = [c for cards in combo for c in cards]
@@ -662,8 +666,8 @@ def best_layoff(
         dw = _scalar_min_deadwood(rest, t)
         key = (dw, len(used))
         if best_key is None or key < best_key:
-            laid = tuple((c, i) for i, cards in enumerate(combo) for c in cards)
-            best_key = key
-            best = LayoffResult(laid, arrangements(rest, aces_high=aces_high, five_under_ten=five_under_ten)[0])
+            best_key, best = key, (combo, rest)
     assert best is not None  # the empty combination always exists
-    return best
+    combo, rest = best  # arranged once, for the winner only
+    laid = tuple((c, i) for i, cards in enumerate(combo) for c in cards)
+    return LayoffResult(laid, arrangements(rest, aces_high=aces_high, five_under_ten=five_under_ten)[0])

@@ -2,8 +2,8 @@
 
 The fields that decide which games are played (``IDENTITY``) are written at the top of
 ``results.jsonl``; a rerun with other values is refused instead of mixing results.
-Workers and backend may change between runs: every game's outcome depends only on its
-own seeds, so results are the same whatever runs them.
+Workers, backend and batch may change between runs: every game's outcome depends only on
+its own seeds, so results are the same whatever runs them.
 
 ``game`` is any registered game (``rummy_env.core.game``: ``gin``, the default, or
 ``basic``, alias ``rummy``). A game for two players only is played in pairs (each deal
@@ -28,6 +28,7 @@ from rummy_env.core.game import get_game
 MODES = ("hands", "matches")
 FORMATS = ("round_robin", "gauntlet")
 BACKENDS = ("local", "ray")
+BATCH = ("auto", "off")
 DEFAULT_GAME = "gin"  # a results header without a game is this game's (0.1 wrote none)
 IDENTITY = ("agents", "candidates", "format", "rules", "mode", "deals", "seed", "record")
 
@@ -66,6 +67,11 @@ class TournamentConfig:
     """Agents at each table, within the game's player counts (Basic Rummy: 2..4; Gin
     Rummy: 2). At tables, every group of that many agents meets (a gauntlet: every group
     with a candidate) and each deal is played once per seat rotation."""
+    batch: str = "auto"
+    """'auto': play the games of a pair thousands at once on the game's batch engine when
+    the game has one (Gin Rummy), the games are single hands (mode 'hands') and both agents
+    have array versions (random, simple, heuristic:knock=turn, ppo); every other game one
+    at a time. 'off': every game one at a time. The results are the same either way."""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -91,7 +97,7 @@ class TournamentConfig:
             raise ValueError(f"players_per_table {self.players_per_table} is more than the {len(self.agents)} agents")
         rules = game.load_rules(self.rules)
         for name, value, allowed in (("mode", self.mode, MODES), ("format", self.format, FORMATS),
-                                     ("backend", self.backend, BACKENDS)):
+                                     ("backend", self.backend, BACKENDS), ("batch", self.batch, BATCH)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
         if self.mode == "matches" and not rules.match:

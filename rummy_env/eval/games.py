@@ -17,18 +17,29 @@ Two seatings, by the game's player count (the records differ as the 0.1 files di
   per seat rotation (rotation ``r`` puts table member ``(s + r) % k`` in seat ``s``), so
   every agent plays every seat of the same deal. The record adds each seat's ``points``
   and the finishing ``order`` (groups of seats, best first; ties share a group).
+
+Two ways to play them, with the same records: one game at a time through the env
+(``play_game``), or, for single hands of a game with a batch engine whose agents all have
+array policies (``can_batch``), thousands at once (``play_batched``, through
+``Game.play_batched``). The agents' random choices are counter-based draws of their key
+(from the seed the game gives them) and decision index (``rummy_env.agents.draws``), the
+same numbers either way, so the same moves; tests compare the two results files line by
+line.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, Iterator, NamedTuple, Optional, Union
 
 import numpy as np
 
 from rummy_env import agents
 from rummy_env.agents.arena import decisions
-from rummy_env.core.game import GameState, get_game
+from rummy_env.agents.draws import key_of
+from rummy_env.core.game import BatchPolicy, GameState, HandResult, get_game
 from rummy_env.eval.config import DEFAULT_GAME
+
+BATCH_WIDTH = 2048  # games on the batch engine at once (its speed levels off above a few thousand)
 
 
 class PairGame(NamedTuple):
@@ -109,6 +120,14 @@ def _order(scores: list[float]) -> list[list[int]]:
     return [[s for s in range(len(scores)) if scores[s] == v] for v in sorted(set(scores), reverse=True)]
 
 
+def agent_seed(base: int, game: AnyGame, agent: int) -> int:
+    """The seed agent ``agent`` (an index in the tournament's agents) is made with in
+    ``game``, ``base`` being the deal's seed (``deal_seed``): from the deal and the agent's
+    place among the game's members, so both seatings of a deal give an agent the same seed,
+    and nothing depends on who plays the game when (a spec's own ``seed=`` wins)."""
+    return base + 1 + game.members.index(agent)
+
+
 def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
     """Play one game; ``spec`` holds the game's name, agents, rules, mode, seed and record."""
     rules_game = get_game(spec["game"])
@@ -116,7 +135,7 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
     k = len(seats)
     names = [spec["agents"][i] for i in seats]
     base = deal_seed(spec["seed"], game.deal)
-    players = [agents.make(spec["agents"][i], seed=base + 1 + game.members.index(i)) for i in seats]
+    players = [agents.make(spec["agents"][i], seed=agent_seed(base, game, i)) for i in seats]
     match = spec["mode"] == "matches"
     env = rules_game.raw_env(num_players=k, rules=spec["rules"], episode="match" if match else "hand")
     options: dict[str, Any] = {"dealer": k - 1}
@@ -129,17 +148,24 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
         env.step(players[seat].act(obs, info))
         if before is not None and before.is_over:
             hands.append(hand_record(before, spec["record"]))
-    record: dict[str, Any] = {**game.fields(), "players": names, "hands": hands}
     if match:
         final = env.match.result()
-        record["match"] = final.to_dict()
-        winner, scores = final.winner, list(final.scores)
-    else:
-        result = env.game.result
-        winner, scores = result.winner, list(result.rewards)
+        return game_record(game, names, hands, final.winner, list(final.scores), final.to_dict())
+    result = env.game.result
+    return game_record(game, names, hands, result.winner, list(result.rewards))
+
+
+def game_record(game: AnyGame, names: list[str], hands: list[dict[str, Any]], winner: Optional[int],
+                scores: list[Any], match: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """A game's line of results.jsonl (docs/tournaments.md): the game's fields, the agents in
+    seat order, its hands, and the outcome (``match``: a match's final result). Both ways
+    of playing build it here, so their lines are the same."""
+    record: dict[str, Any] = {**game.fields(), "players": names, "hands": hands}
+    if match is not None:
+        record["match"] = match
     record["winner"] = winner
     if isinstance(game, PairGame):
-        record["margin"] = scores[0] - scores[1] if match else scores[0]
+        record["margin"] = scores[0] - scores[1] if match is not None else scores[0]
     else:
         record["points"] = scores
         record["order"] = _order(scores)
@@ -149,11 +175,82 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
 def hand_record(state: GameState, keep_moves: bool) -> dict[str, Any]:
     """A finished hand: its result and length, and (``keep_moves``) what replays it."""
     assert state.result is not None
-    actions = state.actions
-    out: dict[str, Any] = {"result": state.result.to_dict(), "length": len(actions)}
+    return hand_entry(state.result, state.actions, list(state.deck or ()), state.dealer, keep_moves)
+
+
+def hand_entry(result: HandResult, actions: list[int], deck: list[int], dealer: int,
+               keep_moves: bool) -> dict[str, Any]:
+    """A finished hand's record from its result, actions, deck order and dealer."""
+    out: dict[str, Any] = {"result": result.to_dict(), "length": len(actions)}
     if keep_moves:
-        out.update(deck=list(state.deck or ()), dealer=state.dealer, actions=actions)
+        out.update(deck=deck, dealer=dealer, actions=actions)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# many games at once
+
+
+_POLICIES: dict[str, Optional[BatchPolicy]] = {}  # agent spec -> its array policy (made once a process)
+
+
+def batch_policy_of(spec: str) -> Optional[BatchPolicy]:
+    """The array policy of the agent ``spec`` (``Agent.batch_policy``), or None."""
+    if spec not in _POLICIES:
+        _POLICIES[spec] = agents.make(spec).batch_policy()
+    return _POLICIES[spec]
+
+
+def can_batch(spec: dict[str, Any], members: tuple[int, ...]) -> bool:
+    """Whether the games of agents ``members`` can be played many at once: single hands
+    (matches are played one at a time) of a game with a batch engine (``Game.batched``),
+    every agent having an array policy."""
+    return (spec["mode"] == "hands" and get_game(spec["game"]).batched
+            and all(batch_policy_of(spec["agents"][i]) is not None for i in members))
+
+
+def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int] = None
+                 ) -> Iterator[list[dict[str, Any]]]:
+    """Play ``games`` (each ``can_batch``) up to ``width`` (default ``BATCH_WIDTH``) at once on
+    the game's batch engine (``Game.play_batched``). Yields their records in the order of
+    ``games``, each as soon as every earlier game has finished too: the records
+    ``play_game`` gives one game at a time (the same decks and dealer, each agent's key
+    from the seed ``play_game`` makes it with)."""
+    if not games:
+        return
+    played = get_game(spec["game"])
+    members = sorted({i for g in games for i in g.members})
+    policies = [batch_policy_of(spec["agents"][i]) for i in members]
+    missing = [spec["agents"][i] for i, p in zip(members, policies) if p is None]
+    if missing:
+        raise ValueError(f"agents without an array policy cannot be played many at once: {missing}")
+    column = {i: c for c, i in enumerate(members)}
+    deals = sorted({g.deal for g in games})
+    decks = {d: deck_for(spec["seed"], d, played.deck_size) for d in deals}
+    bases = {d: deal_seed(spec["seed"], d) for d in deals}
+    own = {i: agents.seed_of(spec["agents"][i]) for i in members}  # a spec's own seed=, which make() keeps
+    dealer = len(games[0].seats) - 1  # as play_game deals
+    seats = np.array([[column[i] for i in g.seats] for g in games], dtype=np.intp)
+    keys = np.array([[key_of(agent_seed(bases[g.deal], g, i) if own[i] is None else own[i]) for i in g.seats]
+                     for g in games], dtype=np.uint64)
+    finished: dict[int, dict[str, Any]] = {}
+    ready = 0  # games[:ready] have been yielded
+    batches = played.play_batched(played.load_rules(spec["rules"]), np.array([decks[g.deal] for g in games]),
+                                  np.full(len(games), dealer), seats, keys, policies, width or BATCH_WIDTH)
+    for hands in batches:
+        for hand in hands:
+            g = games[hand.index]
+            entry = hand_entry(hand.result, hand.actions, decks[g.deal], dealer, spec["record"])
+            finished[hand.index] = game_record(g, [spec["agents"][i] for i in g.seats], [entry], hand.result.winner,
+                                               list(hand.result.rewards))
+        out = []
+        while ready in finished:
+            out.append(finished.pop(ready))
+            ready += 1
+        if out:
+            yield out
+    if ready != len(games):
+        raise RuntimeError(f"the batch engine finished {ready} of {len(games)} games; please report this bug")
 
 
 def replay_hand(hand: dict[str, Any], rules: Any, game: str = DEFAULT_GAME, num_players: int = 2) -> GameState:

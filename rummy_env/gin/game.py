@@ -47,7 +47,7 @@ from rummy_env.core.cards import NUM_CARDS, card_value, distinct_cards_mask, for
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
-from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
+from rummy_env.gin.scoring import OUTCOMES, Outcome, score_one
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -409,49 +409,11 @@ class GinRummyState(CardGameState):
             self.phase = Phase.DRAW
 
     def _end_draw(self, reason: str) -> None:
-        self.result = HandResult(outcome="draw", winner=None, points=0, reason=reason)
+        self.result = draw_result(reason)
         self.phase = Phase.OVER
 
     def _showdown(self, knocker: int, big_gin: bool) -> None:
-        opts = self._solver_options()
-        defender = 1 - knocker
-        own, other = self.hands[knocker], self.hands[defender]
-        arrangements = melds.arrangements(own, **opts)
-        k = arrangements[0].deadwood
-        common = dict(knocker=knocker, knocker_deadwood=k, shown_hands=tuple(self.hands))
-        if big_gin or k == 0:
-            mine, theirs = arrangements[0], melds.best_arrangement(other, **opts)
-            d = theirs.deadwood
-            outcome, points = score_showdown(0, d, self.rules, big_gin)
-            self.result = HandResult(
-                outcome=OUTCOMES[int(outcome)],
-                winner=knocker,
-                points=int(points),
-                defender_deadwood=d,
-                knocker_melds=mine.melds,
-                knocker_deadwood_cards=0,
-                defender_melds=theirs.melds,
-                defender_deadwood_cards=theirs.deadwood_cards,
-                **common,
-            )
-        else:
-            # The knocker picks, among least-deadwood layouts, the one leaving the most.
-            answers = [(a, melds.best_layoff(a.melds, other, **opts)) for a in arrangements]
-            mine, answer = max(answers, key=lambda pair: pair[1].arrangement.deadwood)
-            d = answer.arrangement.deadwood
-            outcome, points = score_showdown(k, d, self.rules)
-            self.result = HandResult(
-                outcome=OUTCOMES[int(outcome)],
-                winner={Outcome.UNDERCUT: defender, Outcome.TIE: None}.get(int(outcome), knocker),
-                points=int(points),
-                defender_deadwood=d,
-                knocker_melds=mine.melds,
-                knocker_deadwood_cards=mine.deadwood_cards,
-                defender_melds=answer.arrangement.melds,
-                defender_deadwood_cards=answer.arrangement.deadwood_cards,
-                layoffs=answer.laid_off,
-                **common,
-            )
+        self.result = showdown_result(self.hands, knocker, big_gin, self.rules)
         self.phase = Phase.OVER
 
     # ----------------------------------------------------------------- information sets
@@ -582,3 +544,55 @@ class GinRummyState(CardGameState):
         else:  # the opponent's legal actions would show their cards
             lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
         return "\n".join(lines)
+
+
+def draw_result(reason: str) -> HandResult:
+    """A hand that ends without a showdown: ``reason`` 'wall' (two cards left in the stock)
+    or 'max_turns'."""
+    return HandResult(outcome="draw", winner=None, points=0, reason=reason)
+
+
+def showdown_result(hands: Sequence[int], knocker: int, big_gin: bool, rules: Rules) -> HandResult:
+    """The result of a knock, Gin or Big Gin by seat ``knocker``, ``hands`` being both
+    seats' cards as shown (the knocker's without its face-down card). The one place a
+    showdown is scored: the pure game's ``step`` and the batch player
+    (``rummy_env.gin.batch``, which plays hands on the vector engine and builds their
+    results from the final hands) both call it, so their records are the same."""
+    opts = {"aces_high": rules.aces == "high", "five_under_ten": rules.five_under_ten}
+    defender = 1 - knocker
+    own, other = hands[knocker], hands[defender]
+    arrangements = melds.arrangements(own, **opts)
+    k = arrangements[0].deadwood
+    common = dict(knocker=knocker, knocker_deadwood=k, shown_hands=(hands[0], hands[1]))
+    if big_gin or k == 0:
+        mine, theirs = arrangements[0], melds.best_arrangement(other, **opts)
+        d = theirs.deadwood
+        outcome, points = score_one(0, d, rules, big_gin)
+        return HandResult(
+            outcome=OUTCOMES[int(outcome)],
+            winner=knocker,
+            points=int(points),
+            defender_deadwood=d,
+            knocker_melds=mine.melds,
+            knocker_deadwood_cards=0,
+            defender_melds=theirs.melds,
+            defender_deadwood_cards=theirs.deadwood_cards,
+            **common,
+        )
+    # The knocker picks, among least-deadwood layouts, the one leaving the most.
+    answers = [(a, melds.best_layoff(a.melds, other, **opts)) for a in arrangements]
+    mine, answer = max(answers, key=lambda pair: pair[1].arrangement.deadwood)
+    d = answer.arrangement.deadwood
+    outcome, points = score_one(k, d, rules)
+    return HandResult(
+        outcome=OUTCOMES[int(outcome)],
+        winner={Outcome.UNDERCUT: defender, Outcome.TIE: None}.get(int(outcome), knocker),
+        points=int(points),
+        defender_deadwood=d,
+        knocker_melds=mine.melds,
+        knocker_deadwood_cards=mine.deadwood_cards,
+        defender_melds=answer.arrangement.melds,
+        defender_deadwood_cards=answer.arrangement.deadwood_cards,
+        layoffs=answer.laid_off,
+        **common,
+    )

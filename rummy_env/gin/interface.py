@@ -5,11 +5,11 @@ Glue only: every method hands over to the modules of this package, where the rul
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
-from rummy_env.core.game import Game, Seed, register_game
+from rummy_env.core.game import BatchHand, BatchPolicy, Game, Seed, register_game
 from rummy_env.gin import encoding, text
 from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, InformationSet, action_name
 from rummy_env.gin.match import Match
@@ -32,6 +32,7 @@ class GinRummy(Game):
     presets = PRESETS
     encodings = encoding.ENCODINGS
     state_size = encoding.STATE_SIZE
+    batched = True  # the vector engine plays many hands at once (rummy_env.gin.batch)
 
     def load_rules(self, spec: Any = None) -> Any:
         return load_rules(spec)
@@ -47,6 +48,12 @@ class GinRummy(Game):
     def new_match(self, rules: Any, num_players: int = 2, first_dealer: Optional[int] = None) -> Match:
         self.check_num_players(num_players)
         return Match.create(rules, first_dealer=1 if first_dealer is None else first_dealer)
+
+    def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
+                     policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:
+        from rummy_env.gin.batch import play_hands
+
+        return play_hands(rules, decks, dealers, seats, keys, policies, width)
 
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)

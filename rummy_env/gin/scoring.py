@@ -54,3 +54,20 @@ def score_showdown(
     points = np.where(big, d + rules.big_gin_bonus, np.where(gin, d + rules.gin_bonus, np.where(
         won, d - k, np.where(undercut, k - d + rules.undercut_bonus, 0))))
     return outcome, points
+
+
+def score_one(knocker_deadwood: int, defender_deadwood: int, rules: Rules, big_gin: bool = False) -> tuple[Outcome, int]:
+    """``score_showdown`` of one showdown, in plain Python: the pure game's and the batch
+    player's showdowns (``rummy_env.gin.game.showdown_result``), where the array version's
+    numpy overhead on single numbers cost more than the rest of the scoring. The same tests
+    in the same order; a test holds the two equal over every deadwood pair and rule set."""
+    k, d = int(knocker_deadwood), int(defender_deadwood)
+    if big_gin:
+        return Outcome.BIG_GIN, d + rules.big_gin_bonus
+    if k == 0:
+        return Outcome.GIN, d + rules.gin_bonus
+    if d > k:
+        return Outcome.KNOCK, d - k
+    if d < k or rules.undercut_on_tie:
+        return Outcome.UNDERCUT, k - d + rules.undercut_bonus
+    return Outcome.TIE, 0

@@ -33,22 +33,27 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   on end in Gin or an undercut.
 
 ``rummy_env.agents.gin.heuristic_vector`` makes these decisions as array operations over many games
-of the vector engine (training opponents, search rollouts, PPO's advice: ``knock=turn``;
-``heuristic_actions(..., knock="estimate")`` for the default rule, whose sampling and
-scoring ``rummy_env.agents.gin.knock_vector`` does for all the games that may knock at
-once); tests hold the two equal, the knock estimate draw for draw given the same random
-numbers (``estimate_knock``'s ``draws``).
+of the vector engine (training opponents, search rollouts, PPO's advice, tournaments:
+``batch_policy``; ``knock=turn``, or ``heuristic_actions(..., knock="estimate")`` for the
+default rule, whose sampling and scoring ``rummy_env.agents.gin.knock_vector`` does for
+all the games that may knock at once); tests hold the two equal, the knock estimate draw
+for draw given the same random numbers (``estimate_knock``'s ``draws``). Among equally
+scored discards ``act`` picks the card of largest counter-based noise
+(``rummy_env.agents.draws``: a function of the agent's key and decision index), so the
+array version picks the same card.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from rummy_env.agents import draws
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core import melds
+from rummy_env.core.game import BatchPolicy
 from rummy_env.core.cards import NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
 from rummy_env.gin.rules import Rules
@@ -108,11 +113,21 @@ class HeuristicAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)
-        return self.choose(infoset, rules, set(legal_actions(observation).tolist()))
+        legal = set(legal_actions(observation).tolist())
+        return self.choose(infoset, rules, legal, tie_break=self.tie_break(self.next_decision()))
 
-    def choose(self, infoset: InformationSet, rules: Rules, legal: set[int]) -> int:
+    def tie_break(self, decision: int) -> Callable[[int], float]:
+        """The key of each card among equally scored discards at decision ``decision`` (the
+        largest is played): the counter-based noise of this agent's key, the array
+        version's ``noise`` (``rummy_env.agents.gin.policies``)."""
+        key = self.key
+        return lambda card: draws.noise(key, decision, card)
+
+    def choose(self, infoset: InformationSet, rules: Rules, legal: set[int],
+               tie_break: Optional[Callable[[int], float]] = None) -> int:
         """The move from an information set and the legal actions (what ``act`` plays; search
-        agents call it directly in their rollouts)."""
+        agents call it directly). Equally scored discards go to the largest ``tie_break(card)``;
+        without one, to a random pick from the agent's generator."""
         opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             if TAKE_DISCARD in legal and self._wants_top(infoset, opts):
@@ -120,7 +135,17 @@ class HeuristicAgent(Agent):
             return PASS if PASS in legal else DRAW_STOCK
         if BIG_GIN in legal:
             return BIG_GIN
-        return self._discard_or_knock(infoset, rules, legal, opts)
+        return self._discard_or_knock(infoset, rules, legal, opts, tie_break)
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        """The array version for the turn-based knock rule (``knock=turn``); None for the
+        default knock estimate, which samples the opponent's hand per decision."""
+        if self.knock != "turn":
+            return None
+        from rummy_env.agents.gin.policies import HeuristicPolicy
+
+        return HeuristicPolicy(take_margin=self.take_margin, danger_weight=self.danger_weight,
+                               late_turn=self.late_turn, late_knock_max=self.late_knock_max)
 
     # ------------------------------------------------------------------ drawing
 
@@ -145,7 +170,8 @@ class HeuristicAgent(Agent):
         scores = self._discard_scores(info.hand, cards, after, info, opts)
         return [DISCARD + c for c in sorted(cards, key=lambda c: scores[c])]
 
-    def _discard_or_knock(self, info: InformationSet, rules: Rules, legal: set[int], opts: dict) -> int:
+    def _discard_or_knock(self, info: InformationSet, rules: Rules, legal: set[int], opts: dict,
+                          tie_break: Optional[Callable[[int], float]] = None) -> int:
         hand = info.hand
         after = melds.discard_deadwood(hand, **opts)
         cards = [c for c in mask_to_cards(hand) if DISCARD + c in legal]
@@ -159,7 +185,10 @@ class HeuristicAgent(Agent):
                 return KNOCK + card
         scores = self._discard_scores(hand, cards, after, info, opts, facts)
         low = min(scores.values())
-        return DISCARD + int(self.rng.choice([c for c, v in scores.items() if v <= low + 1e-9]))
+        ties = [c for c, v in scores.items() if v <= low + 1e-9]  # in card order
+        if tie_break is None:
+            return DISCARD + int(self.rng.choice(ties))
+        return DISCARD + (ties[0] if len(ties) == 1 else max(ties, key=tie_break))
 
     def _should_knock(self, deadwood: int, info: InformationSet, rules: Rules, kept: int) -> bool:
         """Knock with the ``kept`` hand (``deadwood`` > 0), or play on? (module docstring)"""

@@ -14,12 +14,14 @@ they are): the same take-or-draw and knock choices, and the same discard scores,
 rule (``knock=turn``) unless asked for ``knock="estimate"``, the scripted agent's default:
 that one samples the opponent's hand wherever a knock would keep some deadwood, for all
 such games at once (``rummy_env.agents.gin.knock_vector``), a few milliseconds for each
-game where a knock would keep deadwood, so training opponents, PPO's advice and search
-rollouts play the turn rule. Only the pick among equally scored discards differs: random in both, from
-different random streams (or from ``noise`` given by the caller, which search uses to give
-every candidate move the same tie-breaks in a world); and the knock estimate's sampled
-hands, equal given the same random numbers but drawn from different streams (the
-decisions then agree in distribution).
+such game, so training opponents, PPO's advice and search rollouts play the turn rule.
+Among equally scored discards the card with the largest ``noise`` is played: given as the
+agent's counter-based draws (``rummy_env.agents.draws``), the very card ``HeuristicAgent.act``
+picks (tournaments: ``rummy_env.agents.gin.policies``); or noise search gives to make
+every candidate move's tie-breaks the same in a world; or uniform draws from ``rng``
+(training opponents). The knock estimate's sampled hands are equal to the per-game
+agent's given the same random numbers, but drawn from different streams (the decisions
+then agree in distribution).
 """
 
 from __future__ import annotations

@@ -173,11 +173,14 @@ class MCTSAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
+        decision = self.next_decision()  # counted as ``heuristic`` counts its decisions
         if legal.size == 1:
             return int(legal[0])
         infoset, rules = game_input(self, observation, info)
         legal_set = set(legal.tolist())
-        default = self.guide.choose(infoset, rules, legal_set)
+        # the heuristic's move with its tie-breaks at this decision under this agent's key:
+        # with the same seed, the move ``heuristic:knock=turn`` plays
+        default = self.guide.choose(infoset, rules, legal_set, tie_break=self.guide.tie_break(decision))
         moves = self._moves(legal_set, infoset, rules, default)
         if len(moves) == 1:
             return moves[0]

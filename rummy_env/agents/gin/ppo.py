@@ -13,21 +13,37 @@ the heuristic's evaluation of the position (``rummy_env.agents.gin.heuristic_fea
 most probable legal action (``greedy=true``, the default) or samples from its
 distribution (``greedy=false``, seeded). torch is imported only when a ``ppo`` agent is
 made: the env never needs it.
+
+One game at a time (``act``) and many at once (``batch_policy``: tournaments) the moves
+are the same, because both go through ``policy_actions``. The network runs in float32,
+whose rounding of a row depends on the batch it is in (about 1e-5): enough to reorder
+actions of equal log-probability, such as the discards of two cards with the same
+features. So a decision that close (the best two actions within ``CLOSE``, or a sample's
+draw within ``CLOSE`` of a cumulative probability) is taken again in float64 (rounding
+~1e-15), where actions within ``TIE`` of the best count as equal and the lowest id of
+them is played. A sample is the first action whose cumulative probability exceeds a
+counter-based draw (``rummy_env.agents.draws``) of the agent's key and decision index.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 from pathlib import Path
 from typing import Any, Optional, Union
 
 import numpy as np
 
+from rummy_env.agents import draws
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.gin.heuristic_features import advice_of_infoset
+from rummy_env.core.game import BatchPolicy
 from rummy_env.gin.encoding import encode
+from rummy_env.gin.game import NUM_ACTIONS
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
+CLOSE = 1e-3  # float32 decisions this close are taken again in float64 (float32 rounding is ~1e-5)
+TIE = 1e-9  # float64 log-probabilities this close count as equal (float64 rounding is ~1e-15)
 
 
 @functools.lru_cache(maxsize=8)
@@ -36,6 +52,78 @@ def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
     from rummy_env.agents.gin.network import load_policy
 
     return load_policy(path)
+
+
+class Networks:
+    """A policy network as trained (float32) and its float64 copy, made when a decision is
+    first too close to call in float32 (``policy_actions``)."""
+
+    def __init__(self, net: Any) -> None:
+        self.net = net
+        self._double: Any = None
+
+    def double(self) -> Any:
+        if self._double is None:
+            self._double = copy.deepcopy(self.net).double().eval()
+        return self._double
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(path: str, mtime_ns: int) -> Networks:
+    """The ``Networks`` of a policy file, once per process (shared by its agents)."""
+    return Networks(_load(path, mtime_ns)[0])
+
+
+def policy_actions(nets: Networks, inputs: np.ndarray, mask: np.ndarray, greedy: bool, keys: np.ndarray,
+                   decisions: np.ndarray) -> np.ndarray:
+    """The ``ppo`` agent's actions for (n, obs) ``inputs`` and bool (n, 108) legal ``mask``:
+    the most probable legal action with ``greedy``, else a sample by the counter-based draws
+    of ``keys``/``decisions``; decisions too close to call in float32 are taken in float64
+    (the module docstring). ``act`` (n = 1) and the array policy both call it."""
+    x = np.ascontiguousarray(inputs, dtype=np.float32)
+    u = None if greedy else draws.uniforms(keys, decisions)
+    action, close = _decide(_log_probs(nets.net, x, mask), mask, u, CLOSE)
+    if close.any():
+        rows = np.flatnonzero(close)
+        exact = _log_probs(nets.double(), x[rows].astype(np.float64), mask[rows])
+        action[rows], _ = _decide(exact, mask[rows], None if u is None else u[rows], 0.0)
+    return action
+
+
+def _log_probs(net: Any, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The network's log-probabilities, run on one torch thread: each of its many small
+    operations waits for every thread, and on the shared 2-core machine that wait cost far
+    more than a second thread gave (measured 2026-12-03, tournaments of ppo against itself:
+    one game at a time 5 hands/s with torch's 2 threads, 70 with 1; many at once 80 and
+    1,300). The caller's thread count is restored after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            logp, _ = net(torch.from_numpy(inputs), torch.from_numpy(mask))
+    finally:
+        torch.set_num_threads(threads)
+    return logp.numpy().astype(np.float64)
+
+
+def _decide(logp: np.ndarray, mask: np.ndarray, u: Optional[np.ndarray],
+            margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """The actions from log-probabilities (greedy when ``u`` is None, else the first action
+    whose cumulative probability exceeds ``u`` times the total) and which rows were closer
+    than ``margin`` to another choice."""
+    if u is None:
+        x = np.where(mask, logp, -np.inf)
+        best = x.max(axis=1)
+        action = np.argmax(x >= (best - TIE)[:, None], axis=1)
+        x[np.arange(len(x)), action] = -np.inf
+        return action.astype(np.int64), best - x.max(axis=1) < margin
+    cumulative = np.cumsum(np.where(mask, np.exp(logp), 0.0), axis=1)  # flat where illegal: never first to exceed
+    threshold = u * cumulative[:, -1]
+    action = np.argmax(cumulative > threshold[:, None], axis=1)
+    distance = np.where(mask, np.abs(cumulative - threshold[:, None]), np.inf).min(axis=1)
+    return action.astype(np.int64), distance < margin * cumulative[:, -1]
 
 
 class PPOAgent(Agent):
@@ -52,7 +140,9 @@ class PPOAgent(Agent):
             ) from None
         self._torch = torch
         self.path = Path(path) if path is not None else SHIPPED
-        self.net, meta = _load(str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
+        where = (str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
+        self.net, meta = _load(*where)
+        self.nets = _networks(*where)
         self.trained_rules = meta.get("rules")
         if not isinstance(greedy, bool):
             raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
@@ -66,6 +156,7 @@ class PPOAgent(Agent):
         agent = cls.__new__(cls)
         Agent.__init__(agent, None)
         agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
+        agent.nets = Networks(net)  # its float64 copy is made from the network as it is then
         return agent
 
     def inputs(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
@@ -79,14 +170,14 @@ class PPOAgent(Agent):
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = legal_actions(observation)
-        torch = self._torch
-        obs = torch.from_numpy(self.inputs(observation, info))[None]
-        mask = torch.zeros((1, self.net.num_actions), dtype=torch.bool)
-        mask[0, torch.from_numpy(legal)] = True
-        with torch.no_grad():
-            logp, _ = self.net(obs, mask)
-        probs = logp[0].exp().numpy().astype(np.float64)
-        if self.greedy:
-            return int(legal[np.argmax(probs[legal])])
-        p = probs[legal] / probs[legal].sum()
-        return int(self.rng.choice(legal, p=p))
+        inputs = self.inputs(observation, info)
+        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+        mask[0, legal] = True
+        decision = self.next_decision()
+        keys, decisions = np.array([self.key], dtype=np.uint64), np.array([decision])
+        return int(policy_actions(self.nets, inputs[None], mask, self.greedy, keys, decisions)[0])
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        from rummy_env.agents.gin.policies import PPOPolicy
+
+        return PPOPolicy(self.nets, self.greedy)

@@ -6,19 +6,23 @@ description:
   with cards in hand (any set or run, ``melds.forms_meld``); otherwise pass / draw from
   the stock;
 - discard at random among the cards that leave the least deadwood, never the card just
-  taken from the pile;
+  taken from the pile (the card of largest counter-based noise, ``rummy_env.agents.draws``,
+  so the array version picks the same);
 - knock as soon as it may (with that card face down; Gin when it leaves 0).
 One addition, because the competition had no Big Gin: declare Big Gin when it is legal.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents import draws
 from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.game import BatchPolicy
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase
 from rummy_env.gin.vector import VectorGinRummy
 
@@ -38,6 +42,7 @@ class SimpleAgent(Agent):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         legal = set(legal_actions(observation).tolist())
         infoset, rules = game_input(self, observation, info)
+        decision = self.next_decision()
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             top = infoset.discard_pile[-1] if infoset.discard_pile else None
             wants = top is not None and melds.forms_meld(infoset.hand, top, aces_high=rules.aces_high)
@@ -47,18 +52,31 @@ class SimpleAgent(Agent):
         if BIG_GIN in legal:
             return BIG_GIN
         cards, _ = least_deadwood_discards(infoset.hand, infoset.taken_card, rules)
-        card = int(self.rng.choice(cards))
+        card = cards[0] if len(cards) == 1 else max(cards, key=lambda c: draws.noise(self.key, decision, c))
         return KNOCK + card if KNOCK + card in legal else DISCARD + card
 
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        from rummy_env.agents.gin.policies import SimplePolicy
 
-def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return SimplePolicy()
+
+
+def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: Optional[np.random.Generator] = None,
+                   noise: Optional[np.ndarray] = None) -> np.ndarray:
     """The ``simple`` agent's moves in games ``rows`` of the vector engine ``env``, as array
-    operations over all of them (for training opponents and search rollouts).
+    operations over all of them (for training opponents, search rollouts, tournaments).
 
     Take the face-up card only if it makes a meld with the hand; discard at random among
     the cards leaving the least deadwood (never the card just taken); knock as soon as
-    that discard allows; Big Gin when legal.
+    that discard allows; Big Gin when legal. The random pick among equal discards goes to
+    the card with the largest of ``noise`` (len(rows), 52) when given (the per-game
+    agent's counter-based draws: ``rummy_env.agents.gin.policies``), else of uniform
+    draws from ``rng``.
     """
+    if noise is None and rng is None:
+        raise ValueError("simple_actions needs rng or noise to break ties between discards")
+    if noise is not None and np.shape(noise) != (np.size(rows), NUM_CARDS):
+        raise ValueError(f"noise must have shape ({np.size(rows)}, {NUM_CARDS}), got {np.shape(noise)}")
     mask = env.action_mask()[rows]
     out = np.full(rows.size, DRAW_STOCK, dtype=np.int64)
     phase = env.phase[rows]
@@ -80,7 +98,8 @@ def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: np.random.Generat
         has_taken = taken >= 0
         after[np.flatnonzero(has_taken), taken[has_taken]] = np.inf
         best = after == after.min(axis=1, keepdims=True)
-        card = np.argmax(rng.random(best.shape) * best, axis=1)
+        keys = rng.random(best.shape) if noise is None else noise[discarding]
+        card = np.argmax(np.where(best, keys + 1.0, 0.0), axis=1)
         k = mask[discarding, KNOCK + card] == 1
         action = np.where(k, KNOCK + card, DISCARD + card)
         out[discarding] = np.where(mask[discarding, BIG_GIN] == 1, BIG_GIN, action)

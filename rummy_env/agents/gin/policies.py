@@ -1,0 +1,99 @@
+"""The array policies of the Gin Rummy agents (``Agent.batch_policy``): each agent's moves
+over many games of the vector engine at once, for the batch player
+(``rummy_env.gin.batch``) that tournaments use.
+
+Why a policy equals its agent move for move: the decisions are the same rules as array
+operations (``simple_actions``, ``heuristic_actions``, the network over a batch), and
+every random choice is the counter-based draw (``rummy_env.agents.draws``) of the key and
+decision index the batch player passes for each game, which the per-game agent computes
+from its own key and ``next_decision``. Tests play tournaments both ways and compare the
+records line by line.
+
+The policies are frozen dataclasses, equal when they play alike (two ``heuristic`` agents
+with the same settings and different seeds: the keys differ per game, not the policy), so
+the batch player asks them once a step for all their games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from rummy_env.agents.draws import noise_table, picks
+from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.game import Phase
+from rummy_env.gin.vector import VectorGinRummy
+
+
+def discard_noise(env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+    """(len(rows), 52): the counter-based noise of each card for the games of ``rows`` in the
+    discard phase (zeros in the others, which break no ties): the per-game agents'
+    ``draws.noise(key, decision, card)``."""
+    out = np.zeros((rows.size, NUM_CARDS))
+    discarding = np.flatnonzero(env.phase[rows] == Phase.DISCARD)
+    if discarding.size:
+        out[discarding] = noise_table(keys[discarding], decisions[discarding], NUM_CARDS)
+    return out
+
+
+@dataclass(frozen=True)
+class RandomPolicy:
+    """``random``: the ``floor(u * k)``-th of the k legal actions, ``u`` the draw of the
+    game's key and decision (``RandomAgent.act``)."""
+
+    observation: ClassVar[Optional[str]] = None
+
+    def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+        mask = env.action_mask()[rows]
+        index = picks(keys, decisions, mask.sum(axis=1))
+        return np.argmax(np.cumsum(mask, axis=1) > index[:, None], axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class SimplePolicy:
+    """``simple`` (``SimpleAgent``): ``simple_actions`` with the counter-based tie-breaks."""
+
+    observation: ClassVar[Optional[str]] = None
+
+    def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+        return simple_actions(env, rows, noise=discard_noise(env, rows, keys, decisions))
+
+
+@dataclass(frozen=True)
+class HeuristicPolicy:
+    """``heuristic:knock=turn`` with its settings (``HeuristicAgent``): ``heuristic_actions``
+    with the counter-based tie-breaks."""
+
+    take_margin: float
+    danger_weight: float
+    late_turn: int
+    late_knock_max: int
+    observation: ClassVar[Optional[str]] = None
+
+    def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+        return heuristic_actions(env, rows, noise=discard_noise(env, rows, keys, decisions), take_margin=self.take_margin,
+                                 danger_weight=self.danger_weight, late_turn=self.late_turn,
+                                 late_knock_max=self.late_knock_max)
+
+
+@dataclass(frozen=True)
+class PPOPolicy:
+    """``ppo`` (``PPOAgent``): the network over the ``flat`` observations (and advice
+    features) of all the rows at once, through ``policy_actions`` as the agent's ``act``."""
+
+    nets: Any  # the agent's ``ppo.Networks`` (equal only to itself)
+    greedy: bool
+    observation: ClassVar[Optional[str]] = "flat"
+
+    def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+        from rummy_env.agents.gin.heuristic_features import advice_of_env
+        from rummy_env.agents.gin.ppo import policy_actions
+
+        inputs = env.observe()[rows]
+        if self.nets.net.advice:
+            inputs = np.concatenate([inputs, advice_of_env(env, rows)], axis=1)
+        return policy_actions(self.nets, inputs, env.action_mask()[rows] == 1, self.greedy, keys, decisions)
