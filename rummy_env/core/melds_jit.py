@@ -24,11 +24,13 @@ import functools
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros: the lowest card held
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 
 _SUIT = np.uint64(melds.SUIT_BITS)
+_ONE = np.uint64(1)
 _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
 # a gain table of zeros: with it, _best_discard_kernel discards nothing and gives min_deadwood
 _NO_GAIN = np.zeros(1 << 13, np.int64)
@@ -72,11 +74,70 @@ def discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -
     return _discard_kernel(flat, dead, minus, opt4, opt3).reshape(np.shape(hands) + (NUM_CARDS,))
 
 
+@numba.njit(cache=True, inline="always")
+def solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, counter, fields):
+    """The least deadwood of hand ``h``; with ``per_card``, also ``best[c]``: the least
+    deadwood without card c (written for the cards held only). For each choice X of set
+    cards, the deadwood with X melded is the sum of the suits' run-only deadwood (the
+    least over X is the hand's least deadwood), and a card outside X in suit field g
+    leaves the other suits' deadwood plus ``dead_minus[g, rank]``; a card of X is covered
+    by the choices that leave it out. Inlined into each kernel that calls it (no call, no
+    passing of the tables), with its scratch arrays (``ranks``, ``options``, ``counter``,
+    ``fields``, of 4) from the caller."""
+    f0, f1 = np.int64(h & _SUIT), np.int64((h >> np.uint64(13)) & _SUIT)
+    f2, f3 = np.int64((h >> np.uint64(26)) & _SUIT), np.int64((h >> np.uint64(39)) & _SUIT)
+    ab, cd = f0 & f1, f2 & f3
+    four = ab & cd
+    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
+    k = 0
+    for r in range(13):
+        if (three >> r) & 1:
+            ranks[k] = r
+            options[k] = 6 if (four >> r) & 1 else 2
+            counter[k] = 0
+            k += 1
+    if per_card:
+        left = h
+        while left:
+            best[trailing_zeros(left)] = np.int64(1) << 40
+            left &= left - _ONE
+    least = np.int64(1) << 40
+    while True:  # every choice X, the empty one first
+        x = np.uint64(0)
+        for j in range(k):
+            x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+        rem = h & ~x
+        fields[0], fields[1] = np.int64(rem & _SUIT), np.int64((rem >> np.uint64(13)) & _SUIT)
+        fields[2], fields[3] = np.int64((rem >> np.uint64(26)) & _SUIT), np.int64((rem >> np.uint64(39)) & _SUIT)
+        total = np.int64(dead[fields[0]]) + np.int64(dead[fields[1]]) + np.int64(dead[fields[2]]) + np.int64(dead[fields[3]])
+        if total < least:
+            least = total
+        if per_card:
+            for suit in range(4):
+                g = fields[suit]
+                others = total - dead[g]
+                left = g
+                while left:  # the ranks held in this suit
+                    r = trailing_zeros(left)
+                    left &= left - 1
+                    v = others + dead_minus[g, r]
+                    if v < best[suit * 13 + r]:
+                        best[suit * 13 + r] = v
+        j = 0
+        while j < k:
+            counter[j] += 1
+            if counter[j] < options[j]:
+                break
+            counter[j] = 0
+            j += 1
+        if j == k:
+            return least
+
+
+
 @numba.njit(cache=True)
 def _discard_kernel(hands, dead, dead_minus, opt4, opt3):
-    """Per hand and card held, the least deadwood without the card: for each choice X of
-    set cards, a card outside X in suit field g leaves the other suits' deadwood plus
-    ``dead_minus[g, rank]``; a card of X is covered by the choices that leave it out."""
+    """Per hand and card held, the least deadwood without the card (``solve_hand``)."""
     n = hands.shape[0]
     out = np.full((n, NUM_CARDS), -1, np.int16)
     best = np.empty(NUM_CARDS, np.int64)
@@ -86,46 +147,12 @@ def _discard_kernel(hands, dead, dead_minus, opt4, opt3):
     fields = np.empty(4, np.int64)
     for i in range(n):
         h = hands[i]
-        f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
-        ab, cd = f0 & f1, f2 & f3
-        four = ab & cd
-        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-        k = 0
-        for r in range(13):
-            if (three >> r) & 1:
-                ranks[k] = r
-                options[k] = 6 if (four >> r) & 1 else 2
-                counter[k] = 0
-                k += 1
-        best[:] = np.int64(1) << 40
-        while True:  # every choice X, the empty one first
-            x = np.uint64(0)
-            for j in range(k):
-                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-            rem = h & ~x
-            fields[0], fields[1] = np.int64(rem & _SUIT), np.int64((rem >> _13) & _SUIT)
-            fields[2], fields[3] = np.int64((rem >> _26) & _SUIT), np.int64((rem >> _39) & _SUIT)
-            total = dead[fields[0]] + dead[fields[1]] + dead[fields[2]] + dead[fields[3]]
-            for suit in range(4):
-                g = fields[suit]
-                others = total - dead[g]
-                for r in range(13):
-                    if (g >> r) & 1:
-                        v = others + dead_minus[g, r]
-                        if v < best[suit * 13 + r]:
-                            best[suit * 13 + r] = v
-            j = 0
-            while j < k:
-                counter[j] += 1
-                if counter[j] < options[j]:
-                    break
-                counter[j] = 0
-                j += 1
-            if j == k:
-                break
-        for card in range(NUM_CARDS):
-            if (h >> np.uint64(card)) & np.uint64(1):
-                out[i, card] = best[card]
+        solve_hand(h, dead, dead_minus, opt4, opt3, best, True, ranks, options, counter, fields)
+        left = h
+        while left:  # the cards held
+            card = trailing_zeros(left)
+            left &= left - np.uint64(1)
+            out[i, card] = best[card]
     return out
 
 

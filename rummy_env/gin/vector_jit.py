@@ -24,6 +24,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros: the lowest card held
 
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.melds_jit import solve_hand
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, Phase
 from rummy_env.gin.scoring import Outcome
 
@@ -143,64 +144,8 @@ def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, deal
             known[g, seat] = 0
             discarded[g, seat] = 0
             passed[g, seat] = 0
-            hand_deadwood[g, seat] = _hand_deadwood(hands[g, seat], dead, dead_minus, opt4, opt3, best, False, ranks,
+            hand_deadwood[g, seat] = solve_hand(hands[g, seat], dead, dead_minus, opt4, opt3, best, False, ranks,
                                                     options, counter, fields)
-
-
-@numba.njit(cache=True, inline="always")
-def _hand_deadwood(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, counter, fields):
-    """The least deadwood of hand ``h``; with ``per_card``, also ``best[c]``: the least
-    deadwood without card c (for the cards held). The loop of ``melds_jit._discard_kernel``
-    over the hand's set choices X: the deadwood with X melded is the sum of the suits'
-    run-only deadwood, and the least over X is the hand's least deadwood."""
-    f0, f1 = np.int64(h & _SUIT), np.int64((h >> np.uint64(13)) & _SUIT)
-    f2, f3 = np.int64((h >> np.uint64(26)) & _SUIT), np.int64((h >> np.uint64(39)) & _SUIT)
-    ab, cd = f0 & f1, f2 & f3
-    four = ab & cd
-    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-    k = 0
-    for r in range(13):
-        if (three >> r) & 1:
-            ranks[k] = r
-            options[k] = 6 if (four >> r) & 1 else 2
-            counter[k] = 0
-            k += 1
-    if per_card:
-        left = h
-        while left:
-            best[trailing_zeros(left)] = np.int64(1) << 40
-            left &= left - _ONE
-    least = np.int64(1) << 40
-    while True:  # every choice X, the empty one first
-        x = np.uint64(0)
-        for j in range(k):
-            x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-        rem = h & ~x
-        fields[0], fields[1] = np.int64(rem & _SUIT), np.int64((rem >> np.uint64(13)) & _SUIT)
-        fields[2], fields[3] = np.int64((rem >> np.uint64(26)) & _SUIT), np.int64((rem >> np.uint64(39)) & _SUIT)
-        total = np.int64(dead[fields[0]]) + np.int64(dead[fields[1]]) + np.int64(dead[fields[2]]) + np.int64(dead[fields[3]])
-        if total < least:
-            least = total
-        if per_card:
-            for suit in range(4):
-                g = fields[suit]
-                others = total - dead[g]
-                left = g
-                while left:  # the ranks held in this suit
-                    r = trailing_zeros(left)
-                    left &= left - 1
-                    v = others + dead_minus[g, r]
-                    if v < best[suit * 13 + r]:
-                        best[suit * 13 + r] = v
-        j = 0
-        while j < k:
-            counter[j] += 1
-            if counter[j] < options[j]:
-                break
-            counter[j] = 0
-            j += 1
-        if j == k:
-            return least
 
 
 @numba.njit(cache=True)
@@ -222,7 +167,7 @@ def legal_moves(hands, current, phase, must_draw, pile_len, taken, knock_limit, 
         ph = phase[i]
         discarding = ph == _DISCARD
         if discarding:
-            least = _hand_deadwood(h, dead, dead_minus, opt4, opt3, best, True, ranks, options, counter, fields)
+            least = solve_hand(h, dead, dead_minus, opt4, opt3, best, True, ranks, options, counter, fields)
         else:
             least = hand_deadwood[i, current[i]]
         deadwood[i] = least
