@@ -75,6 +75,48 @@ def discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -
 
 
 @numba.njit(cache=True, inline="always")
+def _set_ranks(h, ranks, options, counter):
+    """The ranks hand ``h`` holds 3 or 4 times into ``ranks[:k]`` (``options``: 6 choices of
+    set cards for a rank held 4 times, 2 for one held 3 times), ``counter`` at the first
+    choice (no set cards); returns k (at most 4 in 13 cards)."""
+    f0, f1 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT)
+    f2, f3 = np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
+    ab, cd = f0 & f1, f2 & f3
+    four = ab & cd
+    three = (ab & (f2 | f3)) | (cd & (f0 | f1))  # ranks held at least 3 times
+    k = 0
+    for r in range(13):
+        if (three >> r) & 1:
+            ranks[k] = r
+            options[k] = 6 if (four >> r) & 1 else 2
+            counter[k] = 0
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, inline="always")
+def _set_cards(ranks, options, counter, k, opt4, opt3):
+    """The set cards X of the choice ``counter`` points at (the tables' cards of each rank)."""
+    x = np.uint64(0)
+    for j in range(k):
+        x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
+    return x
+
+
+@numba.njit(cache=True, inline="always")
+def _next_choice(counter, options, k):
+    """Move ``counter`` to the next choice of set cards; False when every one was seen."""
+    j = 0
+    while j < k:
+        counter[j] += 1
+        if counter[j] < options[j]:
+            return True
+        counter[j] = 0
+        j += 1
+    return False
+
+
+@numba.njit(cache=True, inline="always")
 def solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, counter, fields):
     """The least deadwood of hand ``h``; with ``per_card``, also ``best[c]``: the least
     deadwood without card c (written for the cards held only). For each choice X of set
@@ -84,18 +126,7 @@ def solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, 
     by the choices that leave it out. Inlined into each kernel that calls it (no call, no
     passing of the tables), with its scratch arrays (``ranks``, ``options``, ``counter``,
     ``fields``, of 4) from the caller."""
-    f0, f1 = np.int64(h & _SUIT), np.int64((h >> np.uint64(13)) & _SUIT)
-    f2, f3 = np.int64((h >> np.uint64(26)) & _SUIT), np.int64((h >> np.uint64(39)) & _SUIT)
-    ab, cd = f0 & f1, f2 & f3
-    four = ab & cd
-    three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-    k = 0
-    for r in range(13):
-        if (three >> r) & 1:
-            ranks[k] = r
-            options[k] = 6 if (four >> r) & 1 else 2
-            counter[k] = 0
-            k += 1
+    k = _set_ranks(h, ranks, options, counter)
     if per_card:
         left = h
         while left:
@@ -103,10 +134,7 @@ def solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, 
             left &= left - _ONE
     least = np.int64(1) << 40
     while True:  # every choice X, the empty one first
-        x = np.uint64(0)
-        for j in range(k):
-            x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-        rem = h & ~x
+        rem = h & ~_set_cards(ranks, options, counter, k, opt4, opt3)
         fields[0], fields[1] = np.int64(rem & _SUIT), np.int64((rem >> np.uint64(13)) & _SUIT)
         fields[2], fields[3] = np.int64((rem >> np.uint64(26)) & _SUIT), np.int64((rem >> np.uint64(39)) & _SUIT)
         total = np.int64(dead[fields[0]]) + np.int64(dead[fields[1]]) + np.int64(dead[fields[2]]) + np.int64(dead[fields[3]])
@@ -123,14 +151,7 @@ def solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, 
                     v = others + dead_minus[g, r]
                     if v < best[suit * 13 + r]:
                         best[suit * 13 + r] = v
-        j = 0
-        while j < k:
-            counter[j] += 1
-            if counter[j] < options[j]:
-                break
-            counter[j] = 0
-            j += 1
-        if j == k:
+        if not _next_choice(counter, options, k):
             return least
 
 
@@ -199,34 +220,10 @@ def _best_discard_kernel(hands, dead, gain, opt4, opt3):
     for i in range(n):
         h = hands[i]
         f0, f1, f2, f3 = np.int64(h & _SUIT), np.int64((h >> _13) & _SUIT), np.int64((h >> _26) & _SUIT), np.int64((h >> _39) & _SUIT)
-        ab, cd = f0 & f1, f2 & f3
-        four = ab & cd
-        three = (ab & (f2 | f3)) | (cd & (f0 | f1))  # ranks held at least 3 times
         best = dead[f0] + dead[f1] + dead[f2] + dead[f3] - max(max(gain[f0], gain[f1]), max(gain[f2], gain[f3]))
-        if three == 0:
-            out[i] = best
-            continue
-        k = 0
-        for r in range(13):
-            if (three >> r) & 1:
-                ranks[k] = r
-                options[k] = 6 if (four >> r) & 1 else 2
-                counter[k] = 0
-                k += 1
-        while True:  # every choice of set cards X (all-zero counter: X empty, done above)
-            j = 0
-            while j < k:
-                counter[j] += 1
-                if counter[j] < options[j]:
-                    break
-                counter[j] = 0
-                j += 1
-            if j == k:
-                break
-            x = np.uint64(0)
-            for j in range(k):
-                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-            rem = h & ~x
+        k = _set_ranks(h, ranks, options, counter)
+        while _next_choice(counter, options, k):  # every choice of set cards X (X empty: done above)
+            rem = h & ~_set_cards(ranks, options, counter, k, opt4, opt3)
             g0, g1, g2, g3 = (np.int64(rem & _SUIT), np.int64((rem >> _13) & _SUIT), np.int64((rem >> _26) & _SUIT),
                               np.int64((rem >> _39) & _SUIT))
             v = dead[g0] + dead[g1] + dead[g2] + dead[g3] - max(max(gain[g0], gain[g1]), max(gain[g2], gain[g3]))
@@ -297,22 +294,10 @@ def _layoff_kernel(knockers, defenders, kds, dead, no_gain, opt4, opt3, aces_hig
             df[s] = np.int64((d >> np.uint64(13 * s)) & _SUIT)
         one_hand[0] = d
         plain = _best_discard_kernel(one_hand, dead, no_gain, opt4, opt3)[0]
-        f0, f1, f2, f3 = np.int64(k & _SUIT), np.int64((k >> _13) & _SUIT), np.int64((k >> _26) & _SUIT), np.int64((k >> _39) & _SUIT)
-        ab, cd = f0 & f1, f2 & f3
-        four = ab & cd
-        three = (ab & (f2 | f3)) | (cd & (f0 | f1))
-        nk = 0
-        for r in range(13):
-            if (three >> r) & 1:
-                ranks[nk] = r
-                options[nk] = 6 if (four >> r) & 1 else 2
-                counter[nk] = 0
-                nk += 1
+        nk = _set_ranks(k, ranks, options, counter)
         while True:  # each of the knocker's layouts with its least deadwood
-            x = np.uint64(0)
-            for j in range(nk):
-                x |= opt4[ranks[j], counter[j]] if options[j] == 6 else opt3[ranks[j], counter[j]]
-            x &= k  # the tables' 3-card choice is the whole rank: keep the knocker's cards
+            # the tables' 3-card choice is the whole rank: keep the knocker's cards
+            x = _set_cards(ranks, options, counter, nk, opt4, opt3) & k
             rem = k & ~x
             total = 0
             for s in range(4):
@@ -354,13 +339,6 @@ def _layoff_kernel(knockers, defenders, kds, dead, no_gain, opt4, opt3, aces_hig
                             result = left
                 if result > out[i]:
                     out[i] = result
-            j = 0
-            while j < nk:
-                counter[j] += 1
-                if counter[j] < options[j]:
-                    break
-                counter[j] = 0
-                j += 1
-            if j == nk:
+            if not _next_choice(counter, options, nk):
                 break
     return out
