@@ -118,14 +118,21 @@ def rng() -> np.random.Generator:
 
 @pytest.fixture(params=["compiled", "numpy"])
 def solver_backend(request, monkeypatch):
-    """Run a test twice: with the meld solver's and the heuristic's compiled kernels (skipped
-    without numba) and with their numpy array operations."""
+    """Run a test twice: with the meld solver's, the heuristic's and the observation's
+    compiled kernels (skipped without numba) and with their numpy array operations and
+    Python loops."""
     from rummy_env.agents.gin import heuristic_vector
     from rummy_env.core import melds
+    from rummy_env.gin import encoding
 
+    scalar_caches = (melds._scalar_min_deadwood, melds._scalar_discard_deadwood)
+    for cache in scalar_caches:  # single hands are memoised: solve them again on this path
+        cache.cache_clear()
+    request.addfinalizer(lambda: [cache.cache_clear() for cache in scalar_caches])
     if request.param == "numpy":
         monkeypatch.setattr(melds, "_KERNELS", [None])
         monkeypatch.setattr(heuristic_vector, "_COMPILED", [None])
+        monkeypatch.setattr(encoding, "_COMPILED", [None])
     elif melds._kernels() is None or heuristic_vector._compiled() is None:
         pytest.skip("the numba kernels are not in use here")
     return request.param

@@ -11,6 +11,8 @@ pytest.importorskip("numba")
 from rummy_env.agents.gin import heuristic_jit  # noqa: E402
 from rummy_env.agents.gin import heuristic_vector as hv  # noqa: E402
 from rummy_env.core import melds, melds_jit  # noqa: E402
+from rummy_env.gin import encoding  # noqa: E402
+from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.rules import Rules  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 
@@ -184,3 +186,59 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
     with pytest.warns(RuntimeWarning, match="heuristic's numba kernels are not used"):
         assert hv._compiled() is None
     assert melds._kernels() is melds_jit
+
+
+@pytest.mark.parametrize("aces_high,five_under_ten", OPTIONS)
+def test_compiled_single_hands_equal_the_python_loops(aces_high, five_under_ten):
+    """The scalar path (one hand as a Python int, what the game solves at every discard)."""
+    rng = np.random.default_rng(20 + int(aces_high) * 2 + int(five_under_ten))
+    hands = np.concatenate([random_hands(rng, 1500, range(0, 14)), set_heavy_hands(rng, 1000)])
+    t = melds._tables(aces_high, five_under_ten)
+    for h in map(int, hands):
+        assert melds_jit.discard_deadwood_one(h, t) == melds._python_discard_deadwood(h, t)
+        assert melds_jit.min_deadwood_one(h, t) == melds._python_min_deadwood(h, t)
+
+
+def game_positions(rules, seed, games=12):
+    """Both seats' information sets at every decision of random hands, and at their ends."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(games):
+        state = GinRummyState.new_hand(rules=rules, seed=seed * 100 + g, dealer=g % 2)
+        while True:
+            out += [state.information_set(0), state.information_set(1)]
+            if state.is_over:
+                break
+            legal = state.legal_actions()
+            knocks = [a for a in legal if a >= 55]  # knock when allowed half the time: showdowns too
+            state.step(knocks[0] if knocks and rng.random() < 0.5 else legal[rng.integers(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("aces_high,five_under_ten", OPTIONS)
+def test_compiled_observation_equals_the_python_encoder(aces_high, five_under_ten):
+    from rummy_env.gin import encoding_jit
+
+    rules = Rules(aces="high" if aces_high else "low", five_under_ten=five_under_ten, target_score=150,
+                  knock_limit=10 - 3 * int(aces_high))
+    for scores in (None, (37, 120)):
+        for info in game_positions(rules, seed=int(aces_high) + 2 * int(five_under_ten)):
+            got = encoding_jit.encode_flat(info, rules, scores, encoding.STOCK_AT_DEAL)
+            want = encoding._python_encode_flat(info, rules, scores)
+            assert got.dtype == want.dtype == np.float32
+            np.testing.assert_array_equal(got, want)
+    assert encoding._compiled_encoder() is encoding_jit.encode_flat  # and the env's encoder uses it
+    info = game_positions(rules, seed=5, games=1)[7]
+    np.testing.assert_array_equal(encoding.encode(info, rules, "planes", (37, 120)),
+                                  encoding.LAYOUT.planes(encoding._python_encode_flat(info, rules, (37, 120))))
+
+
+def test_the_compiled_observation_is_dropped_if_it_disagrees_or_is_switched_off(monkeypatch):
+    from rummy_env.gin import encoding_jit
+
+    monkeypatch.setattr(encoding_jit, "encode_flat", lambda info, rules, scores, stock: np.zeros(encoding.FLAT_SIZE, np.float32))
+    with pytest.warns(RuntimeWarning, match="compiled observation encoder is not used .ValueError: it disagrees"):
+        assert encoding._compiled_encoder() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(melds, "_KERNELS", [None])  # RUMMY_ENV_NO_NUMBA=1, or numba missing
+    assert encoding._compiled_encoder() is None

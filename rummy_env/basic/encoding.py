@@ -87,6 +87,56 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
 
 
 def _encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
+    """The flat vector: one compiled call when ``rummy_env.basic.encoding_jit`` is in use."""
+    if not _COMPILED:
+        _COMPILED.append(_compiled_encoder())
+    compiled = _COMPILED[0]
+    if compiled is not None:
+        return compiled(info, rules, scores, HAND_SIZE_SCALE)
+    return _python_encode_flat(info, rules, scores)
+
+
+_COMPILED: list = []  # [encoding_jit.encode_flat or None], decided on the first observation
+
+
+def _compiled_encoder():
+    """``encoding_jit.encode_flat`` when the meld solver's compiled kernels are in use (so
+    numba is installed and not switched off) and it agrees with ``_python_encode_flat`` on
+    every position of a few random hands at each table size; else None (with one warning
+    if it disagrees or fails to compile)."""
+    from rummy_env.core import melds
+
+    if melds._kernels() is None:
+        return None
+    import warnings
+
+    try:
+        from rummy_env.basic import encoding_jit
+
+        rules = BasicRummyRules(target_score=100)
+        for n in range(2, MAX_PLAYERS + 1):
+            state = BasicRummyState.new_hand(n, rules=rules, seed=n)
+            rng = np.random.default_rng(n)
+            scores = tuple(range(10, 10 + 7 * n, 7))
+            while True:
+                for seat in range(n):
+                    info = state.information_set(seat)
+                    if not np.array_equal(encoding_jit.encode_flat(info, rules, scores, HAND_SIZE_SCALE),
+                                          _python_encode_flat(info, rules, scores)):
+                        raise ValueError("it disagrees with the Python encoder")
+                if state.is_over:
+                    break
+                legal = state.legal_actions()
+                state.step(legal[rng.integers(len(legal))])
+    except Exception as exc:  # numba cannot compile or cache here, or a wrong number
+        warnings.warn(f"rummy_env: the compiled Basic Rummy observation encoder is not used ({type(exc).__name__}: "
+                      f"{exc}); observations are built in Python", RuntimeWarning, stacklevel=4)
+        return None
+    return encoding_jit.encode_flat
+
+
+def _python_encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
+    """The flat vector built in Python (the path without numba, and the compiled one's reference)."""
     n, p = info.num_players, info.player
     rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
     pad = [0] * (MAX_PLAYERS - n)

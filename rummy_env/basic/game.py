@@ -534,7 +534,7 @@ class BasicRummyState(CardGameState):
             has_melded=tuple(self.has_melded),
             played=tuple(self.played),
             known=known,
-            hand_sizes=tuple(h.bit_count() for h in self.hands),
+            hand_sizes=tuple(map(int.bit_count, self.hands)),
             discarded=tuple(self.discarded),
             public_history=tuple(self.history),
             result=self.result,

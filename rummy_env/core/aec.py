@@ -215,6 +215,7 @@ class CardGameEnv(AECEnv, ABC):
         """Fresh per-episode bookkeeping, once ``reset`` has dealt ``self.game``."""
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False  # whether ``rewards`` holds a hand's rewards (cleared at the next step)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -247,7 +248,9 @@ class CardGameEnv(AECEnv, ABC):
                 return
             self.game.step(action)  # raises IllegalActionError naming the legal actions; nothing changed
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self._rewarded:  # only a hand's end gives rewards: a step after any other leaves them at 0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
         self.infos[agent] = {}  # the others keep theirs (hand results) until they act
         self.game.step(action)
         if self.game.is_over:
@@ -262,7 +265,7 @@ class CardGameEnv(AECEnv, ABC):
         """The info of the agent to move (of every agent once the episode ends) carries its
         current information set and the rules: what agents read."""
         assert self.game is not None
-        if all(self.terminations.values()):
+        if self.terminations[self.agent_selection]:  # the episode is over: every agent is terminated
             seats = list(enumerate(self.agents))
         else:
             seats = [(self._seats[self.agent_selection], self.agent_selection)]
@@ -281,6 +284,7 @@ class CardGameEnv(AECEnv, ABC):
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
+        self._rewarded = True
         self._accumulate_rewards()
         self._deads_step_first()
 
@@ -325,6 +329,7 @@ class CardGameEnv(AECEnv, ABC):
         else:
             values = points
         self.rewards = {a: values[i] for i, a in enumerate(self.agents)}
+        self._rewarded = True
         for a in self.agents:
             earlier = self.infos[a].get("hand_results", [])
             self.infos[a] = dict(info, hand_results=earlier + [info["hand_result"]])

@@ -28,9 +28,10 @@ So per choice of X the answer for a card outside X is one more table lookup
 Rule options that change card values (``five_under_ten``) or runs (``aces_high``: A
 above K, Q-K-A is a run, A-2-3 is not) select another set of tables, built on first use.
 
-With numba installed, the batch functions and the showdown's lay-offs run as compiled
-loops over the same tables (``rummy_env.core.melds_jit``; ``_kernels`` says when); the array
-operations here are the fallback and the reference the compiled ones are tested against.
+With numba installed, the batch functions, the scalar path and the showdown's lay-offs
+run as compiled loops over the same tables (``rummy_env.core.melds_jit``; ``_kernels`` says
+when); the array operations and the Python scalar loops here are the fallback and the
+reference the compiled ones are tested against.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
 _tables()
 
 
-_KERNELS: list = []  # [rummy_env.core.melds_jit or None], resolved on the first batch call
+_KERNELS: list = []  # [rummy_env.core.melds_jit or None], resolved on the first solver call
 
 
 def numba_switched_off() -> bool:
@@ -118,7 +119,7 @@ def _kernels():
     """``rummy_env.core.melds_jit`` (compiled single-hand loops over the same tables) when numba
     is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and
     agree with the array operations on a few hands; else None, and the batch functions
-    run as numpy array operations. Decided once per process, on the first batch call:
+    run as numpy array operations. Decided once per process, on the first solver call:
     importing the solver does not import numba, and setting the variable later has no
     effect."""
     if not _KERNELS:
@@ -438,6 +439,20 @@ def _scalar_set_choices(hand: int, t: _Tables) -> list[int]:
 
 @functools.lru_cache(maxsize=1 << 14)
 def _scalar_min_deadwood(hand: int, t: _Tables) -> int:
+    """``min_deadwood`` of one checked hand: compiled when the kernels are in use, else Python."""
+    kernels = _kernels()
+    return _python_min_deadwood(hand, t) if kernels is None else kernels.min_deadwood_one(hand, t)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _scalar_discard_deadwood(hand: int, t: _Tables) -> tuple[int, ...]:
+    """``discard_deadwood`` of one checked hand: compiled when the kernels are in use, else Python."""
+    kernels = _kernels()
+    return _python_discard_deadwood(hand, t) if kernels is None else kernels.discard_deadwood_one(hand, t)
+
+
+def _python_min_deadwood(hand: int, t: _Tables) -> int:
+    """The scalar path without numba (and the compiled one's reference)."""
     dead = t.dead_list
     return min(
         dead[r & SUIT_BITS] + dead[(r >> 13) & SUIT_BITS] + dead[(r >> 26) & SUIT_BITS] + dead[r >> 39]
@@ -445,8 +460,8 @@ def _scalar_min_deadwood(hand: int, t: _Tables) -> int:
     )
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _scalar_discard_deadwood(hand: int, t: _Tables) -> tuple[int, ...]:
+def _python_discard_deadwood(hand: int, t: _Tables) -> tuple[int, ...]:
+    """The scalar path without numba (and the compiled one's reference)."""
     dead, dead_minus = t.dead_list, t.dead_minus_list
     held = [(s, r) for s in range(4) for r in _BIT_LISTS[(hand >> (13 * s)) & SUIT_BITS]]
     best = [-1] * NUM_CARDS

@@ -74,6 +74,47 @@ def discard_deadwood(hands: np.ndarray, aces_high: bool, five_under_ten: bool) -
     return _discard_kernel(flat, dead, minus, opt4, opt3).reshape(np.shape(hands) + (NUM_CARDS,))
 
 
+@functools.lru_cache(maxsize=None)
+def _hand_tables(t: "melds._Tables") -> tuple[np.ndarray, ...]:
+    """(dead, dead_minus, opt4, opt3) of tables ``t`` for ``_one_hand_kernel`` (``t`` is
+    hashed by identity: one entry per rule option)."""
+    return t.dead.astype(np.int64), t.dead_minus, t.opt4, t.opt3
+
+
+def discard_deadwood_one(hand: int, t: "melds._Tables") -> tuple[int, ...]:
+    """``melds.discard_deadwood`` of one checked hand (a Python int) with tables ``t``: a
+    tuple of 52 ints, -1 for cards not held. What a game computes at every discard (which
+    cards it may knock with), about five times faster than the scalar Python loop."""
+    out = np.empty(NUM_CARDS, np.int64)
+    _one_hand_kernel(hand, *_hand_tables(t), out, True)
+    return tuple(out.tolist())
+
+
+def min_deadwood_one(hand: int, t: "melds._Tables") -> int:
+    """``melds.min_deadwood`` of one checked hand (a Python int) with tables ``t``."""
+    return int(_one_hand_kernel(hand, *_hand_tables(t), _NO_CARDS, False))
+
+
+_NO_CARDS = np.empty(NUM_CARDS, np.int64)  # per-card output not asked for
+
+
+@numba.njit(cache=True)
+def _one_hand_kernel(hand, dead, dead_minus, opt4, opt3, out, per_card):
+    """The least deadwood of one hand (``solve_hand``); with ``per_card``, ``out[c]`` is the
+    least deadwood without card c for the cards held, -1 for the others."""
+    h = np.uint64(hand)
+    best = np.empty(NUM_CARDS, np.int64)
+    ranks = np.empty(4, np.int64)
+    options = np.empty(4, np.int64)
+    counter = np.zeros(4, np.int64)
+    fields = np.empty(4, np.int64)
+    least = solve_hand(h, dead, dead_minus, opt4, opt3, best, per_card, ranks, options, counter, fields)
+    if per_card:
+        for c in range(NUM_CARDS):
+            out[c] = best[c] if (h >> np.uint64(c)) & _ONE else -1
+    return least
+
+
 @numba.njit(cache=True, inline="always")
 def _set_ranks(h, ranks, options, counter):
     """The ranks hand ``h`` holds 3 or 4 times into ``ranks[:k]`` (``options``: 6 choices of
@@ -200,7 +241,9 @@ def self_check() -> str:
                                            melds._discard_deadwood_numpy(hands, t))
                         and np.array_equal(defender_after_layoffs(knocker, defender, kd, aces_high, five_under_ten),
                                            melds._defender_after_layoffs(knocker, defender, kd, t, aces_high,
-                                                                         five_under_ten))):
+                                                                         five_under_ten))
+                        and all(discard_deadwood_one(int(h), t) == melds._python_discard_deadwood(int(h), t)
+                                and min_deadwood_one(int(h), t) == melds._python_min_deadwood(int(h), t) for h in hands)):
                     return "they disagree with the array operations"
     except Exception as exc:  # numba cannot compile or cache here
         return f"{type(exc).__name__}: {exc}"

@@ -95,6 +95,54 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
 
 
 def _encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
+    """The flat vector: one compiled call when ``rummy_env.gin.encoding_jit`` is in use."""
+    if not _COMPILED:
+        _COMPILED.append(_compiled_encoder())
+    compiled = _COMPILED[0]
+    if compiled is not None:
+        return compiled(info, rules, scores, STOCK_AT_DEAL)
+    return _python_encode_flat(info, rules, scores)
+
+
+_COMPILED: list = []  # [encoding_jit.encode_flat or None], decided on the first observation
+
+
+def _compiled_encoder():
+    """``encoding_jit.encode_flat`` when the meld solver's compiled kernels are in use (so
+    numba is installed and not switched off) and it agrees with ``_python_encode_flat`` on
+    every position of a few random hands; else None (with one warning if it disagrees or
+    fails to compile)."""
+    if melds._kernels() is None:
+        return None
+    import warnings
+
+    try:
+        from rummy_env.gin import encoding_jit
+
+        for aces, five in (("low", False), ("high", True)):
+            rules = Rules(aces=aces, five_under_ten=five, target_score=100)
+            for seed in range(2):
+                state = GinRummyState.new_hand(rules=rules, seed=seed, dealer=seed)
+                rng = np.random.default_rng(seed)
+                while True:
+                    for seat in (0, 1):
+                        info = state.information_set(seat)
+                        if not np.array_equal(encoding_jit.encode_flat(info, rules, (seed, 40), STOCK_AT_DEAL),
+                                              _python_encode_flat(info, rules, (seed, 40))):
+                            raise ValueError("it disagrees with the Python encoder")
+                    if state.is_over:
+                        break
+                    legal = state.legal_actions()
+                    state.step(legal[rng.integers(len(legal))])
+    except Exception as exc:  # numba cannot compile or cache here, or a wrong number
+        warnings.warn(f"rummy_env: the compiled observation encoder is not used ({type(exc).__name__}: {exc}); "
+                      "observations are built in Python", RuntimeWarning, stacklevel=4)
+        return None
+    return encoding_jit.encode_flat
+
+
+def _python_encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
+    """The flat vector built in Python (the path without numba, and the compiled one's reference)."""
     p, q = info.player, info.opponent
     hand, pile = info.hand, info.discard_pile
     top = 1 << pile[-1] if pile else 0
