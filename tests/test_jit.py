@@ -242,3 +242,44 @@ def test_the_compiled_observation_is_dropped_if_it_disagrees_or_is_switched_off(
     monkeypatch.undo()
     monkeypatch.setattr(melds, "_KERNELS", [None])  # RUMMY_ENV_NO_NUMBA=1, or numba missing
     assert encoding._compiled_encoder() is None
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_compiled_basic_rummy_observation_equals_the_python_encoder(num_players):
+    from rummy_env.basic import encoding as basic_encoding
+    from rummy_env.basic import encoding_jit as basic_jit
+    from rummy_env.basic.game import BasicRummyState
+    from rummy_env.basic.rules import BasicRummyRules
+
+    checked = 0
+    for rules in (BasicRummyRules(target_score=250), BasicRummyRules(aces="high", stock_turnovers=2, target_score=0)):
+        rng = np.random.default_rng(num_players)
+        for g in range(6):
+            state = BasicRummyState.new_hand(num_players, rules=rules, seed=g, dealer=g % num_players)
+            scores = tuple(int(x) for x in rng.integers(0, 300, num_players))
+            while True:
+                for seat in range(num_players):
+                    info = state.information_set(seat)
+                    for s in (None, scores):
+                        got = basic_jit.encode_flat(info, rules, s, basic_encoding.HAND_SIZE_SCALE)
+                        np.testing.assert_array_equal(got, basic_encoding._python_encode_flat(info, rules, s))
+                        checked += 1
+                if state.is_over:
+                    break
+                legal = state.legal_actions()
+                plays = [a for a in legal if a >= 54]  # meld and lay off (ids 54 on) when possible: table slices too
+                state.step(plays[-1] if plays and rng.random() < 0.7 else legal[rng.integers(len(legal))])
+    assert checked > 1000
+    assert basic_encoding._compiled_encoder() is basic_jit.encode_flat
+
+
+def test_the_compiled_basic_rummy_observation_is_dropped_if_it_disagrees(monkeypatch):
+    from rummy_env.basic import encoding as basic_encoding
+    from rummy_env.basic import encoding_jit as basic_jit
+
+    monkeypatch.setattr(basic_jit, "encode_flat", lambda *args: np.ones(basic_encoding.FLAT_SIZE, np.float32))
+    with pytest.warns(RuntimeWarning, match="compiled Basic Rummy observation encoder is not used"):
+        assert basic_encoding._compiled_encoder() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(melds, "_KERNELS", [None])
+    assert basic_encoding._compiled_encoder() is None
