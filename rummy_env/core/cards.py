@@ -131,11 +131,18 @@ def format_cards(cards: Iterable[int], symbols: bool = False) -> str:
 
 
 def format_hand(mask: int, symbols: bool = False) -> str:
-    """Cards of a mask sorted by suit then rank, e.g. ``'AC 2C 3C 7D'``. Each suit's text is
-    cached (records of thousands of hands format their melds and hands many times)."""
+    """Cards of a mask sorted by suit then rank, e.g. ``'AC 2C 3C 7D'``. Texts are cached,
+    whole and per suit (records of thousands of hands format their melds and hands many times)."""
     mask = int(mask)
     if not 0 <= mask < 1 << NUM_CARDS:
         raise ValueError(f"a card mask holds 52 bits, got {mask}")
+    return _hand_text(mask, symbols)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _hand_text(mask: int, symbols: bool) -> str:
+    """``format_hand`` of a checked mask; memoised whole too, since the 329 possible melds
+    come back in every record."""
     parts = [_suit_text(s, (mask >> (NUM_RANKS * s)) & SUIT_BITS, symbols) for s in range(NUM_SUITS)]
     return " ".join(part for part in parts if part)
 

@@ -91,21 +91,33 @@ def policy_actions(nets: Networks, inputs: np.ndarray, mask: np.ndarray, greedy:
 
 
 def _log_probs(net: Any, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The network's log-probabilities, run on one torch thread: each of its many small
-    operations waits for every thread, and on the shared 2-core machine that wait cost far
-    more than a second thread gave (measured 2026-12-03, tournaments of ppo against itself:
-    one game at a time 5 hands/s with torch's 2 threads, 70 with 1; many at once 80 and
-    1,300). The caller's thread count is restored after."""
+    """The network's log-probabilities. Fewer than ``MANY_ROWS`` rows (one game at a time,
+    or a small batch) run on one torch thread: each of the network's many small operations
+    waits for every thread, and on the shared 2-core machine that wait cost far more than a
+    second thread gave (measured 2026-12-03, tournaments of ppo against itself one game at
+    a time: 5 hands/s with torch's 2 threads, 70 with 1). Larger batches, whose matrix
+    products are worth splitting, run on the caller's torch threads (many hands at once:
+    1,850 hands/s of play with 2 threads against 1,430 with 1, same run), except in a worker
+    process of a tournament (``multiprocessing``), where the other workers hold the other
+    cores. The caller's thread count is restored after."""
+    import multiprocessing
+
     import torch
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    use = threads if len(inputs) >= MANY_ROWS and multiprocessing.parent_process() is None else 1
+    if use != threads:
+        torch.set_num_threads(use)
     try:
         with torch.no_grad():
             logp, _ = net(torch.from_numpy(inputs), torch.from_numpy(mask))
     finally:
-        torch.set_num_threads(threads)
+        if use != threads:
+            torch.set_num_threads(threads)
     return logp.numpy().astype(np.float64)
+
+
+MANY_ROWS = 512  # rows from which ``_log_probs`` uses the caller's torch threads
 
 
 def _decide(logp: np.ndarray, mask: np.ndarray, u: Optional[np.ndarray],
