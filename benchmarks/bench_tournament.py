@@ -3,7 +3,8 @@ second of ``eval.tournament.run`` end to end (playing, recording every move to
 results.jsonl, statistics and reports) with ``batch: off`` (every game through the env,
 the per-game path) and ``batch: auto`` (the batched path: thousands of games at once on
 the vector engine), for random vs random, simple vs simple, ``heuristic:knock=turn`` vs
-itself and, when torch and the shipped policy are there, ppo vs ppo; then the ratio.
+itself, ``heuristic`` (its default knock estimate) vs itself and, when torch and the
+shipped policy are there, ppo vs ppo; then the ratio.
 Each pair is two agents (the second with ``seed=1``); "playing" leaves out the statistics
 and reports (a fixed cost of about half a second). Each pair first plays one untimed
 deal many at once: the imports, compiled kernels and models are loaded once per process,
@@ -28,7 +29,7 @@ from rummy_env.eval.config import TournamentConfig  # noqa: E402
 from rummy_env.eval.tournament import run  # noqa: E402
 
 PAIRS = [("random", "random:seed=1"), ("simple", "simple:seed=1"),
-         ("heuristic:knock=turn", "heuristic:knock=turn,seed=1"), ("ppo", "ppo:seed=1")]
+         ("heuristic:knock=turn", "heuristic:knock=turn,seed=1"), ("heuristic", "heuristic:seed=1"), ("ppo", "ppo:seed=1")]
 
 
 def measure(pair: tuple[str, str], deals: int, workers: int, batch: str) -> tuple[float, float, int, float]:

@@ -20,6 +20,7 @@ from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import parse_card, parse_hand
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
 from rummy_env.gin.rules import load_rules
+from rummy_env.gin.scoring import OUTCOMES
 from conftest import play_checking_no_peeking
 from test_no_leak import redeal_hidden
 
@@ -354,7 +355,7 @@ def test_mcts_win_bonus_adds_to_won_playouts_and_takes_from_lost_ones():
 
 
 def test_mcts_options_are_checked():
-    for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy"),
+    for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy, heuristic-estimate"),
                           ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
                           ("mcts:weighted=no", "option weighted='no' must be true or false"),
                           ("mcts:win_bonus=-2", "win_bonus must be >= 0 points")]:
@@ -362,3 +363,20 @@ def test_mcts_options_are_checked():
             agents.make(spec)
     m = agents.make("mcts:rollout=greedy,weighted=false")
     assert (m.rollout, m.weighted) == ("greedy", False)
+
+
+def test_mcts_rollouts_can_play_the_heuristic_with_its_knock_estimate(monkeypatch):
+    from rummy_env.agents.gin import mcts
+
+    knocks = []
+    real = mcts.heuristic_actions
+
+    def spy(*args, **kwargs):
+        knocks.append(kwargs["knock"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mcts, "heuristic_actions", spy)
+    for spec, rule in (("mcts:simulations=16,rollout=heuristic-estimate", "estimate"), ("mcts:simulations=16", "turn")):
+        knocks.clear()
+        result = play_hand([agents.make(spec, seed=2), agents.make("heuristic", seed=3)], "classic", seed=11)
+        assert result.outcome in OUTCOMES and knocks and set(knocks) == {rule}

@@ -224,6 +224,40 @@ def test_heuristic_actions_estimate_plays_as_the_scripted_agent():
     assert (pairs[:, 0] == pairs[:, 1]).mean() > 0.9
 
 
+@pytest.mark.parametrize("spec", ["heuristic", "heuristic:knock_value=8,knock_worlds=12,take_margin=-1"])
+def test_the_array_policy_of_the_knock_estimate_plays_the_agents_moves_exactly(spec):
+    """With counter-based draws (each game's agent key and decision index) the array policy
+    and the agent one game at a time sample the same opponent hands: every move equal,
+    knocks and plays-on alike, on positions with the public history the model reads."""
+    from rummy_env import agents
+
+    policy = agents.make(spec).batch_policy()
+    n = 32
+    keys = np.random.default_rng(3).integers(0, 2**63, (n, 2), dtype=np.uint64)
+    decisions = np.zeros((n, 2), dtype=np.int64)
+    agent = agents.make(spec)
+    compared = {"knock": 0, "play on": 0, "other": 0}
+
+    def play(env, rows, rng):
+        p = env.current.astype(np.intp)
+        actions = policy(env, rows, keys[rows, p], decisions[rows, p])
+        need, _ = knock_rows(env)
+        mask = env.action_mask()
+        for g in rows:
+            agent.reset(seed=int(keys[g, p[g]]))
+            agent.decision_index = int(decisions[g, p[g]])
+            info = infoset(games, g)
+            want = agent.act({"action_mask": mask[g]}, {"information_set": info, "rules": env.rules})
+            assert int(actions[g]) == want, (g, info)
+            compared["other" if g not in need else "knock" if want >= KNOCK else "play on"] += 1
+        decisions[rows, p] += 1
+        return actions
+
+    for env, games in lockstep("eaai", n, 60, seed=9, policy=play):
+        decisions[[g for g in range(n) if not games[g].history]] = 0  # a new hand: its decisions count from 0
+    assert compared["knock"] > 5 and compared["play on"] > 5 and compared["other"] > 500, compared
+
+
 def test_heuristic_actions_estimate_settings_are_checked():
     env = VectorGinRummy(4, seed=0, encoding=None)
     env.reset()

@@ -71,13 +71,14 @@ def without_timing(summary):
     (["random", "simple", "heuristic:knock=turn"], "classic"),
     (["heuristic:knock=turn,take_margin=-2,late_turn=6", "simple:seed=4", "random:seed=9"], "eaai"),
     (["ppo", "ppo:greedy=false", "simple"], "classic"),
+    (["heuristic", "heuristic:knock_value=8,knock_worlds=12,seed=3", "simple"], "eaai"),
 ])
 def test_many_games_at_once_give_the_same_results_file_as_one_at_a_time(tmp_path, agents, rules):
     """The batched path (the vector engine, the agents' array versions) plays the very same
     games: results.jsonl equal line by line, the summary equal but for timing."""
     if agents[0] == "ppo":
         pytest.importorskip("torch")
-    deals = 2 if agents[0] == "ppo" else 8
+    deals = 2 if agents[0] == "ppo" else 4 if agents[0] == "heuristic" else 8
     off = run(config(tmp_path, agents=agents, rules=rules, deals=deals, out=str(tmp_path / "off"), batch="off"),
               progress=False)
     auto = run(config(tmp_path, agents=agents, rules=rules, deals=deals, out=str(tmp_path / "auto")), progress=False)
@@ -91,8 +92,8 @@ def test_many_games_at_once_give_the_same_results_file_as_one_at_a_time(tmp_path
 
 
 def test_pairs_without_array_versions_and_matches_are_played_one_game_at_a_time(tmp_path):
-    # heuristic's default knock estimate samples the opponent's hand: no array version
-    cfg = config(tmp_path, agents=["random", "heuristic", "simple"], deals=2)
+    # the search agent has no array version
+    cfg = config(tmp_path, agents=["random", "mcts:simulations=4", "simple"], deals=2)
     mixed = run(cfg, progress=False)
     assert mixed["batched_this_run"] == 4  # random vs simple only
     off = run(config(tmp_path, agents=cfg.agents, deals=2, out=str(tmp_path / "off"), batch="off"), progress=False)
@@ -139,7 +140,7 @@ def test_matches_mode_and_gauntlet(tmp_path):
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "rummy_env.cli", "tournament", "--agents", "simple", "heuristic", "--deals", "40",
-           "--out", str(out), "--seed", "5", "--quiet"]
+           "--out", str(out), "--seed", "5", "--quiet", "--batch", "off"]  # one game at a time: slow enough to kill
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = out / "results.jsonl"
     deadline = time.time() + 120

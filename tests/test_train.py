@@ -198,13 +198,18 @@ def test_card_head_on_legal_cards_only_equals_the_dense_head(advice):
     torch.testing.assert_close(logp[mask], torch.log_softmax(dense, -1)[mask])
 
 
-@pytest.mark.parametrize("advice", [False, True])
-def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_path, advice):
+@pytest.mark.parametrize("advice, knock", [(False, "turn"), (True, "turn"), (True, "estimate")])
+def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_path, monkeypatch, advice, knock):
     # the rollout analyses the networks' games and the heuristic opponent's games in one
     # call; inputs and moves must be those of the separate calls, random draws included
-    from rummy_env.agents.gin.heuristic_vector import actions_from, heuristic_actions
-    trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48), tmp_path / "run")
+    from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+    trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48, heuristic_knock=knock), tmp_path / "run")
     env, rng = trainer.env, np.random.default_rng(3)
+    import rummy_env.train.ppo as ppo_module
+
+    estimated = []
+    real = ppo_module.estimate_knocks
+    monkeypatch.setattr(ppo_module, "estimate_knocks", lambda *args: estimated.append(real(*args).size))
     checked = 0
     for _ in range(40):
         obs = env.observe()
@@ -212,13 +217,15 @@ def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_pat
         rows, theirs = np.sort(order[:20]), np.sort(order[20:35])
         inputs, heuristic = trainer._inputs_and_heuristic(obs, rows, theirs)
         np.testing.assert_array_equal(inputs, trainer._inputs(obs, rows))
-        a, b = np.random.default_rng(checked), np.random.default_rng(checked)
-        np.testing.assert_array_equal(actions_from(*heuristic, a.random((theirs.size, 52))),
-                                      heuristic_actions(env, theirs, b))
+        trainer.rng, b = np.random.default_rng(checked), np.random.default_rng(checked)
+        moves = trainer._heuristic_moves(theirs, heuristic)
+        np.testing.assert_array_equal(moves, heuristic_actions(env, theirs, b, knock=knock))
         checked += 1
-        mask = env.action_mask()
-        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+        env.step(heuristic_actions(env, np.arange(env.num_envs), rng))  # hands that come to knocks
     assert trainer._inputs_and_heuristic(env.observe(), np.arange(4), np.zeros(0, dtype=np.intp))[1] is None
+    assert knock == "turn" or sum(estimated) > 0  # the estimate was made, where it may knock
+    with pytest.raises(ValueError, match="heuristic_knock.*choose turn or estimate"):
+        tiny(tmp_path, heuristic_knock="sometimes")
 
 
 def random_positions(n, obs_size, gen):

@@ -86,11 +86,12 @@ def noise(key: int, decision: int, option: int) -> float:
     return (mix(_decision_hash(key, decision) ^ option) >> 11) * _UNIT
 
 
-def noise_table(keys: np.ndarray, decisions: np.ndarray, width: int) -> np.ndarray:
+def noise_table(keys: np.ndarray, decisions: np.ndarray, width: int, start: int = 0) -> np.ndarray:
     """(n, width) float64: ``noise(keys[r], decisions[r], o)`` for every row r and option o
-    in 0..width-1."""
+    in ``start``..``start + width - 1`` (options past the card ids give a decision more
+    numbers that are independent of its tie-breaks)."""
     h = _decision_hashes(keys, decisions)
-    options = np.arange(width, dtype=np.uint64)
+    options = np.arange(start, start + width, dtype=np.uint64)
     return (mix_array(h[:, None] ^ options[None, :]) >> _S11).astype(np.float64) * _UNIT
 
 

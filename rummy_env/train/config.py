@@ -26,7 +26,8 @@ from rummy_env.gin.rules import load_rules
 #               discard and hands run to max_turns; the defaults learn mostly from simple)
 #   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
 #   random / simple / heuristic - the scripted Gin agents (``rummy_env.agents.gin``) as array
-#   operations (heuristic: its turn-based knock rule, ``heuristic:knock=turn``; ``heuristic_vector``)
+#   operations (heuristic: by default its turn-based knock rule, ``heuristic:knock=turn``;
+#   ``heuristic_vector``; ``heuristic_knock: estimate`` gives it the agent's default knock estimate)
 OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 # Value baselines (``critic``): the policy network's own value head, or the oracle critic
 # of ``train.critic`` (it also reads the cards the player cannot see; training only).
@@ -100,6 +101,11 @@ class PPOConfig:
     opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
     """Weights of the opponent kinds a game is given at each deal (``OPPONENT_KINDS``: self,
     pool, random, simple, heuristic)."""
+    heuristic_knock: str = "turn"
+    """The knock rule of the ``heuristic`` opponent: ``turn`` (``heuristic:knock=turn``, fast)
+    or ``estimate`` (the ``heuristic`` agent's default, the ``hard`` level: it samples the
+    opponent's hand wherever it may knock, ``rummy_env.agents.gin.knock_vector``; a few
+    milliseconds a decision)."""
     init_policy: Optional[str] = None
     """Start from the weights of a policy file or checkpoint (same network shape); null: fresh weights."""
     imitation_teacher: Optional[str] = None
@@ -190,6 +196,8 @@ def _validate(c: PPOConfig) -> None:
             _fail(name, getattr(c, name), "must be >= 0")
     if c.target_kl is not None and not c.target_kl > 0:
         _fail("target_kl", c.target_kl, "must be > 0 or null")
+    if c.heuristic_knock not in ("turn", "estimate"):
+        _fail("heuristic_knock", c.heuristic_knock, "choose turn or estimate")
     if c.reward not in ("points", "scaled", "win_loss"):
         _fail("reward", c.reward, "choose points, scaled or win_loss")
     for name in ("hidden", "critic_hidden"):

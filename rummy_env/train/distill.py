@@ -63,7 +63,11 @@ class _Labeller(Agent):
         mask = observation["action_mask"].astype(bool)
         if mask.sum() > 1:
             asked = not self.only_knocks or mask[KNOCK : BIG_GIN + 1].any()
-            label = self.teacher.act(observation, info) if asked else action
+            if asked:
+                label = self.teacher.act(observation, info)
+            else:  # counted all the same: the teacher's random draws follow its decision index
+                self.teacher.next_decision()
+                label = action
             self.rows.append((self.student.inputs(observation, info), mask, int(label), action))
         return action
 

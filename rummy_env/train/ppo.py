@@ -47,7 +47,7 @@ import yaml
 
 from rummy_env.agents.arena import play_hand
 from rummy_env.agents.gin.heuristic_features import advice
-from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, actions_from, analyse, positions_of
+from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, actions_from, analyse, estimate_knocks, positions_of
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
@@ -314,8 +314,8 @@ class Trainer:
             sr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("simple")))
             if sr.size:
                 actions[sr] = simple_actions(env, sr, self.rng)
-            if hr.size:  # the draws of ``heuristic_actions(env, hr, self.rng)``, on the analysis above
-                actions[hr] = actions_from(*heuristic, self.rng.random((hr.size, NUM_CARDS)))
+            if hr.size:
+                actions[hr] = self._heuristic_moves(hr, heuristic)
             act_buf[t] = actions
             rec_buf[t], player_buf[t] = learner, player
             r = env.step(actions)
@@ -373,6 +373,15 @@ class Trainer:
         theirs = slice(rows.size, None)
         heuristic = (both.subset(theirs), analysis.subset(theirs)) if heuristic_rows.size else None
         return vector_inputs(observation, env, rows, True, features), heuristic
+
+    def _heuristic_moves(self, rows: np.ndarray, heuristic: tuple[Positions, Analysis]) -> np.ndarray:
+        """The heuristic opponent's moves in games ``rows`` from its positions and analysis
+        there (``_inputs_and_heuristic``): ``heuristic_actions(env, rows, self.rng,
+        knock=heuristic_knock)``, the same draws in the same order."""
+        noise = self.rng.random((rows.size, NUM_CARDS))
+        if self.config.heuristic_knock == "estimate":
+            estimate_knocks(self.env, rows, *heuristic, self.rng)
+        return actions_from(*heuristic, noise)
 
     def _gae(self, values, players, rewards, terminated, recorded, last_value, last_player):
         """Advantages per (game, seat) trajectory; see the module docstring."""

@@ -52,6 +52,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from rummy_env.agents.draws import noise_table
 from rummy_env.agents.gin import heuristic_vector
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
@@ -158,6 +159,28 @@ class ChainDraws:
         """Draws for ``n`` hands from ``rng``."""
         chains = n * OVERSAMPLE
         return cls(rng.random((chains, NUM_CARDS)), rng.random((steps, 3, chains)), float(rng.random()))
+
+    @classmethod
+    def of_decision(cls, key: int, decision: int, n: int, steps: int = STEPS) -> "ChainDraws":
+        """Draws for ``n`` hands that are a function of an agent's key and decision index
+        (``counter_uniforms``): what the ``heuristic`` agent samples with, one game at a
+        time and many at once alike."""
+        keys, moves, resample = counter_uniforms(np.array([key], dtype=np.uint64), np.array([decision]), n, steps)
+        return cls(keys[0], moves[0], float(resample[0]))
+
+
+def counter_uniforms(keys: np.ndarray, decisions: np.ndarray, n: int,
+                     steps: int = STEPS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For K agents' (key, decision) pairs, the numbers of ``ChainDraws`` for ``n`` hands as
+    counter-based draws (``rummy_env.agents.draws.noise_table``, options from 52 on: the
+    decision's tie-break noise uses the card ids 0..51): chain keys (K, chains, 52), moves
+    (K, steps, 3, chains) and resampling offsets (K,)."""
+    chains = n * OVERSAMPLE
+    size = chains * NUM_CARDS
+    table = noise_table(keys, decisions, size + steps * 3 * chains + 1, start=NUM_CARDS)
+    k = table.shape[0]
+    return (table[:, :size].reshape(k, chains, NUM_CARDS), table[:, size:-1].reshape(k, steps, 3, chains),
+            table[:, -1].copy())
 
 
 def uniform_index(u: np.ndarray, low, count) -> np.ndarray:

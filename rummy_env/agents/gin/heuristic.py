@@ -114,7 +114,7 @@ class HeuristicAgent(Agent):
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)
         legal = set(legal_actions(observation).tolist())
-        return self.choose(infoset, rules, legal, tie_break=self.tie_break(self.next_decision()))
+        return self.choose(infoset, rules, legal, decision=self.next_decision())
 
     def tie_break(self, decision: int) -> Callable[[int], float]:
         """The key of each card among equally scored discards at decision ``decision`` (the
@@ -123,11 +123,13 @@ class HeuristicAgent(Agent):
         key = self.key
         return lambda card: draws.noise(key, decision, card)
 
-    def choose(self, infoset: InformationSet, rules: Rules, legal: set[int],
-               tie_break: Optional[Callable[[int], float]] = None) -> int:
+    def choose(self, infoset: InformationSet, rules: Rules, legal: set[int], decision: Optional[int] = None) -> int:
         """The move from an information set and the legal actions (what ``act`` plays; search
-        agents call it directly). Equally scored discards go to the largest ``tie_break(card)``;
-        without one, to a random pick from the agent's generator."""
+        agents call it directly). With the index ``decision`` of the agent's decision, its
+        random numbers are counter-based draws of the agent's key and that index (equally
+        scored discards go to the largest ``tie_break(decision)``, the knock estimate samples
+        with ``ChainDraws.of_decision``), as the array version's are; without one, they come
+        from the agent's generator."""
         opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             if TAKE_DISCARD in legal and self._wants_top(infoset, opts):
@@ -135,17 +137,17 @@ class HeuristicAgent(Agent):
             return PASS if PASS in legal else DRAW_STOCK
         if BIG_GIN in legal:
             return BIG_GIN
-        return self._discard_or_knock(infoset, rules, legal, opts, tie_break)
+        return self._discard_or_knock(infoset, rules, legal, opts, decision)
 
     def batch_policy(self) -> Optional[BatchPolicy]:
-        """The array version for the turn-based knock rule (``knock=turn``); None for the
-        default knock estimate, which samples the opponent's hand per decision."""
-        if self.knock != "turn":
-            return None
+        """The array version, for either knock rule (the estimate's sampling as
+        ``rummy_env.agents.gin.knock_vector`` does it for many games at once, from the same
+        counter-based draws)."""
         from rummy_env.agents.gin.policies import HeuristicPolicy
 
         return HeuristicPolicy(take_margin=self.take_margin, danger_weight=self.danger_weight,
-                               late_turn=self.late_turn, late_knock_max=self.late_knock_max)
+                               late_turn=self.late_turn, late_knock_max=self.late_knock_max, knock=self.knock,
+                               knock_value=self.knock_value, knock_worlds=self.knock_worlds)
 
     # ------------------------------------------------------------------ drawing
 
@@ -171,7 +173,7 @@ class HeuristicAgent(Agent):
         return [DISCARD + c for c in sorted(cards, key=lambda c: scores[c])]
 
     def _discard_or_knock(self, info: InformationSet, rules: Rules, legal: set[int], opts: dict,
-                          tie_break: Optional[Callable[[int], float]] = None) -> int:
+                          decision: Optional[int] = None) -> int:
         hand = info.hand
         after = melds.discard_deadwood(hand, **opts)
         cards = [c for c in mask_to_cards(hand) if DISCARD + c in legal]
@@ -181,20 +183,26 @@ class HeuristicAgent(Agent):
             best = min(after[c] for c in knockable)
             choices = [c for c in knockable if after[c] == best]
             card = min(choices, key=lambda c: self._danger(c, info, rules.aces_high, facts))
-            if best == 0 or self._should_knock(best, info, rules, hand & ~(1 << card)):
+            if best == 0 or self._should_knock(best, info, rules, hand & ~(1 << card), decision):
                 return KNOCK + card
         scores = self._discard_scores(hand, cards, after, info, opts, facts)
         low = min(scores.values())
         ties = [c for c, v in scores.items() if v <= low + 1e-9]  # in card order
-        if tie_break is None:
+        if decision is None:
             return DISCARD + int(self.rng.choice(ties))
-        return DISCARD + (ties[0] if len(ties) == 1 else max(ties, key=tie_break))
+        return DISCARD + (ties[0] if len(ties) == 1 else max(ties, key=self.tie_break(decision)))
 
-    def _should_knock(self, deadwood: int, info: InformationSet, rules: Rules, kept: int) -> bool:
+    def _should_knock(self, deadwood: int, info: InformationSet, rules: Rules, kept: int,
+                      decision: Optional[int] = None) -> bool:
         """Knock with the ``kept`` hand (``deadwood`` > 0), or play on? (module docstring)"""
         if self.knock == "turn":
             return info.turn < self.late_turn or deadwood <= self.late_knock_max
-        return estimate_knock(info, rules, kept, self.rng, self.knock_worlds, self.knock_value)[0]
+        if decision is None:
+            return estimate_knock(info, rules, kept, self.rng, self.knock_worlds, self.knock_value)[0]
+        from rummy_env.agents.gin.belief import ChainDraws  # belief builds on heuristic_vector, which needs DEFAULTS
+
+        chain_draws = ChainDraws.of_decision(self.key, decision, self.knock_worlds)
+        return estimate_knock(info, rules, kept, None, self.knock_worlds, self.knock_value, chain_draws)[0]
 
     def _discard_scores(self, hand: int, cards: list[int], after, info: InformationSet, opts: dict,
                         facts: Optional[list] = None) -> dict[int, float]:

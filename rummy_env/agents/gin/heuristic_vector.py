@@ -247,6 +247,7 @@ def heuristic_actions(
     knock: str = "turn",
     knock_value: float = KNOCK_VALUE,
     knock_worlds: int = KNOCK_WORLDS,
+    draw_keys: Optional[tuple[np.ndarray, np.ndarray]] = None,
     **params: float,
 ) -> np.ndarray:
     """The ``heuristic`` agent's move (int64) for the player to move in games ``rows``.
@@ -259,8 +260,10 @@ def heuristic_actions(
     ``knock``: ``"turn"`` (the default here: training opponents, search rollouts) or
     ``"estimate"``, the scripted agent's default rule (``rummy_env.agents.gin.knock_vector``
     samples the opponent's hand for every game that may knock with some deadwood, all at
-    once; set by ``knock_value`` and ``knock_worlds``; it needs ``rng``, drawn after the
-    tie-break noise).
+    once; set by ``knock_value`` and ``knock_worlds``; it draws from ``rng``, after the
+    tie-break noise, or with ``draw_keys``, the (keys, decisions) of the rows' agents, from
+    their counter-based draws: then each game's knock is the per-game agent's with that key
+    and decision index, exactly).
     """
     rows = np.asarray(rows, dtype=np.intp)
     if knock not in KNOCK_RULES:
@@ -269,8 +272,8 @@ def heuristic_actions(
         if {"late_turn", "late_knock_max"} & set(params):
             raise ValueError("late_turn and late_knock_max belong to the turn rule (knock=turn); the knock estimate "
                              "is set by knock_value and knock_worlds")
-        if rng is None:
-            raise ValueError("knock=estimate samples the opponent's hand: heuristic_actions needs rng")
+        if rng is None and draw_keys is None:
+            raise ValueError("knock=estimate samples the opponent's hand: heuristic_actions needs rng or draw_keys")
         if not np.isfinite(knock_value) or knock_worlds < 1:
             raise ValueError(f"knock_value must be finite and knock_worlds >= 1, got {knock_value} and {knock_worlds}")
     elif (knock_value, knock_worlds) != (KNOCK_VALUE, KNOCK_WORLDS):
@@ -289,18 +292,19 @@ def heuristic_actions(
     pos = positions_of(env, rows)
     analysis = analyse(pos, env.rules, **params)
     if knock == "estimate":
-        assert rng is not None
-        estimate_knocks(env, rows, pos, analysis, rng, knock_value, knock_worlds)
+        estimate_knocks(env, rows, pos, analysis, rng, knock_value, knock_worlds, draw_keys)
     return actions_from(pos, analysis, noise)
 
 
 def estimate_knocks(env: VectorGinRummy, rows: np.ndarray, pos: Positions, analysis: Analysis,
-                    rng: np.random.Generator, value: float = KNOCK_VALUE, worlds: int = KNOCK_WORLDS) -> np.ndarray:
+                    rng: Optional[np.random.Generator], value: float = KNOCK_VALUE, worlds: int = KNOCK_WORLDS,
+                    draw_keys: Optional[tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
     """Replace the turn rule's knock choice in ``analysis`` (of ``pos``, games ``rows`` of
     ``env``) by the knock estimate's, in place: Gin (0 deadwood left) always, else the
-    estimate's decision for the card the analysis picked (``knock_vector.knock_decisions``).
-    Returns the positions (indices into ``rows``) that needed an estimate."""
-    from rummy_env.agents.gin.knock_vector import knock_decisions  # knock_vector builds on this module
+    estimate's decision for the card the analysis picked (``knock_vector.knock_decisions``),
+    sampled from ``rng`` or from the counter-based draws of ``draw_keys`` (keys, decisions
+    of the rows). Returns the positions (indices into ``rows``) that needed an estimate."""
+    from rummy_env.agents.gin.knock_vector import counter_draws, knock_decisions  # knock_vector builds on this module
 
     d = np.flatnonzero(pos.phase == Phase.DISCARD)
     knockable = pos.mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
@@ -310,7 +314,9 @@ def estimate_knocks(env: VectorGinRummy, rows: np.ndarray, pos: Positions, analy
     estimate = d[may & (best > 0) & (pos.mask[d, BIG_GIN] == 0)]
     if estimate.size:
         kept = pos.hands[estimate] & ~_BITS[analysis.knock_card[estimate]]
-        analysis.knock[estimate] = knock_decisions(env, rows[estimate], kept, rng, worlds=worlds, value=value)
+        stacked = None if draw_keys is None else counter_draws(draw_keys[0][estimate], draw_keys[1][estimate], worlds)
+        analysis.knock[estimate] = knock_decisions(env, rows[estimate], kept, rng, worlds=worlds, value=value,
+                                                   draws=stacked)
     return estimate
 
 

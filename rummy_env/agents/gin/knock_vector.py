@@ -165,6 +165,12 @@ def stack_draws(draws: Sequence[belief.ChainDraws]) -> StackedDraws:
                         np.array([d.resample for d in draws], dtype=np.float64))
 
 
+def counter_draws(keys: np.ndarray, decisions: np.ndarray, n: int) -> StackedDraws:
+    """The ``belief.ChainDraws.of_decision`` of each (key, decision) pair, stacked: what the
+    ``heuristic`` agent of each game samples its knock estimate with."""
+    return StackedDraws(*belief.counter_uniforms(keys, decisions, n))
+
+
 def sample_opponent_hands_batch(facts: KnockFacts, rules: Rules, n: int, rng: Optional[np.random.Generator] = None,
                                 draws: Optional[StackedDraws] = None) -> np.ndarray:
     """(K, n) uint64: ``n`` hands the opponent may hold in each of the K positions of
@@ -337,10 +343,12 @@ def knock_estimates(facts: KnockFacts, rules: Rules, rng: Optional[np.random.Gen
     return np.where(last_turn(facts.stock_size, facts.turn, rules), mean > 0, mean >= value), mean
 
 
-def knock_decisions(env: VectorGinRummy, rows: np.ndarray, kept: np.ndarray, rng: np.random.Generator, *,
-                    worlds: int = KNOCK_WORLDS, value: float = KNOCK_VALUE) -> np.ndarray:
+def knock_decisions(env: VectorGinRummy, rows: np.ndarray, kept: np.ndarray, rng: Optional[np.random.Generator], *,
+                    worlds: int = KNOCK_WORLDS, value: float = KNOCK_VALUE,
+                    draws: Optional[StackedDraws] = None) -> np.ndarray:
     """(K,) bool: whether the ``heuristic`` agent's knock estimate knocks with ``kept`` (K,)
     uint64 (the 10 cards left) for the players to move in games ``rows`` of ``env`` (in the
     discard phase, with more than 0 deadwood left). ``heuristic_vector.heuristic_actions``
-    with ``knock="estimate"`` calls it for the games where it may knock."""
-    return knock_estimates(facts_of_env(env, rows, kept), env.rules, rng, worlds=worlds, value=value)[0]
+    with ``knock="estimate"`` calls it for the games where it may knock; from ``rng``, or
+    from ``draws`` stacked for the K games."""
+    return knock_estimates(facts_of_env(env, rows, kept), env.rules, rng, worlds=worlds, value=value, draws=draws)[0]

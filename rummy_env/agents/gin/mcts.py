@@ -14,6 +14,9 @@ Choices that make it strong for its cost:
   is then a one-step policy improvement over a strong player; ``rollout=greedy`` is
   cheaper and weaker (the ``simple`` agent's play: take a face-up card that melds,
   discard the card leaving the least deadwood, knock as soon as legal);
+  ``rollout=heuristic-estimate`` plays the heuristic with its default knock estimate
+  (``rummy_env.agents.gin.knock_vector``: every playout that may knock samples the
+  opponent's hand), closer to the ``heuristic`` agent and several times dearer;
 - all playouts of a round at once: every (world, candidate) pair of a round is a row of
   the vector engine (``VectorGinRummy.load_states``) and both seats' moves are the array
   versions of the policies (``rummy_env.agents.gin.heuristic_vector``, ``rummy_env.agents.gin.simple.simple_actions``),
@@ -70,7 +73,7 @@ from rummy_env.gin.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Ph
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.vector import VectorGinRummy
 
-ROLLOUTS = ("heuristic", "greedy")
+ROLLOUTS = ("heuristic", "greedy", "heuristic-estimate")
 ROUND = 64  # worlds sampled and played out at once; clearly worse candidates are dropped after each round
 ELIMINATE_SE = 2.0
 MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
@@ -167,7 +170,9 @@ class MCTSAgent(Agent):
             if self.rollout == "greedy":
                 moved = simple_actions(env, rows, rng)
             else:  # the same tie-breaks for every candidate in a world (common random numbers)
-                moved = heuristic_actions(env, rows, noise=rng.random((w, NUM_CARDS))[world_of[rows]])
+                noise = rng.random((w, NUM_CARDS))[world_of[rows]]
+                knock = "estimate" if self.rollout == "heuristic-estimate" else "turn"
+                moved = heuristic_actions(env, rows, rng, noise, knock=knock)
             actions = np.zeros(w * m, dtype=np.int64)
             actions[rows] = moved
 
@@ -180,7 +185,7 @@ class MCTSAgent(Agent):
         legal_set = set(legal.tolist())
         # the heuristic's move with its tie-breaks at this decision under this agent's key:
         # with the same seed, the move ``heuristic:knock=turn`` plays
-        default = self.guide.choose(infoset, rules, legal_set, tie_break=self.guide.tie_break(decision))
+        default = self.guide.choose(infoset, rules, legal_set, decision=decision)
         moves = self._moves(legal_set, infoset, rules, default)
         if len(moves) == 1:
             return moves[0]

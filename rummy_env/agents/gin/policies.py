@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Optional
 import numpy as np
 
 from rummy_env.agents.draws import noise_table, picks
+from rummy_env.agents.gin.heuristic import KNOCK_VALUE, KNOCK_WORLDS
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core.cards import NUM_CARDS
@@ -65,19 +66,28 @@ class SimplePolicy:
 
 @dataclass(frozen=True)
 class HeuristicPolicy:
-    """``heuristic:knock=turn`` with its settings (``HeuristicAgent``): ``heuristic_actions``
-    with the counter-based tie-breaks."""
+    """``heuristic`` with its settings (``HeuristicAgent``): ``heuristic_actions`` with the
+    counter-based tie-breaks, and with the default knock rule (``knock=estimate``) the
+    counter-based draws of its opponent sampling (``knock_vector.counter_draws``)."""
 
     take_margin: float
     danger_weight: float
     late_turn: int
     late_knock_max: int
+    knock: str = "turn"
+    knock_value: float = KNOCK_VALUE
+    knock_worlds: int = KNOCK_WORLDS
     observation: ClassVar[Optional[str]] = None
 
     def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-        return heuristic_actions(env, rows, noise=discard_noise(env, rows, keys, decisions), take_margin=self.take_margin,
-                                 danger_weight=self.danger_weight, late_turn=self.late_turn,
-                                 late_knock_max=self.late_knock_max)
+        noise = discard_noise(env, rows, keys, decisions)
+        if self.knock == "turn":
+            return heuristic_actions(env, rows, noise=noise, take_margin=self.take_margin,
+                                     danger_weight=self.danger_weight, late_turn=self.late_turn,
+                                     late_knock_max=self.late_knock_max)
+        return heuristic_actions(env, rows, noise=noise, take_margin=self.take_margin, danger_weight=self.danger_weight,
+                                 knock="estimate", knock_value=self.knock_value, knock_worlds=self.knock_worlds,
+                                 draw_keys=(keys, decisions))
 
 
 @dataclass(frozen=True)
