@@ -156,7 +156,8 @@ def main() -> None:
         print(f"OpenSpiel's whole step from Python: {1e6 / best['openspiel']:.1f} us")
     for key, label, ours in (("pz", "pettingzoo 1.24.3 gin_rummy_v4.env() (same loop) ", best["env"]),
                              ("pz_raw", "pettingzoo 1.24.3 gin_rummy_v4.raw_env()         ", best["raw"]),
-                             ("openspiel", "OpenSpiel gin_rummy + observation_tensor        ", best["env"])):
+                             ("openspiel", "OpenSpiel gin_rummy + observation_tensor        ", best["env"]),
+                             ("openspiel", "OpenSpiel, against our raw_env()                ", best["raw"])):
         if best[key]:
             print(f"peer   {label} {best[key]:>10,.0f} steps/s   -> ours/peer = {ours / best[key]:.2f}x")
 

@@ -33,7 +33,7 @@ def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optio
     out = np.empty(_SIZE, np.float32)
     _encode_kernel(
         out, info.player, info.hand, 1 << pile[-1] if pile else 0, info.discard_mask,
-        distinct_cards_mask(info.public_stock), info.layoff_targets,
+        distinct_cards_mask(info.public_stock) if info.public_stock else 0, info.layoff_targets,
         0 if info.taken_card is None else 1 << info.taken_card, info.played, info.known, info.discarded,
         info.hand_sizes, info.has_melded, match_scores, info.dealer, int(info.phase), info.stock_size / NUM_CARDS,
         info.turnovers / max(1, rules.stock_turnovers), info.turn / rules.max_turns, float(info.rummy_possible),

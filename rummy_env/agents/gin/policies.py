@@ -103,7 +103,11 @@ class PPOPolicy:
         from rummy_env.agents.gin.heuristic_features import advice_of_env
         from rummy_env.agents.gin.ppo import policy_actions
 
-        inputs = env.observe()[rows]
-        if self.nets.net.advice:
-            inputs = np.concatenate([inputs, advice_of_env(env, rows)], axis=1)
+        observation = env.observe()
+        if self.nets.net.advice:  # one array of the network's inputs, written once
+            inputs = np.empty((rows.size, self.nets.net.obs_size), dtype=np.float32)
+            np.take(observation, rows, axis=0, out=inputs[:, : observation.shape[1]])
+            inputs[:, observation.shape[1] :] = advice_of_env(env, rows)
+        else:
+            inputs = observation[rows]
         return policy_actions(self.nets, inputs, env.action_mask()[rows] == 1, self.greedy, keys, decisions)
