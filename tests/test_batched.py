@@ -189,3 +189,22 @@ def test_the_scalar_showdown_score_equals_the_array_one():
                 for big in (False, True) if k == 0 else (False,):
                     outcome, points = score_showdown(k, d, rules, big)
                     assert score_one(k, d, rules, big) == (Outcome(int(outcome)), int(points)), (k, d, big, rules)
+
+
+def test_ppo_runs_large_batches_on_the_callers_threads_and_small_ones_on_one(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from rummy_env.agents.gin import ppo
+
+    nets = agents.make("ppo").nets
+    used = []
+    real = torch.set_num_threads
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: (used.append(n), real(n)))
+    before = torch.get_num_threads()
+    for rows in (1, ppo.MANY_ROWS - 1, ppo.MANY_ROWS):
+        used.clear()
+        mask = np.zeros((rows, 108), dtype=bool)
+        mask[:, 0] = mask[:, 1] = True
+        ppo._log_probs(nets.net, np.zeros((rows, nets.net.obs_size), dtype=np.float32), mask)
+        assert torch.get_num_threads() == before  # restored
+        if before > 1:
+            assert used == ([] if rows >= ppo.MANY_ROWS else [1, before]), (rows, used)

@@ -34,13 +34,13 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
 
 ``rummy_env.agents.gin.heuristic_vector`` makes these decisions as array operations over many games
 of the vector engine (training opponents, search rollouts, PPO's advice, tournaments:
-``batch_policy``; ``knock=turn``, or ``heuristic_actions(..., knock="estimate")`` for the
-default rule, whose sampling and scoring ``rummy_env.agents.gin.knock_vector`` does for
-all the games that may knock at once); tests hold the two equal, the knock estimate draw
-for draw given the same random numbers (``estimate_knock``'s ``draws``). Among equally
-scored discards ``act`` picks the card of largest counter-based noise
-(``rummy_env.agents.draws``: a function of the agent's key and decision index), so the
-array version picks the same card.
+``batch_policy``), for either knock rule (``heuristic_actions(..., knock="estimate")``
+for the default, whose sampling and scoring ``rummy_env.agents.gin.knock_vector`` does for
+all the games that may knock at once); tests hold the two equal move for move. ``act``
+draws its random numbers as counter-based draws (``rummy_env.agents.draws``: functions of
+the agent's key and decision index): the noise that breaks ties between equally scored
+discards, and the knock estimate's samples (``belief.ChainDraws.of_decision``), so the
+array version, given each game's key and decision index, draws the same numbers.
 """
 
 from __future__ import annotations
