@@ -17,8 +17,9 @@ Why the rules are applied here instead of calling the bot: the bot reads an Open
 state, and building one from an information set would mean making up the hidden cards'
 history. Its decisions are functions of the observation alone, so this module computes
 them with the same utilities on our information set's cards (mapped to OpenSpiel's card
-ids, ``to_openspiel``), and ``tests/test_openspiel.py`` holds them to the real bot's at
-every draw, discard, knock and wall decision of games played in OpenSpiel.
+ids, ``rummy_env.gin.openspiel.to_openspiel``), and ``tests/test_openspiel.py`` holds
+them to the real bot's at every draw, discard, knock and wall decision of games played
+in OpenSpiel.
 
 Our rules are OpenSpiel's except at two points (the ``openspiel`` rules preset documents
 them), and where the bot's choice is not legal here it plays its next choice:
@@ -39,33 +40,14 @@ import numpy as np
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core.cards import NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
+from rummy_env.gin.openspiel import from_openspiel, pyspiel_module, to_openspiel
 from rummy_env.gin.rules import Rules
-
-WALL_STOCK_SIZE = 2  # OpenSpiel's wall: a draw decision with this many cards left in the stock
-
-
-def to_openspiel(card: int) -> int:
-    """Our card id (suits C, D, H, S) as OpenSpiel's (suits s, c, d, h; rank the same)."""
-    suit, rank = divmod(card, NUM_RANKS)
-    return (suit + 1) % 4 * NUM_RANKS + rank
-
-
-def from_openspiel(card: int) -> int:
-    """OpenSpiel's card id as ours (``to_openspiel``'s inverse)."""
-    suit, rank = divmod(card, NUM_RANKS)
-    return (suit + 3) % 4 * NUM_RANKS + rank
-
 
 @functools.lru_cache(maxsize=1)
 def utils() -> Any:
     """OpenSpiel's ``GinRummyUtils`` for the standard deck and 10-card hands, or an
     ImportError saying how to install open_spiel."""
-    try:
-        from pyspiel import gin_rummy
-    except ImportError:
-        raise ImportError('the openspiel-simple agent needs open_spiel: pip install "rummy-env[openspiel]" '
-                          "(or pip install open_spiel)") from None
-    return gin_rummy.GinRummyUtils(NUM_RANKS, 4, 10)
+    return pyspiel_module().gin_rummy.GinRummyUtils(NUM_RANKS, 4, 10)
 
 
 def best_deadwood(hand: list[int], card: Optional[int] = None) -> list[int]:

@@ -1,0 +1,296 @@
+"""OpenSpiel's ``gin_rummy`` played in lockstep with ours: the same deal, the same moves.
+
+Why: the ``openspiel`` rules preset exists so that results can be compared with work done
+in OpenSpiel, which only means something if the two games are the same. ``Lockstep``
+deals one deck to both engines (OpenSpiel's chance nodes get our deck's cards in our
+order), applies each of our moves to both (our action ids mapped to OpenSpiel's, a knock
+and the showdown spelled out as OpenSpiel's meld, lay-off and pass actions), and
+``differences`` lists where the two disagree at a decision: the cards in each hand, the
+discard pile, the stock size, the player to move and the legal moves (OpenSpiel's mapped to
+ours). ``tests/test_openspiel_lockstep.py`` plays hundreds of hands this way,
+``benchmarks/bench_openspiel.py`` thousands. Needs open_spiel (``pip install
+"rummy-env[openspiel]"``).
+
+Mappings: OpenSpiel deals its player 0 first and lets player 0 act first, so its player 0
+is our non-dealer. Its card ids order the suits s, c, d, h (ours C, D, H, S). Its actions:
+card ids for discards, 52 draw the upcard, 53 draw from the stock, 54 pass, 55 knock
+(then the knocker discards, lays melds and passes; the defender lays off, passes, lays
+melds and passes), 56 + meld id. Its runs are melds of 3 to 5 cards, so a longer run of
+ours is laid as several.
+
+Where the games differ under the ``openspiel`` preset (docs/games/gin/rules.md): at the
+wall OpenSpiel lets the next player take the discard to knock, and it lets a player
+discard, or knock with, the card just taken from the pile; it also ends a hand at its
+50th draw of the upcard, and its least deadwood of 11 cards is wrong where meld groups
+tie (a bug of OpenSpiel's). ``KNOWN_DIFFERENCES`` names them, and ``differences``
+reports them apart from everything else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core import melds
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, mask_to_cards
+from rummy_env.gin.game import (
+    BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, GinRummyState, HandResult, Phase,
+)
+from rummy_env.gin.rules import Rules, load_rules
+
+DRAW_UPCARD, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, MELD_BASE = 52, 53, 54, 55, 56
+LONGEST_RUN = 5  # OpenSpiel's meld ids hold runs of 3 to 5 cards
+KNOWN_DIFFERENCES = {
+    "wall": "OpenSpiel lets the player after the discard that leaves 2 cards in the stock take it to knock; "
+            "our hand ends drawn there",
+    "taken card": "OpenSpiel lets a player discard, or knock with, the card just taken from the discard pile",
+    "upcard draws": "OpenSpiel ends a hand drawn at its 50th draw of the upcard (a safeguard against endless hands)",
+    "11-card deadwood": "OpenSpiel's least deadwood of 11 cards removes the highest card left over by one best meld "
+                        "group; where several groups tie it can miss a lower total, and refuse a knock ours allows "
+                        "(an OpenSpiel bug: '2C 4C 4D 5D 6D 3H 6H AS 4S 5S 6S' is 11 there, 10 here)",
+}
+MAX_UPCARD_DRAWS = 50  # OpenSpiel's kMaxNumDrawUpcardActions
+
+
+def to_openspiel(card: int) -> int:
+    """Our card id (suits C, D, H, S) as OpenSpiel's (suits s, c, d, h; ranks the same)."""
+    suit, rank = divmod(card, NUM_RANKS)
+    return (suit + 1) % 4 * NUM_RANKS + rank
+
+
+def from_openspiel(card: int) -> int:
+    """OpenSpiel's card id as ours (``to_openspiel``'s inverse)."""
+    suit, rank = divmod(card, NUM_RANKS)
+    return (suit + 3) % 4 * NUM_RANKS + rank
+
+
+def pyspiel_module() -> Any:
+    """``pyspiel``, or an ImportError saying how to install open_spiel."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise ImportError('OpenSpiel interop needs open_spiel: pip install "rummy-env[openspiel]" '
+                          "(or pip install open_spiel)") from None
+    return pyspiel
+
+
+def openspiel_game(rules: Any = "openspiel") -> Any:
+    """OpenSpiel's ``gin_rummy`` with the scoring of ``rules``; a ValueError for rules it
+    cannot play (aces high, five under ten, Big Gin, ties as undercuts, no upcard offer)."""
+    r = load_rules(rules)
+    unsupported = [name for name, bad in (("aces: high", r.aces_high), ("five_under_ten", r.five_under_ten),
+                                          ("big_gin_bonus > 0", r.big_gin), ("undercut_on_tie", r.undercut_on_tie),
+                                          ("first_upcard_pass: false", not r.first_upcard_pass)) if bad]
+    if unsupported:
+        raise ValueError(f"OpenSpiel's gin_rummy has no {', '.join(unsupported)}; start from the openspiel preset")
+    return pyspiel_module().load_game("gin_rummy", {"oklahoma": r.oklahoma, "knock_card": r.knock_limit,
+                                                    "gin_bonus": r.gin_bonus, "undercut_bonus": r.undercut_bonus})
+
+
+def meld_pieces(cards: int, is_run: bool) -> list[list[int]]:
+    """A meld of ours as OpenSpiel melds (card ids, ours): runs longer than 5 split into
+    runs of 3 to 5 from the low end."""
+    ids = mask_to_cards(cards)
+    if not is_run or len(ids) <= LONGEST_RUN:
+        return [ids]
+    ranks = sorted(ids, key=lambda c: c % NUM_RANKS)  # a run's cards in rank order (aces low)
+    pieces = []
+    while len(ranks) > LONGEST_RUN:
+        take = LONGEST_RUN if len(ranks) - LONGEST_RUN >= 3 else len(ranks) - 3
+        pieces.append(ranks[:take])
+        ranks = ranks[take:]
+    return pieces + [ranks]
+
+
+class Lockstep:
+    """One hand dealt from ``deck`` (52 card ids, ours; dealer seat 1, as OpenSpiel deals)
+    in our engine (``state``) and in OpenSpiel's (``os_state``)."""
+
+    def __init__(self, deck: Sequence[int], rules: Any = "openspiel") -> None:
+        self.rules: Rules = load_rules(rules)
+        self.game = openspiel_game(self.rules)
+        self.state = GinRummyState.from_deck(list(deck), self.rules, dealer=1)
+        self.deck = list(deck)
+        self.os_state = self.game.new_initial_state()
+        for card in self.deck[: 2 * HAND_SIZE + 1]:  # player 0's ten, player 1's ten, the upcard
+            self.os_state.apply_action(to_openspiel(card))
+        self._next_stock = 2 * HAND_SIZE + 1  # the deck's next card is the next stock draw
+        self.upcard_draws = 0  # OpenSpiel's count of upcard draws (not those of the first-turn offer)
+        self.wall: Optional[list[int]] = None  # OpenSpiel's legal moves at the wall, where ours ended
+
+    # ------------------------------------------------------------ comparing
+
+    def os_legal(self) -> set[int]:
+        """OpenSpiel's legal actions now, mapped to ours where they have a twin (a discard or
+        knock card, the draws, pass); OpenSpiel's knock (55) stays 55."""
+        if self.os_state.is_terminal():
+            return set()
+        mapped = set()
+        for a in self.os_state.legal_actions():
+            if a < NUM_CARDS:
+                mapped.add(DISCARD + from_openspiel(a))
+            elif a == DRAW_UPCARD:
+                mapped.add(TAKE_DISCARD)
+            elif a == OS_DRAW_STOCK:
+                mapped.add(DRAW_STOCK)
+            elif a == OS_PASS:
+                mapped.add(PASS)
+            else:
+                mapped.add(a)
+        return mapped
+
+    def differences(self) -> dict[str, Any]:
+        """Where the engines disagree at this decision ({} when they agree): keys ``hands``,
+        ``pile``, ``stock``, ``player``, ``legal`` (ours, OpenSpiel's) and ``over``; the
+        differences ``KNOWN_DIFFERENCES`` names come as ``wall`` and ``taken card``."""
+        s, o = self.state, self.os_state
+        out: dict[str, Any] = {}
+        if s.is_over or o.is_terminal():
+            if s.is_over and not o.is_terminal():
+                out["over"] = (True, False)
+            elif o.is_terminal() and not s.is_over:
+                out["upcard draws" if self.upcard_draws == MAX_UPCARD_DRAWS else "over"] = (False, True)
+            elif self.wall is not None and OS_KNOCK in self.wall:
+                out["wall"] = self.wall  # OpenSpiel's player could have knocked; ours could not
+            return out
+        hands = [sorted(from_openspiel(c) for c in h) for h in o.hands()]
+        ours = [mask_to_cards(s.hands[0]), mask_to_cards(s.hands[1])]
+        if hands != ours:
+            out["hands"] = (ours, hands)
+        up = o.upcard()
+        pile = [from_openspiel(c) for c in o.discard_pile()] + ([] if up is None else [from_openspiel(up)])
+        if pile != list(s.discard_pile):
+            out["pile"] = (list(s.discard_pile), pile)
+        if o.stock_size() != len(s.stock):
+            out["stock"] = (len(s.stock), o.stock_size())
+        if o.current_player() != s.current_player:
+            out["player"] = (s.current_player, o.current_player())
+        mine = {KNOCK if a >= KNOCK and a != BIG_GIN else a for a in s.legal_actions()}
+        mine = {OS_KNOCK if a == KNOCK else a for a in mine}
+        theirs = self.os_legal()
+        if mine != theirs:
+            extra = theirs - mine
+            taken = s.taken_card
+            if taken is not None and extra <= {DISCARD + taken, OS_KNOCK} and mine <= theirs and (
+                    DISCARD + taken in extra or self._knock_only_with(taken)):
+                out["taken card"] = sorted(extra)
+            elif mine - theirs == {OS_KNOCK} and extra <= ({DISCARD + taken} if taken is not None else set()) \
+                    and self._os_deadwood_of_11() > s.knock_limit:
+                out["11-card deadwood"] = (self._os_deadwood_of_11(), min(
+                    v for v in melds.discard_deadwood(s.hands[s.current_player]) if v >= 0))
+            else:
+                out["legal"] = (sorted(mine), sorted(theirs))
+        return out
+
+    def _knock_only_with(self, card: int) -> bool:
+        """Whether the only knock OpenSpiel allows here puts down ``card`` (the card just taken)."""
+        after = melds.discard_deadwood(self.state.hands[self.state.current_player])
+        return after[card] <= self.state.knock_limit and all(
+            v > self.state.knock_limit for c, v in enumerate(after) if v >= 0 and c != card)
+
+    def _os_deadwood_of_11(self) -> int:
+        """OpenSpiel's least deadwood of the 11 cards of the player to move (its knock test)."""
+        hand = [to_openspiel(c) for c in mask_to_cards(self.state.hands[self.state.current_player])]
+        return self._utils().min_deadwood(hand)
+
+    def _phase(self, name: str) -> Any:
+        return getattr(pyspiel_module().gin_rummy.Phase, name)
+
+    # ------------------------------------------------------------ moving
+
+    def step(self, action: int) -> None:
+        """Our ``action`` in both engines (OpenSpiel's showdown spelled out from our result)."""
+        s, o = self.state, self.os_state
+        p = s.current_player
+        if action == DRAW_STOCK:
+            o.apply_action(OS_DRAW_STOCK)
+            s.step(action)
+            o.apply_action(to_openspiel(self.deck[self._next_stock]))  # the chance node: our stock's card
+            self._next_stock += 1
+        elif action == TAKE_DISCARD:
+            if s.phase == Phase.DRAW:
+                self.upcard_draws += 1
+            o.apply_action(DRAW_UPCARD)
+            if not o.is_terminal():  # its 50th upcard draw ends OpenSpiel's hand instead
+                s.step(action)
+        elif action == PASS:
+            o.apply_action(OS_PASS)
+            s.step(action)
+        elif action < KNOCK:
+            o.apply_action(to_openspiel(action - DISCARD))
+            s.step(action)
+            if s.is_over and s.result.reason == "wall" and o.current_phase() == self._phase("WALL"):
+                self.wall = sorted(self.os_legal())
+                o.apply_action(OS_PASS)  # our hand ends drawn at the wall: OpenSpiel's player passes
+        elif action < BIG_GIN:
+            o.apply_action(OS_KNOCK)
+            o.apply_action(to_openspiel(action - KNOCK))
+            s.step(action)
+            self._showdown(s.result, p)
+        else:
+            raise ValueError("OpenSpiel's gin_rummy has no Big Gin")
+
+    def _showdown(self, result: HandResult, knocker: int) -> None:
+        """OpenSpiel's knock phase and lay-offs, as our showdown chose them."""
+        o = self.os_state
+        for meld in result.knocker_melds:
+            for piece in meld_pieces(meld.cards, meld.kind == "run"):
+                o.apply_action(MELD_BASE + self._meld_id(piece))
+        o.apply_action(OS_PASS)
+        if not o.is_terminal() and result.knocker_deadwood > 0:  # no lay-offs on Gin
+            left = [c for c, _ in result.layoffs]
+            while left:  # each card once OpenSpiel allows it (a run grows a card at a time)
+                legal = set(o.legal_actions())
+                ready = [c for c in left if to_openspiel(c) in legal]
+                if not ready:
+                    break  # differences() shows the rest: OpenSpiel refused a lay-off of ours
+                o.apply_action(to_openspiel(ready[0]))
+                left.remove(ready[0])
+            o.apply_action(OS_PASS)
+        if not o.is_terminal():
+            for meld in result.defender_melds:
+                for piece in meld_pieces(meld.cards, meld.kind == "run"):
+                    o.apply_action(MELD_BASE + self._meld_id(piece))
+            o.apply_action(OS_PASS)
+
+    def _meld_id(self, cards: list[int]) -> int:
+        return self._utils().meld_to_int(sorted(to_openspiel(c) for c in cards))
+
+    def _utils(self) -> Any:
+        return pyspiel_module().gin_rummy.GinRummyUtils(NUM_RANKS, 4, HAND_SIZE)
+
+    def returns(self) -> Optional[tuple[tuple[float, float], tuple[float, float]]]:
+        """(ours, OpenSpiel's) returns per seat once both hands are over, else None."""
+        if not (self.state.is_over and self.os_state.is_terminal()):
+            return None
+        ours = self.state.result.rewards
+        return (float(ours[0]), float(ours[1])), tuple(float(x) for x in self.os_state.returns())
+
+
+def play_scripted(deck: Sequence[int], rng: np.random.Generator, rules: Any = "openspiel", knock: float = 0.6,
+                  take: Optional[float] = None) -> tuple[dict[str, int], Lockstep]:
+    """One hand in lockstep by a scripted player: knocking with probability ``knock`` where
+    it may, taking the top discard with probability ``take`` (None: a uniform legal
+    move), discarding mostly the card that leaves the least deadwood. Returns the
+    differences seen (by kind) and the lockstep."""
+    ls = Lockstep(deck, rules)
+    seen: dict[str, int] = {}
+    while True:
+        for kind in ls.differences():
+            seen[kind] = seen.get(kind, 0) + 1
+        if ls.state.is_over or ls.os_state.is_terminal():
+            return seen, ls
+        legal = ls.state.legal_actions()
+        knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
+        if knocks and rng.random() < knock:
+            action = knocks[rng.integers(len(knocks))]
+        elif take is not None and TAKE_DISCARD in legal:
+            action = TAKE_DISCARD if rng.random() < take else (PASS if PASS in legal else DRAW_STOCK)
+        else:
+            plain = [a for a in legal if a < KNOCK] or legal
+            action = plain[rng.integers(len(plain))]
+            if plain[-1] >= DISCARD and rng.random() < 0.8:  # mostly the discard that leaves the least deadwood
+                after = melds.discard_deadwood(ls.state.hands[ls.state.current_player])
+                action = min(plain, key=lambda a: (after[a - DISCARD], a))
+        ls.step(int(action))
