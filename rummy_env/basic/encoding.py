@@ -33,6 +33,7 @@ by relative seat (4); number of players one-hot (2, 3, 4: 3).
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence
 
 import numpy as np
@@ -108,8 +109,6 @@ def _compiled_encoder():
 
     if melds._kernels() is None:
         return None
-    import warnings
-
     try:
         from rummy_env.basic import encoding_jit
 

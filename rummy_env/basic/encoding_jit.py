@@ -29,7 +29,8 @@ def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optio
     """``rummy_env.basic.encoding``'s flat vector of ``info`` (the same numbers, float32)."""
     n = info.num_players
     pile = info.discard_pile
-    match_scores = tuple(float(x) / rules.target_score for x in scores) if scores is not None and rules.match else (0.0,) * n
+    match = scores is not None and rules.match
+    match_scores = tuple(float(x) / rules.target_score for x in scores) if match else (0.0,) * n
     out = np.empty(_SIZE, np.float32)
     _encode_kernel(
         out, info.player, info.hand, 1 << pile[-1] if pile else 0, info.discard_mask,

@@ -39,7 +39,9 @@ from rummy_env.agents.draws import key_of
 from rummy_env.core.game import BatchPolicy, GameState, HandResult, get_game
 from rummy_env.eval.config import DEFAULT_GAME
 
-BATCH_WIDTH = 4096  # games on the batch engine at once (its speed levels off above a few thousand; ppo 2,180 hands/s at 4,096 against 2,030 at 2,048, 2026-12-03)
+# games on the batch engine at once: its speed levels off above a few thousand
+# (ppo 2,180 hands/s at 4,096 against 2,030 at 2,048, 2026-12-03)
+BATCH_WIDTH = 4096
 
 
 class PairGame(NamedTuple):

@@ -34,6 +34,7 @@ game registers (``Game.add_encoding`` adds one more, usable by name in the env).
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence
 
 import numpy as np
@@ -114,8 +115,6 @@ def _compiled_encoder():
     fails to compile)."""
     if melds._kernels() is None:
         return None
-    import warnings
-
     try:
         from rummy_env.gin import encoding_jit
 

@@ -35,7 +35,7 @@ import numpy as np
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import (
-    BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, GinRummyState, HandResult, Phase,
+    BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, GinRummyState, HandResult, InformationSet, Phase,
 )
 from rummy_env.gin.rules import Rules, load_rules
 
@@ -294,3 +294,74 @@ def play_scripted(deck: Sequence[int], rng: np.random.Generator, rules: Any = "o
                 after = melds.discard_deadwood(ls.state.hands[ls.state.current_player])
                 action = min(plain, key=lambda a: (after[a - DISCARD], a))
         ls.step(int(action))
+
+
+def information_set(os_state: Any, player: int) -> InformationSet:
+    """Our information set of OpenSpiel player ``player`` at a draw or discard decision
+    (OpenSpiel's player 0 is the non-dealer, our seat 0 with the dealer in seat 1), built
+    from what that player sees: its own hand, the public moves (the upcard, what each
+    player took, passed on and discarded), the stock size and the knock card. The other
+    player's cards and the stock come into it only as counts."""
+    hand = 0
+    for c in os_state.hands()[player]:
+        hand |= 1 << from_openspiel(c)
+    known, passed, discarded = [0, 0], [0, 0], [0, 0]
+    events: list[tuple[int, str, int]] = []
+    pile: list[int] = []
+    upcard: Optional[int] = None
+    passes = turn = 0
+    taken: Optional[int] = None
+    dealt = 0
+    for step in os_state.full_history():
+        p, a = step.player, step.action
+        if p < 0:  # chance: the deal (the 21st card is the upcard), then cards drawn from the stock
+            dealt += 1
+            if dealt == 2 * HAND_SIZE + 1:
+                upcard = from_openspiel(a)
+            continue
+        if a == DRAW_UPCARD:
+            known[p] |= 1 << upcard
+            events.append((p, "take_discard", upcard))
+            taken, upcard = upcard, None
+        elif a == OS_PASS and passes < 2 and upcard is not None and not pile and turn == 0:
+            passed[p] |= 1 << upcard
+            events.append((p, "pass", upcard))
+            passes += 1
+        elif a == OS_DRAW_STOCK:
+            if upcard is not None:
+                if passes < 2 or turn > 0:  # not the non-dealer's forced draw after both passed
+                    passed[p] |= 1 << upcard
+                pile.append(upcard)
+                upcard = None
+            events.append((p, "draw_stock", -1))
+            taken = None
+        elif a < NUM_CARDS:
+            card = from_openspiel(a)
+            known[p] &= ~(1 << card)
+            discarded[p] |= 1 << card
+            events.append((p, "discard", card))
+            upcard, taken = card, None
+            turn += 1
+        else:
+            raise ValueError("information_set is for draw and discard decisions, not after a knock")
+    phase_name = os_state.current_phase().name
+    if phase_name == "FIRST_UPCARD":
+        phase = Phase.OFFER if passes < 2 else Phase.DRAW
+    elif phase_name == "DRAW":
+        phase = Phase.DRAW
+    elif phase_name == "DISCARD":
+        phase = Phase.DISCARD
+    else:
+        raise ValueError(f"information_set is for draw and discard decisions, not phase {phase_name}")
+    full_pile = pile + ([] if upcard is None else [upcard])
+    mask = 0
+    for c in full_pile:
+        mask |= 1 << c
+    q = 1 - player
+    return InformationSet(
+        player=player, hand=hand, discard_pile=tuple(full_pile), discard_mask=mask,
+        stock_size=os_state.stock_size(), phase=phase, current_player=player, dealer=1, turn=turn,
+        knock_limit=os_state.knock_card(), taken_card=taken if phase == Phase.DISCARD else None,
+        opponent_known=known[q], opponent_hand_size=HAND_SIZE, discarded=(discarded[0], discarded[1]),
+        passed=(passed[0], passed[1]), public_history=tuple(events), result=None,
+    )

@@ -126,10 +126,10 @@ class HeuristicAgent(Agent):
     def choose(self, infoset: InformationSet, rules: Rules, legal: set[int], decision: Optional[int] = None) -> int:
         """The move from an information set and the legal actions (what ``act`` plays; search
         agents call it directly). With the index ``decision`` of the agent's decision, its
-        random numbers are counter-based draws of the agent's key and that index (equally
-        scored discards go to the largest ``tie_break(decision)``, the knock estimate samples
-        with ``ChainDraws.of_decision``), as the array version's are; without one, they come
-        from the agent's generator."""
+        random numbers are counter-based draws of the agent's key and that index (among
+        equally scored discards, the card with the largest ``tie_break(decision)(card)``;
+        the knock estimate's samples, ``ChainDraws.of_decision``), as the array version's
+        are; without one, they come from the agent's generator."""
         opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             if TAKE_DISCARD in legal and self._wants_top(infoset, opts):
