@@ -141,9 +141,10 @@ class Lockstep:
         return mapped
 
     def differences(self) -> dict[str, Any]:
-        """Where the engines disagree at this decision ({} when they agree): keys ``hands``,
-        ``pile``, ``stock``, ``player``, ``legal`` (ours, OpenSpiel's) and ``over``; the
-        differences ``KNOWN_DIFFERENCES`` names come as ``wall`` and ``taken card``."""
+        """Where the engines disagree at this decision ({} when they agree), by kind:
+        ``hands``, ``pile``, ``stock``, ``player``, ``legal`` (ours, OpenSpiel's) and
+        ``over`` would be bugs; the kinds ``KNOWN_DIFFERENCES`` names are the differences
+        between the two rule sets (and OpenSpiel's 11-card deadwood bug)."""
         s, o = self.state, self.os_state
         out: dict[str, Any] = {}
         if s.is_over or o.is_terminal():
