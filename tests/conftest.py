@@ -132,7 +132,7 @@ def solver_backend(request, monkeypatch):
     if request.param == "numpy":
         monkeypatch.setattr(melds, "_KERNELS", [None])
         monkeypatch.setattr(heuristic_vector, "_COMPILED", [None])
-        monkeypatch.setattr(encoding, "_COMPILED", [None])
+        monkeypatch.setattr(encoding._encode_flat, "chosen", encoding._python_encode_flat)
     elif melds._kernels() is None or heuristic_vector._compiled() is None:
         pytest.skip("the numba kernels are not in use here")
     return request.param

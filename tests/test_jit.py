@@ -223,11 +223,11 @@ def test_compiled_observation_equals_the_python_encoder(aces_high, five_under_te
                   knock_limit=10 - 3 * int(aces_high))
     for scores in (None, (37, 120)):
         for info in game_positions(rules, seed=int(aces_high) + 2 * int(five_under_ten)):
-            got = encoding_jit.encode_flat(info, rules, scores, encoding.STOCK_AT_DEAL)
+            got = encoding_jit.encode_flat(info, rules, scores)
             want = encoding._python_encode_flat(info, rules, scores)
             assert got.dtype == want.dtype == np.float32
             np.testing.assert_array_equal(got, want)
-    assert encoding._compiled_encoder() is encoding_jit.encode_flat  # and the env's encoder uses it
+    assert encoding._encode_flat.compiled() is encoding_jit.encode_flat  # and the env's encoder uses it
     info = game_positions(rules, seed=5, games=1)[7]
     np.testing.assert_array_equal(encoding.encode(info, rules, "planes", (37, 120)),
                                   encoding.LAYOUT.planes(encoding._python_encode_flat(info, rules, (37, 120))))
@@ -236,12 +236,12 @@ def test_compiled_observation_equals_the_python_encoder(aces_high, five_under_te
 def test_the_compiled_observation_is_dropped_if_it_disagrees_or_is_switched_off(monkeypatch):
     from rummy_env.gin import encoding_jit
 
-    monkeypatch.setattr(encoding_jit, "encode_flat", lambda info, rules, scores, stock: np.zeros(encoding.FLAT_SIZE, np.float32))
+    monkeypatch.setattr(encoding_jit, "encode_flat", lambda info, rules, scores: np.zeros(encoding.FLAT_SIZE, np.float32))
     with pytest.warns(RuntimeWarning, match="compiled observation encoder is not used .ValueError: it disagrees"):
-        assert encoding._compiled_encoder() is None
+        assert encoding._encode_flat.compiled() is None
     monkeypatch.undo()
     monkeypatch.setattr(melds, "_KERNELS", [None])  # RUMMY_ENV_NO_NUMBA=1, or numba missing
-    assert encoding._compiled_encoder() is None
+    assert encoding._encode_flat.compiled() is None
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -261,7 +261,7 @@ def test_compiled_basic_rummy_observation_equals_the_python_encoder(num_players)
                 for seat in range(num_players):
                     info = state.information_set(seat)
                     for s in (None, scores):
-                        got = basic_jit.encode_flat(info, rules, s, basic_encoding.HAND_SIZE_SCALE)
+                        got = basic_jit.encode_flat(info, rules, s)
                         np.testing.assert_array_equal(got, basic_encoding._python_encode_flat(info, rules, s))
                         checked += 1
                 if state.is_over:
@@ -270,7 +270,7 @@ def test_compiled_basic_rummy_observation_equals_the_python_encoder(num_players)
                 plays = [a for a in legal if a >= 54]  # meld and lay off (ids 54 on) when possible: table slices too
                 state.step(plays[-1] if plays and rng.random() < 0.7 else legal[rng.integers(len(legal))])
     assert checked > 1000
-    assert basic_encoding._compiled_encoder() is basic_jit.encode_flat
+    assert basic_encoding._encode_flat.compiled() is basic_jit.encode_flat
 
 
 def test_the_compiled_basic_rummy_observation_is_dropped_if_it_disagrees(monkeypatch):
@@ -279,7 +279,7 @@ def test_the_compiled_basic_rummy_observation_is_dropped_if_it_disagrees(monkeyp
 
     monkeypatch.setattr(basic_jit, "encode_flat", lambda *args: np.ones(basic_encoding.FLAT_SIZE, np.float32))
     with pytest.warns(RuntimeWarning, match="compiled Basic Rummy observation encoder is not used"):
-        assert basic_encoding._compiled_encoder() is None
+        assert basic_encoding._encode_flat.compiled() is None
     monkeypatch.undo()
     monkeypatch.setattr(melds, "_KERNELS", [None])
-    assert basic_encoding._compiled_encoder() is None
+    assert basic_encoding._encode_flat.compiled() is None

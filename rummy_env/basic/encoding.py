@@ -33,7 +33,6 @@ by relative seat (4); number of players one-hot (2, 3, 4: 3).
 
 from __future__ import annotations
 
-import warnings
 from typing import Optional, Sequence
 
 import numpy as np
@@ -41,7 +40,9 @@ import numpy as np
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
 from rummy_env.core.cards import NUM_CARDS, distinct_cards_mask
-from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings, write_card_bits
+from rummy_env.core.encoding import (
+    CardLayout, CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+)
 
 CARD_SLICES = (
     "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",
@@ -87,50 +88,20 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
     return lookup(ENCODINGS, encoding).shape()
 
 
-def _encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
-    """The flat vector: one compiled call when ``rummy_env.basic.encoding_jit`` is in use."""
-    if not _COMPILED:
-        _COMPILED.append(_compiled_encoder())
-    compiled = _COMPILED[0]
-    if compiled is not None:
-        return compiled(info, rules, scores, HAND_SIZE_SCALE)
-    return _python_encode_flat(info, rules, scores)
+def _check_cases():
+    """Every seat's information set at every decision of a random hand at each table size,
+    with match scores: what the compiled encoder is checked on before it is used."""
+    rules = BasicRummyRules(target_score=100)
+    for n in range(2, MAX_PLAYERS + 1):
+        scores = tuple(range(10, 10 + 7 * n, 7))
+        for state in random_positions(BasicRummyState.new_hand(n, rules=rules, seed=n), np.random.default_rng(n)):
+            for seat in range(n):
+                yield state.information_set(seat), rules, scores
 
 
-_COMPILED: list = []  # [encoding_jit.encode_flat or None], decided on the first observation
+def _load_compiled():
+    from rummy_env.basic import encoding_jit
 
-
-def _compiled_encoder():
-    """``encoding_jit.encode_flat`` when the meld solver's compiled kernels are in use (so
-    numba is installed and not switched off) and it agrees with ``_python_encode_flat`` on
-    every position of a few random hands at each table size; else None (with one warning
-    if it disagrees or fails to compile)."""
-    from rummy_env.core import melds
-
-    if melds._kernels() is None:
-        return None
-    try:
-        from rummy_env.basic import encoding_jit
-
-        rules = BasicRummyRules(target_score=100)
-        for n in range(2, MAX_PLAYERS + 1):
-            state = BasicRummyState.new_hand(n, rules=rules, seed=n)
-            rng = np.random.default_rng(n)
-            scores = tuple(range(10, 10 + 7 * n, 7))
-            while True:
-                for seat in range(n):
-                    info = state.information_set(seat)
-                    if not np.array_equal(encoding_jit.encode_flat(info, rules, scores, HAND_SIZE_SCALE),
-                                          _python_encode_flat(info, rules, scores)):
-                        raise ValueError("it disagrees with the Python encoder")
-                if state.is_over:
-                    break
-                legal = state.legal_actions()
-                state.step(legal[rng.integers(len(legal))])
-    except Exception as exc:  # numba cannot compile or cache here, or a wrong number
-        warnings.warn(f"rummy_env: the compiled Basic Rummy observation encoder is not used ({type(exc).__name__}: "
-                      f"{exc}); observations are built in Python", RuntimeWarning, stacklevel=4)
-        return None
     return encoding_jit.encode_flat
 
 
@@ -185,6 +156,8 @@ def _high_flat(rules: BasicRummyRules) -> np.ndarray:
     return high
 
 
+# the flat vector: one compiled call when ``rummy_env.basic.encoding_jit`` can be used
+_encode_flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "Basic Rummy observation encoder")
 ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 
 

@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 import numba
 import numpy as np
 
+from rummy_env.basic.encoding import HAND_SIZE_SCALE
 from rummy_env.basic.game import RummyInformationSet
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
 from rummy_env.core.cards import FULL_DECK, NUM_CARDS, distinct_cards_mask
@@ -24,8 +25,7 @@ _SLICES = 17  # card slices (rummy_env.basic.encoding.CARD_SLICES)
 _SIZE = _SLICES * NUM_CARDS + 26
 
 
-def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]],
-                hand_size_scale: float) -> np.ndarray:
+def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
     """``rummy_env.basic.encoding``'s flat vector of ``info`` (the same numbers, float32)."""
     n = info.num_players
     pile = info.discard_pile
@@ -38,7 +38,7 @@ def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optio
         0 if info.taken_card is None else 1 << info.taken_card, info.played, info.known, info.discarded,
         info.hand_sizes, info.has_melded, match_scores, info.dealer, int(info.phase), info.stock_size / NUM_CARDS,
         info.turnovers / max(1, rules.stock_turnovers), info.turn / rules.max_turns, float(info.rummy_possible),
-        hand_size_scale,
+        HAND_SIZE_SCALE,
     )
     return out
 

@@ -34,14 +34,15 @@ game registers (``Game.add_encoding`` adds one more, usable by name in the env).
 
 from __future__ import annotations
 
-import warnings
 from typing import Optional, Sequence
 
 import numpy as np
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
-from rummy_env.core.encoding import CardLayout, lookup, masks_to_bits, standard_encodings, write_card_bits
+from rummy_env.core.encoding import (
+    CardLayout, CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+)
 from rummy_env.gin.game import GinRummyState, InformationSet
 from rummy_env.gin.rules import Rules
 
@@ -95,48 +96,21 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
     return lookup(ENCODINGS, encoding).shape()
 
 
-def _encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
-    """The flat vector: one compiled call when ``rummy_env.gin.encoding_jit`` is in use."""
-    if not _COMPILED:
-        _COMPILED.append(_compiled_encoder())
-    compiled = _COMPILED[0]
-    if compiled is not None:
-        return compiled(info, rules, scores, STOCK_AT_DEAL)
-    return _python_encode_flat(info, rules, scores)
+def _check_cases():
+    """Both seats' information sets at every decision of two random hands under two rule
+    sets, with match scores: what the compiled encoder is checked on before it is used."""
+    for aces, five in (("low", False), ("high", True)):
+        rules = Rules(aces=aces, five_under_ten=five, target_score=100)
+        for seed in range(2):
+            hand = GinRummyState.new_hand(rules=rules, seed=seed, dealer=seed)
+            for state in random_positions(hand, np.random.default_rng(seed)):
+                for seat in (0, 1):
+                    yield state.information_set(seat), rules, (seed, 40)
 
 
-_COMPILED: list = []  # [encoding_jit.encode_flat or None], decided on the first observation
+def _load_compiled():
+    from rummy_env.gin import encoding_jit
 
-
-def _compiled_encoder():
-    """``encoding_jit.encode_flat`` when the meld solver's compiled kernels are in use (so
-    numba is installed and not switched off) and it agrees with ``_python_encode_flat`` on
-    every position of a few random hands; else None (with one warning if it disagrees or
-    fails to compile)."""
-    if melds._kernels() is None:
-        return None
-    try:
-        from rummy_env.gin import encoding_jit
-
-        for aces, five in (("low", False), ("high", True)):
-            rules = Rules(aces=aces, five_under_ten=five, target_score=100)
-            for seed in range(2):
-                state = GinRummyState.new_hand(rules=rules, seed=seed, dealer=seed)
-                rng = np.random.default_rng(seed)
-                while True:
-                    for seat in (0, 1):
-                        info = state.information_set(seat)
-                        if not np.array_equal(encoding_jit.encode_flat(info, rules, (seed, 40), STOCK_AT_DEAL),
-                                              _python_encode_flat(info, rules, (seed, 40))):
-                            raise ValueError("it disagrees with the Python encoder")
-                    if state.is_over:
-                        break
-                    legal = state.legal_actions()
-                    state.step(legal[rng.integers(len(legal))])
-    except Exception as exc:  # numba cannot compile or cache here, or a wrong number
-        warnings.warn(f"rummy_env: the compiled observation encoder is not used ({type(exc).__name__}: {exc}); "
-                      "observations are built in Python", RuntimeWarning, stacklevel=4)
-        return None
     return encoding_jit.encode_flat
 
 
@@ -185,6 +159,8 @@ def _high_flat(rules: Rules) -> np.ndarray:
     return high
 
 
+# the flat vector: one compiled call when ``rummy_env.gin.encoding_jit`` can be used
+_encode_flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "observation encoder")
 ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 
 

@@ -6,7 +6,7 @@ whole step of ``gin_rummy_v0.raw_env()``. Here the same numbers are written by o
 that also solves the hand (``rummy_env.core.melds_jit.solve_hand``): about 2
 microseconds instead of 5 to 8. ``rummy_env.gin.encoding`` uses it when the solver's
 kernels are in use (numba installed, not switched off with ``RUMMY_ENV_NO_NUMBA=1``)
-and it agrees with the Python encoder on a few positions (``self_check``); otherwise it
+and it agrees with the Python encoder on a few positions (``core.encoding.CompiledEncoder``); otherwise it
 keeps its Python encoder. Tests compare the two over many positions and rule options.
 """
 
@@ -21,6 +21,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.melds_jit import _hand_tables, solve_hand
+from rummy_env.gin.encoding import STOCK_AT_DEAL
 from rummy_env.gin.game import InformationSet
 from rummy_env.gin.rules import Rules
 
@@ -30,7 +31,7 @@ _SCALARS = 9 * NUM_CARDS  # where the scalars start (phase one-hot first)
 _SIZE = _SCALARS + 11
 
 
-def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]], stock_at_deal: int) -> np.ndarray:
+def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
     """``rummy_env.gin.encoding``'s flat vector of ``info`` (the same numbers, float32)."""
     p, q = info.player, 1 - info.player
     pile = info.discard_pile
@@ -40,7 +41,7 @@ def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[in
     _encode_kernel(
         out, hand, 1 << pile[-1] if pile else 0, info.discard_mask, info.opponent_known, info.discarded[q],
         info.passed[q], ((1 << NUM_CARDS) - 1) & ~(hand | info.opponent_known | info.discard_mask),
-        0 if info.taken_card is None else 1 << info.taken_card, int(info.phase), info.stock_size / stock_at_deal,
+        0 if info.taken_card is None else 1 << info.taken_card, int(info.phase), info.stock_size / STOCK_AT_DEAL,
         info.knock_limit / 100.0, info.turn / rules.max_turns, float(info.dealer == p), own, theirs,
         *_hand_tables(melds._tables(rules.aces_high, rules.five_under_ten)),
     )
