@@ -3,7 +3,7 @@
 Why: an env step builds one observation, and in Python that is a dozen numpy calls
 (the card bits, the deadwood left by each discard, the scalars), about a third of the
 whole step of ``gin_rummy_v0.raw_env()``. Here the same numbers are written by one loop
-that also solves the hand (``rummy_env.core.melds_jit.solve_hand``): about 2
+that also solves the hand (``rummy_env.core.melds_jit``'s single-hand kernel): about 2
 microseconds instead of 5 to 8. ``rummy_env.gin.encoding`` uses it when the solver's
 kernels are in use (numba installed, not switched off with ``RUMMY_ENV_NO_NUMBA=1``)
 and it agrees with the Python encoder on a few positions (``core.encoding.CompiledEncoder``); otherwise it
@@ -20,7 +20,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
-from rummy_env.core.melds_jit import _hand_tables, solve_hand
+from rummy_env.core.melds_jit import _hand_tables, _one_hand_kernel
 from rummy_env.gin.encoding import STOCK_AT_DEAL
 from rummy_env.gin.game import InformationSet
 from rummy_env.gin.rules import Rules
@@ -66,11 +66,7 @@ def _encode_kernel(out, hand, top, pile, known, discarded, passed, unseen, taken
         left &= left - np.uint64(1)
     eleven = eleven == 11
     best = np.empty(NUM_CARDS, np.int64)
-    ranks = np.empty(4, np.int64)
-    options = np.empty(4, np.int64)
-    counter = np.zeros(4, np.int64)
-    fields = np.empty(4, np.int64)
-    least = solve_hand(h, dead, dead_minus, opt4, opt3, best, eleven, ranks, options, counter, fields)
+    least = _one_hand_kernel(hand, dead, dead_minus, opt4, opt3, best, eleven)  # the solver's own single-hand loop
     if eleven:
         left = h
         while left:
