@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import partition_ok
-from rummy_env.core.cards import card_value
+from rummy_env.core.cards import card_value, cards_to_mask
 from rummy_env.basic.game import (
     DRAW_STOCK, LAYOFF, MELD, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, IllegalActionError, Phase,
 )
@@ -45,6 +45,7 @@ def play(rules: BasicRummyRules, n: int, seed: int) -> BasicRummyState:
         s.step(action)
         steps += 1
         assert partition_ok(s)
+        assert s.pile_mask == cards_to_mask(s.discard_pile)  # kept with the pile, for information sets
         assert len(s.table) <= 17
         assert all(played & ~s.table_mask == 0 for played in s.played)
         if s.phase == Phase.DRAW or s.is_over:

@@ -240,19 +240,18 @@ class CardGameEnv(AECEnv, ABC):
             return
         assert self.game is not None
         n = self._num_actions
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+        if type(action) is not int and (isinstance(action, bool) or not isinstance(action, np.integer)) \
+                or not 0 <= action < n:
             raise IllegalActionError(f"action must be an integer action id 0..{n - 1}, got {action!r}")
-        if not self.game.is_legal(action):
-            if self.illegal_action == "terminate":
-                self._terminate_illegal(agent)
-                return
-            self.game.step(action)  # raises IllegalActionError naming the legal actions; nothing changed
+        if self.illegal_action == "terminate" and not self.game.is_legal(action):
+            self._terminate_illegal(agent)
+            return
+        self.game.step(action)  # raises IllegalActionError naming the legal actions, changing nothing
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # only a hand's end gives rewards: a step after any other leaves them at 0
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewarded = False
         self.infos[agent] = {}  # the others keep theirs (hand results) until they act
-        self.game.step(action)
         if self.game.is_over:
             self._end_hand()
             self._accumulate_rewards()  # rewards come only when a hand ends: no other step adds any

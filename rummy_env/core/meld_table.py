@@ -72,18 +72,21 @@ def melds_in_hand(hand: int, aces_high: bool = False) -> list[int]:
     out = []
     if three:
         four = ab & cd
-        for r in range(NUM_RANKS):
-            if (three >> r) & 1:
-                if (four >> r) & 1:
-                    out.extend(range(5 * r, 5 * r + 5))
-                else:
-                    held = hand & RANK_MASKS[r]
-                    missing = next(s for s in range(4) if not (held >> (s * NUM_RANKS + r)) & 1)
-                    out.append(5 * r + missing)
+        while three:  # each rank held in 3 or 4 suits
+            low = three & -three
+            three ^= low
+            r = low.bit_length() - 1
+            if four & low:
+                out.extend(range(5 * r, 5 * r + 5))
+            else:
+                held = hand & RANK_MASKS[r]
+                missing = next(s for s in range(4) if not (held >> (s * NUM_RANKS + r)) & 1)
+                out.append(5 * r + missing)
     for suit, f in enumerate((f0, f1, f2, f3)):
-        if f.bit_count() >= 3:
+        pos = run_positions(f, aces_high)
+        if pos & (pos >> 1) & (pos >> 2):  # three adjacent positions: some run
             base = NUM_SETS + len(RUN_SHAPES) * suit
-            out.extend(base + k for k in _runs_in_field(run_positions(f, aces_high)))
+            out.extend([base + k for k in _runs_in_field(pos)])
     return out
 
 

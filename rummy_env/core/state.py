@@ -91,9 +91,13 @@ class CardGameState(ABC):
         if cached is not None:
             return cached
         n = self.num_players  # type: ignore[attr-defined]
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+        if type(player) is not int:  # the env's own calls pass ints: checked at the cost of one test
+            if isinstance(player, bool) or not isinstance(player, np.integer):
+                raise ValueError(f"player must be a seat 0..{n - 1}, got {player!r}")
+            player = int(player)
+        if not 0 <= player < n:
             raise ValueError(f"player must be a seat 0..{n - 1}, got {player!r}")
-        info = self._infos[int(player)] = self._information_set(int(player))
+        info = self._infos[player] = self._information_set(player)
         return info
 
     def _check(self, action: Any) -> int:
@@ -101,6 +105,8 @@ class CardGameState(ABC):
         legal actions (the state is left as it was)."""
         if self._legal is None:
             self._legal = self._compute_legal()
+        if type(action) is int and action in self._legal:  # the common case, at one test's cost
+            return action
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"action must be an integer action id 0..{self.num_actions - 1}, got {action!r}")
         if action in self._legal:
