@@ -272,9 +272,11 @@ class Lockstep:
 
 
 def play_scripted(deck: Sequence[int], rng: np.random.Generator, rules: Any = "openspiel", knock: float = 0.6,
-                  take: Optional[float] = None, throw_back: Optional[float] = None) -> tuple[dict[str, int], Lockstep]:
+                  take: Optional[float] = None, throw_back: Optional[float] = None,
+                  wall: Optional[float] = None) -> tuple[dict[str, int], Lockstep]:
     """One hand in lockstep by a scripted player: knocking with probability ``knock`` where
-    it may (at the wall: taking the discard to knock), taking the top discard with
+    it may (at the wall: taking the discard to knock, with probability ``wall`` when
+    given), taking the top discard with
     probability ``take`` (None: a uniform legal move), throwing the card just taken back
     with probability ``throw_back`` (None: that card is discarded as any other), else
     discarding mostly the card that leaves the least deadwood. A knock (or take at the wall) that OpenSpiel refuses by its 11-card
@@ -293,7 +295,8 @@ def play_scripted(deck: Sequence[int], rng: np.random.Generator, rules: Any = "o
         knocks = [] if refused else [a for a in legal if KNOCK <= a < BIG_GIN]
         taken = s.taken_card
         if s.at_wall and s.phase == Phase.DRAW:
-            action = TAKE_DISCARD if TAKE_DISCARD in legal and not refused and rng.random() < knock else PASS
+            chance = knock if wall is None else wall
+            action = TAKE_DISCARD if TAKE_DISCARD in legal and not refused and rng.random() < chance else PASS
         elif knocks and rng.random() < knock:
             action = knocks[rng.integers(len(knocks))]
         elif take is not None and TAKE_DISCARD in legal:
