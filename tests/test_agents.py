@@ -18,7 +18,7 @@ from rummy_env.agents.gin.mcts import ROUND
 from rummy_env.agents.gin.ppo import SHIPPED
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import parse_card, parse_hand
-from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase
 from rummy_env.gin.rules import load_rules
 from rummy_env.gin.scoring import OUTCOMES
 from conftest import play_checking_no_peeking
@@ -73,6 +73,72 @@ def test_no_agent_peeks_at_hidden_cards(spec, preset, episode):
         if checked >= (60 if search else 400):
             break
     assert checked > 20 and (scored > 0) == (episode == "match")  # a match's later hands were checked too
+
+
+# every Gin agent (cheap settings for the search), under the openspiel rules: the wall, the
+# card taken thrown back, the cap on upcard draws; the number of whole hands each plays
+OPENSPIEL_AGENTS = {"random": 200, "simple": 200, "heuristic": 60, "heuristic:knock=turn": 100,
+                    "mcts:simulations=8,candidates=1": 6, "mcts:simulations=8,rollout=greedy": 6, "ppo": 40,
+                    "ppo:greedy=false": 20, "openspiel-simple": 150}
+
+
+def test_the_openspiel_agent_list_names_every_gin_agent():
+    assert {spec.split(":")[0] for spec in OPENSPIEL_AGENTS} == set(agents.available("gin", levels=False))
+
+
+def wall_positions(n: int, rules="openspiel") -> list[GinRummyState]:
+    """Hands played to the wall (nobody knocks; the discard leaving the least deadwood, the
+    top discard taken now and then), n of them where the discard may be taken to knock."""
+    from rummy_env.core import melds
+
+    rng = np.random.default_rng(8)
+    out: list[GinRummyState] = []
+    while len(out) < n:
+        s = GinRummyState.new_hand(rules, seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(2)))
+        while not s.is_over and not (s.at_wall and s.phase == Phase.DRAW):
+            legal = s.legal_actions()
+            if s.phase != Phase.DISCARD:
+                action = TAKE_DISCARD if TAKE_DISCARD in legal and rng.random() < 0.3 else legal[0 if legal[0] != 1 else -1]
+            else:
+                after = melds.discard_deadwood(s.hands[s.current_player])
+                action = min((a for a in legal if a < KNOCK), key=lambda a: (after[a - DISCARD], a))
+            s.step(action)
+        if not s.is_over and TAKE_DISCARD in s.legal_actions():
+            out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("spec", sorted(OPENSPIEL_AGENTS))
+def test_every_agent_plays_legal_moves_under_openspiels_rules(spec):
+    """Whole hands of the agent against itself under ``openspiel`` and under it with Gin
+    only (hands run to the wall), and positions at the wall where the discard may be
+    taken to knock (then the knock after the take): the raw env raises on any illegal
+    move, so finishing the hands is the test, and every move at the wall is legal."""
+    if spec.startswith("openspiel"):
+        pytest.importorskip("pyspiel")
+    if spec.startswith("ppo"):
+        pytest.importorskip("torch")
+    from rummy_env.agents.arena import decisions
+
+    walls = 0
+    for game in range(OPENSPIEL_AGENTS[spec]):
+        env = gin_rummy_v0.raw_env(rules="openspiel" if game % 2 else {"preset": "openspiel", "knock_limit": 0})
+        env.reset(seed=game)
+        players = [agents.make(spec, seed=game), agents.make(spec, seed=game + 1000)]
+        for seat, obs, info in decisions(env):
+            walls += bool(info["information_set"].phase == Phase.DRAW and obs["action_mask"][PASS])
+            env.step(players[seat].act(obs, info))
+    assert walls > 0 or spec.startswith("mcts"), walls  # (the search plays a few hands only)
+    takes = 0
+    for s in wall_positions(6 if spec.startswith("mcts") else 30):
+        assert s.legal_actions() == [TAKE_DISCARD, PASS]
+        action = act(spec, s, seed=len(s.history))
+        takes += action == TAKE_DISCARD
+        s.step(action)  # raises if illegal
+        if not s.is_over:  # took it: only knocks are legal now
+            knock = act(spec, s, seed=len(s.history))
+            assert KNOCK <= knock < BIG_GIN and s.is_legal(knock), knock
+    assert takes > 0 or spec.startswith(("ppo", "mcts", "heuristic")), takes
 
 
 def state_after(non_dealer: str, dealer: str, upcard: str, stock: str, actions=()):

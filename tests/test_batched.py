@@ -10,6 +10,7 @@ import pytest
 from rummy_env import agents
 from rummy_env.agents import draws
 from rummy_env.core.game import BatchPolicy, get_game
+from rummy_env.gin.game import PASS, Phase
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.scoring import Outcome, score_one, score_showdown
 from rummy_env.gin.vector import VectorGinRummy
@@ -36,10 +37,12 @@ def test_the_draws_are_the_same_one_at_a_time_and_over_arrays():
         draws.key_of(1.5)
 
 
-def _same_moves(spec: str, steps: int, rules="classic", n: int = 48, every: int = 1) -> dict[str, int]:
+def _same_moves(spec: str, steps: int, rules="classic", n: int = 48, every: int = 1, play_on: float = 0.0) -> dict[str, int]:
     """Play games of the vector engine with the array policy of ``spec`` on both seats and
     check, at every position, that the agent made with that seat's key and decision index
-    plays the policy's move. Returns how many moves of each kind were compared."""
+    plays the policy's move (then, with probability ``play_on``, a knock is played as the
+    discard of its card instead, so that hands run to the wall). Returns how many moves of
+    each kind were compared."""
     policy = agents.make(spec).batch_policy()
     assert isinstance(policy, BatchPolicy)
     env = VectorGinRummy(n, rules=rules, encoding=policy.observation, seed=4)
@@ -48,7 +51,7 @@ def _same_moves(spec: str, steps: int, rules="classic", n: int = 48, every: int 
     keys = np.random.default_rng(1).integers(0, 2**63, (n, 2), dtype=np.uint64)
     decisions = np.zeros((n, 2), dtype=np.int64)
     agent = agents.make(spec)
-    kinds = {"draw": 0, "discard": 0, "knock": 0}
+    kinds = {"draw": 0, "discard": 0, "knock": 0, "wall": 0}
     for _ in range(steps):
         p = env.current.astype(np.intp)
         actions = policy(env, rows, keys[rows, p], decisions[rows, p])
@@ -60,19 +63,27 @@ def _same_moves(spec: str, steps: int, rules="classic", n: int = 48, every: int 
             expected = agent.act({"action_mask": mask[g]}, info)
             assert actions[g] == expected, (spec, g, int(actions[g]), expected)
             kinds["knock" if expected >= 56 else "discard" if expected >= 4 else "draw"] += 1
+            kinds["wall"] += bool(env.phase[g] == Phase.DRAW and mask[g, PASS])  # at the wall (wall_knock)
         decisions[rows, p] += 1
+        if play_on:
+            knocks = (actions >= 55) & (actions < 107) & (np.random.default_rng(len(actions)).random(n) < play_on)
+            knocks &= mask[rows, np.where(knocks, actions - 52, 0)] == 1  # never after a take at the wall
+            actions = np.where(knocks, actions - 52, actions)
         result = env.step(actions)
         decisions[result.terminated] = 0
     return kinds
 
 
-@pytest.mark.parametrize("rules", ["classic", Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30)])
+@pytest.mark.parametrize("rules", ["classic", "openspiel",
+                                   Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30)])
 @pytest.mark.parametrize("spec", ["random", "simple", "heuristic:knock=turn",
                                   "heuristic:knock=turn,take_margin=-2,danger_weight=3,late_turn=6,late_knock_max=2"])
 def test_scripted_agents_and_their_array_versions_make_the_same_moves(spec, rules):
-    kinds = _same_moves(spec, 70, rules)
+    wall_knock = rules == "openspiel"
+    kinds = _same_moves(spec, 120 if wall_knock else 70, rules, play_on=0.8 if wall_knock else 0.0)
     assert kinds["draw"] > 0 and kinds["discard"] > 0, kinds
     assert kinds["knock"] > 0 or spec == "random", kinds  # random knocks by chance, rarely under these rules
+    assert (kinds["wall"] > 0) == wall_knock, kinds
 
 
 @pytest.mark.parametrize("spec", ["ppo", "ppo:greedy=false"])
@@ -161,25 +172,31 @@ def test_the_batch_player_refuses_bad_input():
         next(gin.play_batched("classic", deck, np.ones(1), np.zeros((1, 2)), np.zeros((1, 2)), [Illegal()]))
 
 
-def test_the_batch_player_deals_the_decks_given_and_keeps_every_action():
+@pytest.mark.parametrize("rules", ["classic", "openspiel", {"max_upcard_draws": 3}])
+def test_the_batch_player_deals_the_decks_given_and_keeps_every_action(rules):
     """Hands played many at once (10 at a time, rows dealt again as hands finish) replay
-    to the same results through the pure game."""
+    to the same results through the pure game, the reasons of drawn hands included."""
     from rummy_env.gin.game import GinRummyState
 
     gin = get_game("gin")
     rng = np.random.default_rng(3)
-    decks = np.array([rng.permutation(52) for _ in range(37)])
-    dealers = rng.integers(0, 2, 37)
+    m = 37 if rules == "classic" else 120
+    decks = np.array([rng.permutation(52) for _ in range(m)])
+    dealers = rng.integers(0, 2, m)
     policies = [agents.make("simple").batch_policy(), agents.make("random").batch_policy()]
-    seats = np.array([[k % 2, 1 - k % 2] for k in range(37)])
-    keys = rng.integers(0, 2**63, (37, 2), dtype=np.uint64)
-    done = [hand for hands in gin.play_batched("classic", decks, dealers, seats, keys, policies, width=10) for hand in hands]
-    assert sorted(h.index for h in done) == list(range(37))
+    seats = np.array([[k % 2, 1 - k % 2] for k in range(m)])
+    keys = rng.integers(0, 2**63, (m, 2), dtype=np.uint64)
+    done = [hand for hands in gin.play_batched(rules, decks, dealers, seats, keys, policies, width=10) for hand in hands]
+    assert sorted(h.index for h in done) == list(range(m))
+    reasons = set()
     for hand in done:
-        state = GinRummyState.from_deck(decks[hand.index].tolist(), "classic", int(dealers[hand.index]))
+        state = GinRummyState.from_deck(decks[hand.index].tolist(), rules, int(dealers[hand.index]))
         for action in hand.actions:
             state.step(action)
         assert state.result == hand.result
+        reasons.add(hand.result.reason)
+    expected = {"upcard_draws"} if isinstance(rules, dict) else {"classic": set(), "openspiel": {"wall", "repeated"}}[rules]
+    assert expected <= reasons, reasons
 
 
 def test_the_scalar_showdown_score_equals_the_array_one():

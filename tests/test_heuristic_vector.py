@@ -7,12 +7,13 @@ from rummy_env.agents.gin.heuristic import HeuristicAgent
 from rummy_env.agents.gin.heuristic_vector import danger, heuristic_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import mask_to_cards
-from rummy_env.gin.game import DISCARD, KNOCK, Phase
+from rummy_env.gin.game import DISCARD, KNOCK, PASS, TAKE_DISCARD, Phase
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.opponents import information_set_of
 
-RULES = ["classic", "eaai", "openspiel", Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30)]
+RULES = ["classic", "eaai", "openspiel", Rules(oklahoma=True, aces="high", five_under_ten=True, max_turns=30),
+         Rules(wall_knock=True)]  # the wall without the card taken as a face-down card, with Big Gin
 SETTINGS = [{}, {"take_margin": -2.0, "danger_weight": 3.0, "late_turn": 6, "late_knock_max": 2}]
 
 
@@ -27,6 +28,7 @@ def test_same_moves_and_discard_scores_as_the_scripted_agent(rules, settings):
     opts = {"aces_high": env.rules.aces_high, "five_under_ten": env.rules.five_under_ten}
     rows = np.arange(env.num_envs)
     kinds = {"take": 0, "draw": 0, "discard": 0, "knock": 0, "tie": 0}
+    walls = takes = 0
     for _ in range(120):
         actions = heuristic_actions(env, rows, rng, **settings)
         mask = env.action_mask()
@@ -48,8 +50,14 @@ def test_same_moves_and_discard_scores_as_the_scripted_agent(rules, settings):
             else:
                 assert a == expected, (g, info)
                 kinds["knock" if a >= KNOCK else "take" if a == 1 else "draw"] += a != 2
-        env.step(actions)
+            walls += info.phase == Phase.DRAW and PASS in legal  # the wall
+            takes += info.phase == Phase.DRAW and {TAKE_DISCARD, PASS} <= legal  # the wall, taking allowed
+        # most knocks played as discards instead, so that hands also run to the wall
+        plays_on = (actions >= KNOCK) & (actions < KNOCK + 52) & (rng.random(rows.size) < 0.7)
+        plays_on &= mask[rows, np.where(plays_on, actions - (KNOCK - DISCARD), 0)] == 1
+        env.step(np.where(plays_on, actions - (KNOCK - DISCARD), actions))
     assert min(kinds.values()) > 0, kinds  # every kind of decision was compared, ties included
+    assert (walls > 0) == env.rules.wall_knock and (takes > 0 or rules != "openspiel"), (walls, takes)
 
 
 def test_danger_equals_the_scripted_agents_for_every_card():

@@ -13,6 +13,7 @@ VARIANTS = {
     "openspiel": PRESETS["openspiel"],
     "oklahoma_aces_high_five": Rules(oklahoma=True, aces="high", five_under_ten=True),
     "no_offer_limit_0_turns_30": Rules(first_upcard_pass=False, knock_limit=0, max_turns=30),
+    "wall_knock_taken_card_cap_5": Rules(wall_knock=True, discard_taken_card=True, max_upcard_draws=5, knock_limit=20),
 }
 GAMES_PER_VARIANT = 2000
 
@@ -47,8 +48,14 @@ def check_result(s: GinRummyState, rules: Rules) -> None:
     assert r is not None and s.phase == Phase.OVER and s.legal_actions() == []
     assert sum(r.rewards) == 0 and r.points >= 0
     if r.outcome == "draw":
-        assert r.winner is None and r.points == 0 and r.reason in ("wall", "max_turns")
-        assert len(s.stock) <= 2 or s.turn >= rules.max_turns
+        assert r.winner is None and r.points == 0
+        if r.reason == "repeated":  # a card taken and thrown back by both players in a row
+            assert rules.discard_taken_card and s.history[-4:-2] == s.history[-2:] and s.history[-2] == 1
+        elif r.reason == "upcard_draws":
+            assert s.upcard_draws == rules.max_upcard_draws and s.history[-1] == 1
+        else:
+            assert r.reason in ("wall", "max_turns") and (len(s.stock) <= 2 or s.turn >= rules.max_turns)
+            assert s.history[-1] != 2 or rules.wall_knock  # a pass ends a hand at the wall only
         return
     k, d = r.knocker_deadwood, r.defender_deadwood
     assert k <= s.knock_limit or r.outcome == "big_gin"

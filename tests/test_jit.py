@@ -132,7 +132,7 @@ def test_compiled_expected_deadwood_and_take_values_equal_numpy(aces_high, five_
 
 def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch):
     fields = ("take", "after_take", "stock_expected", "expected", "risk", "scores", "knock", "knock_card")
-    for rules in ("classic", Rules(aces="high", five_under_ten=True)):
+    for rules in ("classic", Rules(aces="high", five_under_ten=True), "openspiel"):
         for pos in positions(rules, seed=11, n=64, steps=40)[::3]:
             compiled = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
             monkeypatch.setattr(hv, "_COMPILED", [None])

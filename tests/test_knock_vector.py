@@ -17,7 +17,7 @@ from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.knock_vector import KnockFacts, facts_of_env, facts_of_infoset, in_melds, stack_draws
 from rummy_env.core import melds
 from rummy_env.core.cards import mask_to_cards, parse_card, parse_hand
-from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, GinRummyState, Phase
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase
 from rummy_env.gin.rules import Rules, load_rules
 from rummy_env.gin.vector import VectorGinRummy
 from test_agents import P1B, state_after
@@ -45,11 +45,13 @@ def lockstep(rules, n: int, steps: int, seed: int, policy=None):
         else:
             actions = heuristic_actions(env, rows, rng)
             knocks = (actions >= KNOCK) & (actions < BIG_GIN) & (rng.random(n) < 0.85)
+            knocks &= mask[rows, np.where(knocks, actions - (KNOCK - DISCARD), 0)] == 1  # not after a take at the wall
             actions[knocks] -= KNOCK - DISCARD
             wild = np.flatnonzero(rng.random(n) < 0.15)
             for g in wild:
                 legal = np.flatnonzero(mask[g, :KNOCK])
-                actions[g] = rng.choice(legal)
+                if legal.size:
+                    actions[g] = rng.choice(legal)
         result = env.step(actions)
         for g in rows:
             games[g].step(int(actions[g]))
@@ -86,11 +88,17 @@ def test_the_engine_gives_the_facts_of_the_information_set(rules):
     # every discard-phase position: what the engine's arrays say equals what the per-game
     # model reads from the information set (its public history included)
     seen = {"last discard": 0, "took": 0, "late": 0}
+    walls = 0
     for env, games in lockstep(rules, 24, 150, seed=1):
-        rows = np.flatnonzero(env.phase == Phase.DISCARD)
+        # at the wall the facts of the knock after taking the discard are those of the position before
+        wall = np.flatnonzero((env.phase == Phase.DRAW) & (env.stock_next >= 50) & env.rules.wall_knock)
+        rows = np.concatenate([np.flatnonzero(env.phase == Phase.DISCARD), wall])
+        walls += wall.size
         if rows.size == 0:
             continue
         hands = env.hands[rows, env.current[rows].astype(np.intp)]
+        if wall.size:  # the hand with the discard
+            hands[-wall.size:] |= _BITS[env.pile[wall, env.pile_len[wall] - 1].astype(np.intp)]
         kept = hands & ~(hands & -hands)  # any 10 of the 11 cards
         got = facts_of_env(env, rows, kept)
         assert_same_facts(got, KnockFacts.concatenate([facts_of_infoset(infoset(games, g), int(k))
@@ -99,6 +107,7 @@ def test_the_engine_gives_the_facts_of_the_information_set(rules):
         seen["took"] += int((got.last_taken >= 0).sum())
         seen["late"] += int((got.discards > belief.NO_KNOCK_DISCARDS).sum())
     assert min(seen.values()) > 20, seen
+    assert (walls > 5) == load_rules(rules).wall_knock, walls
     # positions loaded from the pure game carry the same took as the stepped engine
     live = [g for g in range(len(games)) if not games[g].is_over]
     loaded = VectorGinRummy(len(live), rules=rules, encoding=None)
@@ -108,7 +117,7 @@ def test_the_engine_gives_the_facts_of_the_information_set(rules):
     copied.copy_games(env, [live[0], live[1]], [1, 0])
     np.testing.assert_array_equal(copied.took, env.took[[live[1], live[0]]])
     with pytest.raises(ValueError, match="discard phase"):
-        facts_of_env(env, np.flatnonzero(env.phase != Phase.DISCARD)[:1], kept[:1])
+        facts_of_env(env, np.flatnonzero((env.phase != Phase.DISCARD) & (env.stock_next < 50))[:1], kept[:1])
 
 
 def _per_game_and_batch(positions, rules, seed: int):
@@ -224,11 +233,13 @@ def test_heuristic_actions_estimate_plays_as_the_scripted_agent():
     assert (pairs[:, 0] == pairs[:, 1]).mean() > 0.9
 
 
-@pytest.mark.parametrize("spec", ["heuristic", "heuristic:knock_value=8,knock_worlds=12,take_margin=-1"])
-def test_the_array_policy_of_the_knock_estimate_plays_the_agents_moves_exactly(spec):
+@pytest.mark.parametrize("spec, rules", [("heuristic", "eaai"), ("heuristic:knock_value=8,knock_worlds=12,take_margin=-1", "eaai"),
+                                         ("heuristic", "openspiel")])
+def test_the_array_policy_of_the_knock_estimate_plays_the_agents_moves_exactly(spec, rules):
     """With counter-based draws (each game's agent key and decision index) the array policy
     and the agent one game at a time sample the same opponent hands: every move equal,
-    knocks and plays-on alike, on positions with the public history the model reads."""
+    knocks and plays-on alike, on positions with the public history the model reads (under
+    ``openspiel`` the takes at the wall, decided by the estimate, too)."""
     from rummy_env import agents
 
     policy = agents.make(spec).batch_policy()
@@ -236,7 +247,7 @@ def test_the_array_policy_of_the_knock_estimate_plays_the_agents_moves_exactly(s
     keys = np.random.default_rng(3).integers(0, 2**63, (n, 2), dtype=np.uint64)
     decisions = np.zeros((n, 2), dtype=np.int64)
     agent = agents.make(spec)
-    compared = {"knock": 0, "play on": 0, "other": 0}
+    compared = {"knock": 0, "play on": 0, "other": 0, "wall": 0}
 
     def play(env, rows, rng):
         p = env.current.astype(np.intp)
@@ -249,13 +260,15 @@ def test_the_array_policy_of_the_knock_estimate_plays_the_agents_moves_exactly(s
             info = infoset(games, g)
             want = agent.act({"action_mask": mask[g]}, {"information_set": info, "rules": env.rules})
             assert int(actions[g]) == want, (g, info)
-            compared["other" if g not in need else "knock" if want >= KNOCK else "play on"] += 1
+            wall = mask[g, PASS] == 1 and info.phase == Phase.DRAW and mask[g, TAKE_DISCARD] == 1
+            compared["wall" if wall else "other" if g not in need else "knock" if want >= KNOCK else "play on"] += 1
         decisions[rows, p] += 1
         return actions
 
-    for env, games in lockstep("eaai", n, 60, seed=9, policy=play):
+    for env, games in lockstep(rules, n, 150 if rules == "openspiel" else 60, seed=9, policy=play):
         decisions[[g for g in range(n) if not games[g].history]] = 0  # a new hand: its decisions count from 0
     assert compared["knock"] > 5 and compared["play on"] > 5 and compared["other"] > 500, compared
+    assert (compared["wall"] > 0) == (rules == "openspiel"), compared
 
 
 def test_heuristic_actions_estimate_settings_are_checked():

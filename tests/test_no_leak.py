@@ -18,30 +18,34 @@ def redeal_hidden(s, player: int, rng: np.random.Generator):
     return s.redeal_hidden(player, rng)
 
 
-@pytest.mark.parametrize("enc", encoding.ENCODINGS)
-def test_observations_ignore_hidden_cards_in_every_phase(enc):
+@pytest.mark.parametrize("enc, rules", [(enc, "classic") for enc in encoding.ENCODINGS] + [("flat", "openspiel")])
+def test_observations_ignore_hidden_cards_in_every_phase(enc, rules):
+    # under openspiel at the wall too (the take to knock, the pass), and after a card thrown back
     rng = np.random.default_rng(1)
-    env = gin_rummy_v0.raw_env(encoding=enc)
+    env = gin_rummy_v0.raw_env(encoding=enc, rules=rules)
     seen = set()
-    changed = views = 0
+    changed = views = walls = 0
     for game in range(120):
         env.reset(seed=game)
         while True:
             g = env.unwrapped.game
             ending = "none" if g.result is None else g.result.outcome
             seen.add((g.phase, ending))
+            walls += g.at_wall
             moved, redeals = assert_seats_see_nothing_hidden(env, rng, repeats=2)
             changed, views = changed + moved, views + redeals
             if g.is_over:
                 break
             legal = g.legal_actions()
             knocks = [a for a in legal if a >= KNOCK]
-            env.step(knocks[0] if knocks and rng.random() < 0.8 else int(rng.choice(legal)))
+            knock_now = knocks and (rng.random() < 0.8 if rules == "classic" else g.at_wall or rng.random() < 0.1)
+            env.step(knocks[0] if knock_now else int(rng.choice(legal)))
     phases = {p for p, _ in seen}
     assert phases == set(Phase)
     endings = {e for p, e in seen if p == Phase.OVER}
     assert "draw" in endings and endings & {"knock", "gin", "undercut"}
     assert changed > 0.9 * views  # the redeals did move hidden cards (the stock is always hidden)
+    assert (walls > 0) == (rules == "openspiel"), walls
 
 
 def test_information_set_does_not_hold_the_opponents_stock_draws():

@@ -94,6 +94,49 @@ def test_the_port_makes_the_real_bots_choices_in_openspiel_games(knock_card):
     assert all(n > 0 for k, n in seen.items() if k != "wall") and (seen["wall"] > 0) == (knock_card == 1), seen
 
 
+@pytest.mark.parametrize("knock_card", [10, 1])
+def test_under_the_openspiel_rules_it_plays_the_real_bots_moves_in_lockstep(knock_card):
+    """Hands in both engines (``Lockstep``), each move the port's in our engine, checked
+    against the real bot's in OpenSpiel at every decision: the wall (its knock there is
+    our take) and the card put down after a knock."""
+    from rummy_env.gin.game import DISCARD, DRAW_STOCK, PASS, TAKE_DISCARD
+    from rummy_env.gin.openspiel import Lockstep
+
+    rules = {"preset": "openspiel", "knock_limit": knock_card}
+    rng = np.random.default_rng(knock_card + 20)
+    agent = agents.make("openspiel-simple")
+    seen = {"wall": 0, "knock": 0}
+    for _ in range(60):
+        ls = Lockstep(rng.permutation(CARDS).tolist(), rules)
+        params = ls.game.get_parameters()
+        real = [pyspiel.make_simple_gin_rummy_bot(params, p) for p in range(PLAYERS)]
+        while not (ls.state.is_over or ls.os_state.is_terminal()):
+            s, o = ls.state, ls.os_state
+            assert ls.differences() == {}
+            ours = agent.choose(s.information_set(s.current_player), s.rules, set(s.legal_actions()))
+            theirs = real[o.current_player()].step(o)
+            phase = o.current_phase()
+            if phase == gin.Phase.WALL:
+                want = {gin.KNOCK_ACTION: TAKE_DISCARD, gin.PASS_ACTION: PASS}[theirs]
+                seen["wall"] += 1
+            elif phase == gin.Phase.KNOCK:  # after its knock at the wall: the card put down
+                want = KNOCK + bot.from_openspiel(theirs)
+            elif theirs == gin.KNOCK_ACTION:  # the card it puts down next, asked of a twin on a copy
+                twin = o.clone()
+                twin.apply_action(gin.KNOCK_ACTION)
+                card = pyspiel.make_simple_gin_rummy_bot(params, o.current_player())
+                card.step(o)  # the twin knocks too (it keeps that in mind) ...
+                want = KNOCK + bot.from_openspiel(card.step(twin))  # ... and puts down its card
+                seen["knock"] += 1
+            else:
+                want = {gin.DRAW_UPCARD_ACTION: TAKE_DISCARD, gin.DRAW_STOCK_ACTION: DRAW_STOCK,
+                        gin.PASS_ACTION: PASS}.get(theirs, DISCARD + bot.from_openspiel(theirs))
+            assert ours == want, (phase, ours, want)
+            ls.step(ours)
+        assert ls.returns() is not None and ls.returns()[0] == ls.returns()[1]
+    assert seen["knock"] > 0 and (seen["wall"] > 0) == (knock_card == 1), seen
+
+
 @pytest.mark.parametrize("preset", ["openspiel", "classic"])
 def test_it_plays_legal_moves_in_our_env_and_does_not_peek(preset):
     rng = np.random.default_rng(1)
@@ -109,12 +152,12 @@ def test_it_plays_legal_moves_in_our_env_and_does_not_peek(preset):
 
 def test_where_our_rules_forbid_its_card_it_plays_its_next_choice():
     # the bot takes the upcard 9S (it leaves a knock within 10) and would put it back down
-    # (the highest card left over); our rules forbid the card just taken: it knocks with
-    # its next choice instead
+    # (the highest card left over); the classic rules forbid the card just taken: it
+    # knocks with its next choice instead; under openspiel with 9S, as OpenSpiel's bot
     from test_agents import state_after
 
     from rummy_env.core.cards import parse_card
-    from rummy_env.gin.game import PASS, TAKE_DISCARD
+    from rummy_env.gin.game import PASS, TAKE_DISCARD, GinRummyState
 
     s = state_after("AC 2C 3C 4D 5D 6D 7H 8H 9H 2S", "TC JC QC KC TD JD QD KD TH JH", "9S", "5S")
     info = s.information_set(0)
@@ -127,6 +170,10 @@ def test_where_our_rules_forbid_its_card_it_plays_its_next_choice():
     move = agent.choose(info, s.rules, set(s.legal_actions()))
     assert move == KNOCK + parse_card("2S"), move
     assert PASS not in s.legal_actions()
+    s = GinRummyState.from_hands("AC 2C 3C 4D 5D 6D 7H 8H 9H 2S", "TC JC QC KC TD JD QD KD TH JH", "9S", "5S",
+                                 rules="openspiel")
+    s.step(TAKE_DISCARD)
+    assert agent.choose(s.information_set(0), s.rules, set(s.legal_actions())) == KNOCK + parse_card("9S")
 
 
 def test_clear_errors_for_other_card_values_and_without_open_spiel(monkeypatch):

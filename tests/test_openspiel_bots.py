@@ -1,6 +1,7 @@
 """Our agents as OpenSpiel bots (rummy_env/agents/gin/openspiel_bot.py): the information set
 a bot builds from OpenSpiel's state is our engine's own on the same deal, every agent plays
-whole legal games of OpenSpiel's ``gin_rummy`` (knocks, lay-offs, the wall), and a bot's
+whole legal games of OpenSpiel's ``gin_rummy`` (knocks, lay-offs, the wall: decided by the
+agent), and a bot's
 move does not change when cards its player cannot see change. Skipped without open_spiel."""
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed: pip install 'rummy-env[openspiel]'")
 
 from rummy_env.agents.gin.openspiel_bot import openspiel_bot  # noqa: E402
-from rummy_env.gin.game import BIG_GIN, KNOCK  # noqa: E402
+from rummy_env.gin.game import BIG_GIN, KNOCK, TAKE_DISCARD  # noqa: E402
 from rummy_env.gin.openspiel import Lockstep, information_set, to_openspiel  # noqa: E402
 
 
 def test_the_information_set_read_from_openspiel_is_our_engines():
+    # at every decision, the wall and the choice of the face-down card after a take there included
     rng = np.random.default_rng(1)
-    checked = 0
-    for _ in range(60):
+    checked = walls = 0
+    for h in range(90):
         ls = Lockstep(rng.permutation(52).tolist())
         while not (ls.state.is_over or ls.os_state.is_terminal()):
             p = ls.state.current_player
@@ -28,10 +30,12 @@ def test_the_information_set_read_from_openspiel_is_our_engines():
             for field in dataclasses.fields(mine):
                 assert getattr(mine, field.name) == getattr(theirs, field.name), field.name
             checked += 1
+            walls += ls.state.at_wall
             legal = ls.state.legal_actions()
             knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
-            ls.step(int(knocks[0] if knocks and rng.random() < 0.3 else legal[rng.integers(len(legal))]))
-    assert checked > 3000
+            plain = [a for a in legal if a < KNOCK and (a != TAKE_DISCARD or ls.state.at_wall or h % 2)]
+            ls.step(int(knocks[0] if knocks and (rng.random() < 0.3 or not plain) else plain[rng.integers(len(plain))]))
+    assert checked > 3000 and walls > 10, (checked, walls)
 
 
 def play(game, bots, rng) -> tuple:
@@ -69,12 +73,15 @@ def test_every_agent_plays_whole_legal_games_of_openspiel(spec):
     assert pyspiel.evaluate_bots(game.new_initial_state(), [openspiel_bot(spec, 0, 5), openspiel_bot("simple", 1, 6)], 3)
 
 
-def test_at_the_wall_it_knocks_when_it_may():
+@pytest.mark.parametrize("spec", ["simple", "heuristic"])
+def test_at_the_wall_the_agent_decides(spec):
+    # our agent is asked at OpenSpiel's wall (our draw at the wall: its take is OpenSpiel's
+    # knock) and after a knock there (the card put face down); simple takes whenever it may
     game = pyspiel.load_game("gin_rummy", {"knock_card": 1})  # few knocks: hands reach the wall
     rng = np.random.default_rng(4)
-    walls = 0
-    for g in range(30):
-        bots = [openspiel_bot("simple", 0, seed=g), openspiel_bot("simple", 1, seed=g + 100)]
+    walls = knocks = 0
+    for g in range(80):
+        bots = [openspiel_bot(spec, 0, seed=g, game=game), openspiel_bot(spec, 1, seed=g + 100, game=game)]
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -84,9 +91,12 @@ def test_at_the_wall_it_knocks_when_it_may():
             action = bots[state.current_player()].step(state)
             if state.current_phase().name == "WALL":
                 walls += 1
-                assert action == (55 if 55 in state.legal_actions() else 54)
-            state.apply_action(action)
-    assert walls > 0
+                knocks += action == 55
+                assert action in state.legal_actions()
+                if spec == "simple":
+                    assert action == (55 if 55 in state.legal_actions() else 54)
+            state.apply_action(action)  # an illegal action raises
+    assert walls > 0 and (knocks > 0 or spec != "simple"), (walls, knocks)
 
 
 def test_a_bots_move_does_not_change_with_cards_its_player_cannot_see():

@@ -6,7 +6,9 @@ import pytest
 from rummy_env.gin import encoding as enc
 from rummy_env.core import melds
 from rummy_env.core.cards import mask_to_cards, parse_card
-from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, GinRummyState, IllegalActionError
+from rummy_env.gin.game import (
+    BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, IllegalActionError, Phase,
+)
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.vector import OUTCOMES, VectorGinRummy, compiled_engine
 
@@ -19,6 +21,9 @@ CONFIGS = [
     ("eaai", "planes", "scaled"),
     ("openspiel", "flat", "win_loss"),
     (Rules(oklahoma=True, aces="high", five_under_ten=True, first_upcard_pass=False, max_turns=30), "flat", "points"),
+    ({"wall_knock": True}, "flat", "points"),
+    ({"discard_taken_card": True}, "planes", "points"),
+    ({"max_upcard_draws": 4}, "flat", "scaled"),
 ]
 
 
@@ -66,6 +71,54 @@ def test_vector_engine_equals_the_pure_game(rules, encoding, reward, engine):
                     r.knocker, r.knocker_deadwood, r.defender_deadwood)
             games[i] = mirror(v, i)  # dealt again by the engine
     assert "draw" in outcomes and outcomes & {"knock", "gin", "undercut"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("rules, expect", [
+    ("openspiel", {"wall", "wall knock", "repeated", "upcard_draws"}),
+    ({"preset": "openspiel", "max_upcard_draws": 6, "knock_limit": 20}, {"repeated", "upcard_draws", "showdown"}),
+    ({"wall_knock": True, "first_upcard_pass": False}, {"wall", "wall knock"})])
+def test_openspiels_rules_through_the_vector_engine(rules, expect, engine):
+    """A policy that reaches what the openspiel preset adds: the wall (takes to knock and
+    passes), cards thrown back (twice in a row: drawn), many upcard draws; the engine
+    equals the pure game at every step."""
+    n = 32
+    v = VectorGinRummy(n, rules=rules, seed=5, engine=engine)
+    res = v.reset()
+    games = [mirror(v, i) for i in range(n)]
+    rng = np.random.default_rng(6)
+    ends: dict[str, int] = {}
+    for _ in range(500):
+        actions = np.zeros(n, dtype=np.int64)
+        for i, g in enumerate(games):
+            np.testing.assert_array_equal(res.action_mask[i], g.legal_mask())
+            np.testing.assert_array_equal(res.observation[i], enc.encode(g.information_set(g.current_player), g.rules))
+            legal = g.legal_actions()
+            knocks = [a for a in legal if a >= KNOCK]
+            if TAKE_DISCARD in legal and rng.random() < (0.7 if g.at_wall else 0.15):
+                actions[i] = TAKE_DISCARD
+            elif knocks and (len(g.stock) <= 2 or rng.random() < 0.03):
+                actions[i] = knocks[-1]
+            elif g.taken_card is not None and DISCARD + g.taken_card in legal and rng.random() < 0.3:
+                actions[i] = DISCARD + g.taken_card
+            else:  # mostly the card leaving the least deadwood, never the card just taken
+                plain = [a for a in legal if a < KNOCK and a - DISCARD != g.taken_card]
+                after = melds.discard_deadwood(g.hands[g.current_player]) if g.phase == Phase.DISCARD else None
+                actions[i] = min(plain, key=lambda a: after[a - DISCARD]) if after is not None and rng.random() < 0.7 \
+                    else rng.choice(plain)
+        res = v.step(actions)
+        for i, g in enumerate(games):
+            wall_take = g.at_wall and g.phase == Phase.DISCARD
+            g.step(int(actions[i]))
+            assert res.terminated[i] == g.is_over
+            if g.is_over:
+                r = g.result
+                assert OUTCOMES[res.outcome[i]] == r.outcome and res.points[i] == r.points
+                assert res.rewards[i].tolist() == list(r.rewards)
+                end = "wall knock" if wall_take else r.reason or "showdown"
+                ends[end] = ends.get(end, 0) + 1
+                games[i] = mirror(v, i)
+    assert expect <= set(ends), ends
 
 
 @pytest.mark.parametrize("engine", ENGINES)

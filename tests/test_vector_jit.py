@@ -20,6 +20,8 @@ RULES = [
     Rules(aces="high"), Rules(five_under_ten=True), Rules(oklahoma=True), Rules(oklahoma=True, five_under_ten=True),
     Rules(first_upcard_pass=False), Rules(knock_limit=0), Rules(knock_limit=20), Rules(big_gin_bonus=0),
     Rules(undercut_bonus=0, undercut_on_tie=False), Rules(max_turns=12), Rules(aces="high", max_turns=40, knock_limit=5),
+    Rules(wall_knock=True), Rules(wall_knock=True, knock_limit=20, big_gin_bonus=0), Rules(discard_taken_card=True),
+    Rules(max_upcard_draws=3), Rules(wall_knock=True, max_turns=30),
 ]
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.game import BatchHand, BatchPolicy
-from rummy_env.gin.game import BIG_GIN, KNOCK, HandResult, draw_result, showdown_result
+from rummy_env.gin.game import BIG_GIN, DISCARD, KNOCK, PASS, TAKE_DISCARD, HandResult, draw_result, showdown_result
 from rummy_env.gin.rules import load_rules
 from rummy_env.gin.scoring import OUTCOMES
 from rummy_env.gin.vector import VectorGinRummy
@@ -94,13 +94,14 @@ def play_hands(rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.nda
         length[rows] += 1
         hands = engine.hands.copy()  # the engine deals finished rows again at once: keep what scores them
         stock = NUM_CARDS - engine.stock_next.astype(np.int64)
+        taken, repeated = engine.taken.copy(), engine.repeated.copy()
         step = engine.step(actions, active=live)
         done = np.flatnonzero(step.terminated)
         if done.size == 0:
             continue
         finished = []
         for g in done.tolist():
-            result = _result(int(actions[g]), int(p[g]), hands[g], int(stock[g]), rules)
+            result = _result(int(actions[g]), int(p[g]), hands[g], int(stock[g]), int(taken[g]), bool(repeated[g]), rules)
             if OUTCOMES[int(step.outcome[g])] != result.outcome:  # the two rule implementations disagree
                 raise RuntimeError(f"hand {int(job[g])}: the vector engine says {OUTCOMES[int(step.outcome[g])]!r}, "
                                    f"the pure game {result.outcome!r}; please report this bug")
@@ -117,12 +118,21 @@ def play_hands(rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.nda
         yield finished
 
 
-def _result(action: int, player: int, hands: np.ndarray, stock: int, rules: Any) -> HandResult:
+def _result(action: int, player: int, hands: np.ndarray, stock: int, taken: int, repeated: bool,
+            rules: Any) -> HandResult:
     """The result of a hand that ``action`` by ``player`` ended: a showdown from ``hands``
-    (both seats' cards before the action), else a draw (``stock`` cards were left)."""
+    (both seats' cards before the action), else a draw, its reason read from the position
+    before the action (``stock`` cards left, the card ``taken`` from the pile this turn or
+    -1, the engine's ``repeated`` flag), as the pure game gives it."""
     if action >= KNOCK:
         shown = [int(hands[0]), int(hands[1])]
         if action != BIG_GIN:
             shown[player] &= ~(1 << (action - KNOCK))
         return showdown_result(shown, player, action == BIG_GIN, rules)
+    if action == TAKE_DISCARD:
+        return draw_result("upcard_draws")
+    if action == PASS:
+        return draw_result("wall")
+    if repeated and action - DISCARD == taken:
+        return draw_result("repeated")
     return draw_result("wall" if stock <= 2 else "max_turns")

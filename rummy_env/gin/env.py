@@ -25,8 +25,11 @@ the observing player's information set (``rummy_env.gin.encoding`` documents eve
 of both encodings). The mask is all zeros for the player who is not to move.
 
 Actions (``rummy_env.gin.game``): 0 draw from the stock; 1 take the top discard (or the
-offered upcard); 2 pass on the upcard; 3 + c discard card c; 55 + c knock with card c
-face down (Gin at 0 deadwood); 107 declare Big Gin. Card c = suit * 13 + rank.
+offered upcard); 2 pass on the upcard (or, with ``wall_knock``, at the wall); 3 + c
+discard card c; 55 + c knock with card c face down (Gin at 0 deadwood); 107 declare Big
+Gin. Card c = suit * 13 + rank. The wall of ``wall_knock`` (the ``openspiel`` preset) is
+the draw phase with 2 cards in the stock: take (only to knock) or pass; the observation
+is the same as without the option (docs/games/gin/env.md).
 
 Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` plays
 hands until a player reaches ``target_score``, dealing the next hand in the same episode.
@@ -40,7 +43,8 @@ Rewards (zero-sum, given when a hand ends):
   return is their grand total minus the opponent's.
 - ``scaled``: ``points`` / 100.
 - ``win_loss``: +1 / -1 / 0 by who won the hand (``episode="hand"``) or the match.
-A hand that ends in a draw (the wall, ``max_turns``) is terminal, never truncated.
+A hand that ends in a draw (the wall, ``max_turns``, the guards of ``discard_taken_card``
+and ``max_upcard_draws``) is terminal, never truncated.
 
 Infos: the info of the agent to move (and of every agent when the episode ends) holds
 its current ``information_set`` (``rummy_env.gin.game.InformationSet``: what that player

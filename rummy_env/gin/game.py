@@ -12,7 +12,7 @@ Action layout (fixed; ``NUM_ACTIONS`` = 108):
 |---------|----------------------------------------------------------------|---------|
 | 0       | draw the top card of the stock                                 | draw    |
 | 1       | take the top card of the discard pile (or the offered upcard)  | offer, draw |
-| 2       | pass on the upcard (first-turn offer only)                     | offer   |
+| 2       | pass on the upcard (the first-turn offer, or at the wall)      | offer, draw |
 | 3 + c   | discard card c face up                                         | discard |
 | 55 + c  | knock, putting card c face down (Gin when 0 deadwood remains)  | discard |
 | 107     | declare Big Gin (all 11 cards melded, no discard)              | discard |
@@ -21,7 +21,18 @@ Choices made where the common rules leave them open (the rules page says them to
 - Explicit deck order: the first 10 cards go to the non-dealer, the next 10 to the
   dealer, then the upcard, then the stock from top to bottom.
 - The card taken from the discard pile this turn may not be discarded *nor* put face
-  down to knock (knocking is discarding face down).
+  down to knock (knocking is discarding face down); with ``discard_taken_card`` it may,
+  and a hand is drawn ('repeated') when a player throws back the card they took and
+  the next player then does the same (checked before the wall).
+- The wall: a face-up discard that leaves 2 cards (or fewer) in the stock draws the hand
+  ('wall'). With ``wall_knock`` the next player is then in the draw phase with the stock
+  at 2: PASS draws the hand ('wall'), and TAKE_DISCARD is legal only where some knock
+  (or Gin, or Big Gin) would be legal after it; in that discard phase (stock 2 and a
+  card taken) only knocks and Big Gin are legal.
+- ``max_upcard_draws`` N > 0: the Nth TAKE_DISCARD of the draw phase (the upcard offer
+  and the wall do not count) draws the hand ('upcard_draws') and takes nothing. The
+  throw-back flag and the count are state (``repeated``, ``upcard_draws``), read from the
+  public history when a state is rebuilt from an information set.
 - Oklahoma: the knock limit of a hand is the upcard's deadwood value under the hand's
   rules (so 5 for A-9 with ``five_under_ten``), and an ace upcard means Gin only.
 - ``first_upcard_pass=False``: no offer; the non-dealer starts with a normal turn and
@@ -95,7 +106,8 @@ class HandResult(HandResultBase):
     """How a hand ended. ``points`` go to ``winner``; ``rewards`` are zero-sum per seat.
 
     ``outcome`` is one of 'knock', 'gin', 'big_gin', 'undercut', 'tie' (equal deadwood
-    with ``undercut_on_tie`` off: no points) or 'draw' (the wall or ``max_turns``).
+    with ``undercut_on_tie`` off: no points) or 'draw' (``reason`` says why: 'wall',
+    'max_turns', 'repeated' or 'upcard_draws').
     After a knock both hands are shown; after a draw nothing is shown and the
     showdown fields are empty.
     """
@@ -112,7 +124,7 @@ class HandResult(HandResultBase):
     defender_deadwood_cards: int = 0
     layoffs: tuple[tuple[int, int], ...] = ()  # (card, index into knocker_melds)
     shown_hands: tuple[int, int] = (0, 0)  # each seat's cards as shown (knocker: without the face-down card)
-    reason: str = ""  # for a draw: 'wall' or 'max_turns'
+    reason: str = ""  # for a draw: 'wall', 'max_turns', 'repeated' (a card thrown back twice in a row) or 'upcard_draws'
 
     @property
     def rewards(self) -> tuple[int, int]:
@@ -194,6 +206,8 @@ class GinRummyState(CardGameState):
     must_draw_stock: bool = False
     taken_card: Optional[int] = None
     knock_card: Optional[int] = None
+    repeated: bool = False  # the last discard threw back the card just taken (``discard_taken_card``)
+    upcard_draws: int = 0  # takes of the top discard in the draw phase (``max_upcard_draws``)
     known: list[int] = field(default_factory=lambda: [0, 0])  # cards a seat took from the pile and still holds
     discarded: list[int] = field(default_factory=lambda: [0, 0])
     passed: list[int] = field(default_factory=lambda: [0, 0])
@@ -320,10 +334,20 @@ class GinRummyState(CardGameState):
     def _solver_options(self) -> dict:
         return {"aces_high": self.rules.aces == "high", "five_under_ten": self.rules.five_under_ten}
 
+    @property
+    def at_wall(self) -> bool:
+        """Whether the player to move is at the wall (``wall_knock``): to take the last
+        discard only to knock, or to pass; or, having taken it, to knock."""
+        return self.rules.wall_knock and len(self.stock) <= 2 and (
+            self.phase == Phase.DRAW or (self.phase == Phase.DISCARD and self.taken_card is not None))
+
     def _compute_legal(self) -> list[int]:
         if self.phase == Phase.OFFER:
             return [TAKE_DISCARD, PASS]
         if self.phase == Phase.DRAW:
+            if self.at_wall:
+                return [TAKE_DISCARD, PASS] if wall_take_knocks(
+                    self.hands[self.current_player], self.discard_pile[-1], self.knock_limit, self.rules) else [PASS]
             if self.must_draw_stock or not self.discard_pile:
                 return [DRAW_STOCK]
             return [DRAW_STOCK, TAKE_DISCARD]
@@ -332,10 +356,10 @@ class GinRummyState(CardGameState):
             rules = self.rules
             after = melds.discard_deadwood(hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
             cards = mask_to_cards(hand)
-            if self.taken_card is not None:
+            if self.taken_card is not None and not rules.discard_taken_card:
                 cards.remove(self.taken_card)
             limit = self.knock_limit
-            out = [DISCARD + c for c in cards]
+            out = [] if self.at_wall else [DISCARD + c for c in cards]  # after a take at the wall: knocks only
             out += [KNOCK + c for c in cards if after[c] <= limit]
             # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0
             # (a cheap test first: the tuple holds -1 for cards not held, never 0).
@@ -354,7 +378,12 @@ class GinRummyState(CardGameState):
         self.history.append(action)
         self._moved()
         if action == PASS:
-            self._pass(p)
+            if self.phase == Phase.DRAW:  # at the wall
+                self.passed[p] |= 1 << self.discard_pile[-1]
+                self.public_history.append((p, "pass", self.discard_pile[-1]))
+                self._end_draw("wall")
+            else:
+                self._pass(p)
         elif action == DRAW_STOCK:
             if self.discard_pile and not self.must_draw_stock:
                 self.passed[p] |= 1 << self.discard_pile[-1]
@@ -364,6 +393,11 @@ class GinRummyState(CardGameState):
             self.phase = Phase.DISCARD
             self.public_history.append((p, "draw_stock", -1))
         elif action == TAKE_DISCARD:
+            if self.phase == Phase.DRAW and self.rules.max_upcard_draws and not self.at_wall:
+                self.upcard_draws += 1
+                if self.upcard_draws >= self.rules.max_upcard_draws:  # the card stays on the pile
+                    self._end_draw("upcard_draws")
+                    return
             card = self.discard_pile.pop()
             self.hands[p] |= 1 << card
             self.known[p] |= 1 << card
@@ -398,10 +432,18 @@ class GinRummyState(CardGameState):
         self.discarded[p] |= 1 << card
         self.discard_pile.append(card)
         self.public_history.append((p, "discard", card))
+        thrown_back = card == self.taken_card  # only with discard_taken_card
         self.taken_card = None
         self.turn += 1
-        if len(self.stock) <= 2:
-            self._end_draw("wall")
+        repeated, self.repeated = self.repeated, thrown_back
+        if thrown_back and repeated:
+            self._end_draw("repeated")
+        elif len(self.stock) <= 2:
+            if self.rules.wall_knock:  # the next player may take this card to knock, or pass
+                self.current_player = 1 - p
+                self.phase = Phase.DRAW
+            else:
+                self._end_draw("wall")
         elif self.turn >= self.rules.max_turns:
             self._end_draw("max_turns")
         else:
@@ -511,6 +553,8 @@ class GinRummyState(CardGameState):
             and len(info.public_history) > 0
             and info.public_history[-1][1] == "pass",
             taken_card=info.taken_card,
+            repeated=public_repeated(info.public_history),
+            upcard_draws=public_upcard_draws(info.public_history, rules),
             known=known,
             discarded=list(info.discarded),
             passed=list(info.passed),
@@ -546,10 +590,45 @@ class GinRummyState(CardGameState):
         return "\n".join(lines)
 
 
+def public_repeated(history: Sequence[tuple[int, str, int]]) -> bool:
+    """The ``repeated`` flag of a hand from its public history: whether its last discard
+    threw back the card its player had just taken from the pile."""
+    for i in range(len(history) - 1, 0, -1):
+        seat, event, card = history[i]
+        if event == "discard":
+            return history[i - 1] == (seat, "take_discard", card)
+    return False
+
+
+def public_upcard_draws(history: Sequence[tuple[int, str, int]], rules: Rules) -> int:
+    """The ``upcard_draws`` count of a hand from its public history: its takes of the top
+    discard, less the take of the first-turn offer (any take before the first discard
+    and stock draw, when the rules have the offer) and a take at the wall (with 2 cards
+    or fewer left in the stock, which holds 31 cards at the deal less one per stock draw)."""
+    count, offer, stock = 0, rules.first_upcard_pass, NUM_CARDS - 2 * HAND_SIZE - 1
+    for _, event, _ in history:
+        if event in ("discard", "draw_stock"):
+            offer = False
+            stock -= event == "draw_stock"
+        elif event == "take_discard" and not offer and stock > 2:
+            count += 1
+    return count
+
+
 def draw_result(reason: str) -> HandResult:
-    """A hand that ends without a showdown: ``reason`` 'wall' (two cards left in the stock)
-    or 'max_turns'."""
+    """A hand that ends without a showdown: ``reason`` 'wall' (two cards left in the stock),
+    'max_turns', 'repeated' (``discard_taken_card``: a card taken and thrown back by both
+    players in a row) or 'upcard_draws' (``max_upcard_draws``)."""
     return HandResult(outcome="draw", winner=None, points=0, reason=reason)
+
+
+def wall_take_knocks(hand: int, top: int, knock_limit: int, rules: Rules) -> bool:
+    """Whether, at the wall, taking ``top`` into ``hand`` (10 cards) leaves some knock legal
+    (Gin and Big Gin included: Big Gin always leaves some card other than ``top`` whose
+    discard keeps 0 deadwood); ``top`` counts as a face-down card only with
+    ``discard_taken_card``."""
+    after = melds.discard_deadwood(hand | 1 << top, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
+    return any(0 <= v <= knock_limit and (c != top or rules.discard_taken_card) for c, v in enumerate(after))
 
 
 def showdown_result(hands: Sequence[int], knocker: int, big_gin: bool, rules: Rules) -> HandResult:

@@ -18,12 +18,14 @@ card ids for discards, 52 draw the upcard, 53 draw from the stock, 54 pass, 55 k
 melds and passes), 56 + meld id. Its runs are melds of 3 to 5 cards, so a longer run of
 ours is laid as several.
 
-Where the games differ under the ``openspiel`` preset (docs/games/gin/rules.md): at the
-wall OpenSpiel lets the next player take the discard to knock, and it lets a player
-discard, or knock with, the card just taken from the pile; it also ends a hand at its
-50th draw of the upcard, and its least deadwood of 11 cards is wrong where meld groups
-tie (a bug of OpenSpiel's). ``KNOWN_DIFFERENCES`` names them, and ``differences``
-reports them apart from everything else.
+The ``openspiel`` preset is OpenSpiel's game (docs/games/gin/rules.md), its wall
+(``wall_knock``), its throw-back of the card just taken (``discard_taken_card``) and its
+cap of 50 upcard draws (``max_upcard_draws``) included. At the wall our take of the
+discard is OpenSpiel's knock (55), which takes the upcard, and our pass is its pass (54);
+our knock after that take is its choice of the face-down card. One difference is left, a
+bug of OpenSpiel's: its least deadwood of 11 cards is wrong where meld groups tie, so it
+can refuse a knock (or a take at the wall) that ours allows. ``KNOWN_DIFFERENCES`` names
+it, and ``differences`` reports it apart from everything else, which would be a bug.
 """
 
 from __future__ import annotations
@@ -42,13 +44,10 @@ from rummy_env.gin.rules import Rules, load_rules
 DRAW_UPCARD, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, MELD_BASE = 52, 53, 54, 55, 56
 LONGEST_RUN = 5  # OpenSpiel's meld ids hold runs of 3 to 5 cards
 KNOWN_DIFFERENCES = {
-    "wall": "OpenSpiel lets the player after the discard that leaves 2 cards in the stock take it to knock; "
-            "our hand ends drawn there",
-    "taken card": "OpenSpiel lets a player discard, or knock with, the card just taken from the discard pile",
-    "upcard draws": "OpenSpiel ends a hand drawn at its 50th draw of the upcard (a safeguard against endless hands)",
     "11-card deadwood": "OpenSpiel's least deadwood of 11 cards removes the highest card left over by one best meld "
-                        "group; where several groups tie it can miss a lower total, and refuse a knock ours allows "
-                        "(an OpenSpiel bug: '2C 4C 4D 5D 6D 3H 6H AS 4S 5S 6S' is 11 there, 10 here)",
+                        "group; where several groups tie it can miss a lower total, and refuse a knock (or a take "
+                        "at the wall) ours allows (an OpenSpiel bug: '2C 4C 4D 5D 6D 3H 6H AS 4S 5S 6S' is 11 "
+                        "there, 10 here)",
 }
 MAX_UPCARD_DRAWS = 50  # OpenSpiel's kMaxNumDrawUpcardActions
 
@@ -77,11 +76,16 @@ def pyspiel_module() -> Any:
 
 def openspiel_game(rules: Any = "openspiel") -> Any:
     """OpenSpiel's ``gin_rummy`` with the scoring of ``rules``; a ValueError for rules it
-    cannot play (aces high, five under ten, Big Gin, ties as undercuts, no upcard offer)."""
+    cannot play (aces high, five under ten, Big Gin, ties as undercuts, no upcard offer,
+    a hand drawn at the wall, no throw-back of the card taken, another cap on upcard draws)."""
     r = load_rules(rules)
     unsupported = [name for name, bad in (("aces: high", r.aces_high), ("five_under_ten", r.five_under_ten),
                                           ("big_gin_bonus > 0", r.big_gin), ("undercut_on_tie", r.undercut_on_tie),
-                                          ("first_upcard_pass: false", not r.first_upcard_pass)) if bad]
+                                          ("first_upcard_pass: false", not r.first_upcard_pass),
+                                          ("wall_knock: false", not r.wall_knock),
+                                          ("discard_taken_card: false", not r.discard_taken_card),
+                                          (f"max_upcard_draws: {r.max_upcard_draws}",
+                                           r.max_upcard_draws != MAX_UPCARD_DRAWS)) if bad]
     if unsupported:
         raise ValueError(f"OpenSpiel's gin_rummy has no {', '.join(unsupported)}; start from the openspiel preset")
     return pyspiel_module().load_game("gin_rummy", {"oklahoma": r.oklahoma, "knock_card": r.knock_limit,
@@ -116,8 +120,8 @@ class Lockstep:
         for card in self.deck[: 2 * HAND_SIZE + 1]:  # player 0's ten, player 1's ten, the upcard
             self.os_state.apply_action(to_openspiel(card))
         self._next_stock = 2 * HAND_SIZE + 1  # the deck's next card is the next stock draw
-        self.upcard_draws = 0  # OpenSpiel's count of upcard draws (not those of the first-turn offer)
-        self.wall: Optional[list[int]] = None  # OpenSpiel's legal moves at the wall, where ours ended
+        self._wall_knock = False  # OpenSpiel's player knocked at the wall (it now picks the face-down card)
+        self.compared = 0  # decisions ``differences`` compared (calls while both hands go on)
 
     # ------------------------------------------------------------ comparing
 
@@ -143,18 +147,15 @@ class Lockstep:
     def differences(self) -> dict[str, Any]:
         """Where the engines disagree at this decision ({} when they agree), by kind:
         ``hands``, ``pile``, ``stock``, ``player``, ``legal`` (ours, OpenSpiel's) and
-        ``over`` would be bugs; the kinds ``KNOWN_DIFFERENCES`` names are the differences
-        between the two rule sets (and OpenSpiel's 11-card deadwood bug)."""
+        ``over`` (ours, OpenSpiel's) would be bugs; ``11-card deadwood`` (OpenSpiel's
+        least deadwood of 11 cards, ours) is OpenSpiel's bug (``KNOWN_DIFFERENCES``)."""
         s, o = self.state, self.os_state
         out: dict[str, Any] = {}
         if s.is_over or o.is_terminal():
-            if s.is_over and not o.is_terminal():
-                out["over"] = (True, False)
-            elif o.is_terminal() and not s.is_over:
-                out["upcard draws" if self.upcard_draws == MAX_UPCARD_DRAWS else "over"] = (False, True)
-            elif self.wall is not None and OS_KNOCK in self.wall:
-                out["wall"] = self.wall  # OpenSpiel's player could have knocked; ours could not
+            if s.is_over != o.is_terminal():
+                out["over"] = (s.is_over, o.is_terminal())
             return out
+        self.compared += 1
         hands = [sorted(from_openspiel(c) for c in h) for h in o.hands()]
         ours = [mask_to_cards(s.hands[0]), mask_to_cards(s.hands[1])]
         if hands != ours:
@@ -167,36 +168,38 @@ class Lockstep:
             out["stock"] = (len(s.stock), o.stock_size())
         if o.current_player() != s.current_player:
             out["player"] = (s.current_player, o.current_player())
-        mine = {KNOCK if a >= KNOCK and a != BIG_GIN else a for a in s.legal_actions()}
-        mine = {OS_KNOCK if a == KNOCK else a for a in mine}
-        theirs = self.os_legal()
+        mine, theirs = self._legal_pair()
         if mine != theirs:
-            extra = theirs - mine
-            taken = s.taken_card
-            if taken is not None and extra <= {DISCARD + taken, OS_KNOCK} and mine <= theirs and (
-                    DISCARD + taken in extra or self._knock_only_with(taken)):
-                out["taken card"] = sorted(extra)
-            elif mine - theirs == {OS_KNOCK} and extra <= ({DISCARD + taken} if taken is not None else set()) \
-                    and self._os_deadwood_of_11() > s.knock_limit:
-                out["11-card deadwood"] = (self._os_deadwood_of_11(), min(
-                    v for v in melds.discard_deadwood(s.hands[s.current_player]) if v >= 0))
+            eleven = self._eleven()
+            if mine - theirs == {OS_KNOCK} and not theirs - mine and self._os_deadwood(eleven) > s.knock_limit:
+                out["11-card deadwood"] = (self._os_deadwood(eleven), min(v for v in melds.discard_deadwood(eleven)
+                                                                          if v >= 0))
             else:
                 out["legal"] = (sorted(mine), sorted(theirs))
         return out
 
-    def _knock_only_with(self, card: int) -> bool:
-        """Whether the only knock OpenSpiel allows here puts down ``card`` (the card just taken)."""
-        after = melds.discard_deadwood(self.state.hands[self.state.current_player])
-        return after[card] <= self.state.knock_limit and all(
-            v > self.state.knock_limit for c, v in enumerate(after) if v >= 0 and c != card)
+    def _legal_pair(self) -> tuple[set[int], set[int]]:
+        """(ours, OpenSpiel's) legal moves now, in terms both have: at the wall our take is
+        OpenSpiel's knock (55); after it each engine's face-down cards as our knock ids;
+        elsewhere our knocks are OpenSpiel's one knock (55)."""
+        s = self.state
+        legal = set(s.legal_actions())
+        if s.at_wall and s.phase == Phase.DRAW:
+            return {OS_KNOCK if a == TAKE_DISCARD else a for a in legal}, self.os_legal()
+        if s.at_wall:  # OpenSpiel's knock phase: the card to put face down
+            return legal, {KNOCK + from_openspiel(a) for a in self.os_state.legal_actions()}
+        return {OS_KNOCK if KNOCK <= a < BIG_GIN else a for a in legal}, self.os_legal()
 
-    def _os_deadwood_of_11(self) -> int:
-        """OpenSpiel's least deadwood of the 11 cards of the player to move (its knock test)."""
-        hand = [to_openspiel(c) for c in mask_to_cards(self.state.hands[self.state.current_player])]
-        return self._utils().min_deadwood(hand)
+    def _eleven(self) -> int:
+        """The 11 cards of the player to move that a knock is judged on (at the wall, the
+        hand and the discard on offer)."""
+        s = self.state
+        hand = s.hands[s.current_player]
+        return hand | 1 << s.discard_pile[-1] if s.phase == Phase.DRAW else hand
 
-    def _phase(self, name: str) -> Any:
-        return getattr(pyspiel_module().gin_rummy.Phase, name)
+    def _os_deadwood(self, cards: int) -> int:
+        """OpenSpiel's least deadwood of the 11 ``cards`` (its knock test)."""
+        return self._utils().min_deadwood([to_openspiel(c) for c in mask_to_cards(cards)])
 
     # ------------------------------------------------------------ moving
 
@@ -210,22 +213,21 @@ class Lockstep:
             o.apply_action(to_openspiel(self.deck[self._next_stock]))  # the chance node: our stock's card
             self._next_stock += 1
         elif action == TAKE_DISCARD:
-            if s.phase == Phase.DRAW:
-                self.upcard_draws += 1
-            o.apply_action(DRAW_UPCARD)
-            if not o.is_terminal():  # its 50th upcard draw ends OpenSpiel's hand instead
-                s.step(action)
+            if s.at_wall:  # OpenSpiel's knock at the wall takes the upcard
+                o.apply_action(OS_KNOCK)
+                self._wall_knock = True
+            else:
+                o.apply_action(DRAW_UPCARD)
+            s.step(action)
         elif action == PASS:
             o.apply_action(OS_PASS)
             s.step(action)
         elif action < KNOCK:
             o.apply_action(to_openspiel(action - DISCARD))
             s.step(action)
-            if s.is_over and s.result.reason == "wall" and o.current_phase() == self._phase("WALL"):
-                self.wall = sorted(self.os_legal())
-                o.apply_action(OS_PASS)  # our hand ends drawn at the wall: OpenSpiel's player passes
         elif action < BIG_GIN:
-            o.apply_action(OS_KNOCK)
+            if not self._wall_knock:
+                o.apply_action(OS_KNOCK)
             o.apply_action(to_openspiel(action - KNOCK))
             s.step(action)
             self._showdown(s.result, p)
@@ -270,30 +272,44 @@ class Lockstep:
 
 
 def play_scripted(deck: Sequence[int], rng: np.random.Generator, rules: Any = "openspiel", knock: float = 0.6,
-                  take: Optional[float] = None) -> tuple[dict[str, int], Lockstep]:
+                  take: Optional[float] = None, throw_back: Optional[float] = None,
+                  wall: Optional[float] = None) -> tuple[dict[str, int], Lockstep]:
     """One hand in lockstep by a scripted player: knocking with probability ``knock`` where
-    it may, taking the top discard with probability ``take`` (None: a uniform legal
-    move), discarding mostly the card that leaves the least deadwood. Returns the
-    differences seen (by kind) and the lockstep."""
+    it may (at the wall: taking the discard to knock, with probability ``wall`` when
+    given), taking the top discard with
+    probability ``take`` (None: a uniform legal move), throwing the card just taken back
+    with probability ``throw_back`` (None: that card is discarded as any other), else
+    discarding mostly the card that leaves the least deadwood. A knock (or take at the wall) that OpenSpiel refuses by its 11-card
+    deadwood bug is not played. Returns the differences seen (by kind) and the lockstep."""
     ls = Lockstep(deck, rules)
     seen: dict[str, int] = {}
     while True:
-        for kind in ls.differences():
+        differences = ls.differences()
+        for kind in differences:
             seen[kind] = seen.get(kind, 0) + 1
-        if ls.state.is_over or ls.os_state.is_terminal():
+        s = ls.state
+        if s.is_over or ls.os_state.is_terminal():
             return seen, ls
-        legal = ls.state.legal_actions()
-        knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
-        if knocks and rng.random() < knock:
+        legal = s.legal_actions()
+        refused = "11-card deadwood" in differences  # OpenSpiel would not apply the knock
+        knocks = [] if refused else [a for a in legal if KNOCK <= a < BIG_GIN]
+        taken = s.taken_card
+        if s.at_wall and s.phase == Phase.DRAW:
+            chance = knock if wall is None else wall
+            action = TAKE_DISCARD if TAKE_DISCARD in legal and not refused and rng.random() < chance else PASS
+        elif knocks and rng.random() < knock:
             action = knocks[rng.integers(len(knocks))]
         elif take is not None and TAKE_DISCARD in legal:
             action = TAKE_DISCARD if rng.random() < take else (PASS if PASS in legal else DRAW_STOCK)
+        elif taken is not None and DISCARD + taken in legal and throw_back is not None and rng.random() < throw_back:
+            action = DISCARD + taken
         else:
-            plain = [a for a in legal if a < KNOCK] or legal
+            plain = [a for a in legal if a < KNOCK and (throw_back is None or taken is None or a != DISCARD + taken)] or knocks
             action = plain[rng.integers(len(plain))]
-            if plain[-1] >= DISCARD and rng.random() < 0.8:  # mostly the discard that leaves the least deadwood
-                after = melds.discard_deadwood(ls.state.hands[ls.state.current_player])
-                action = min(plain, key=lambda a: (after[a - DISCARD], a))
+            if plain[-1] >= DISCARD and rng.random() < 0.8:  # mostly the card that leaves the least deadwood
+                after = melds.discard_deadwood(s.hands[s.current_player])
+                base = KNOCK if plain[-1] >= KNOCK else DISCARD
+                action = min(plain, key=lambda a: (after[a - base], a))
         ls.step(int(action))
 
 
@@ -302,7 +318,9 @@ def information_set(os_state: Any, player: int) -> InformationSet:
     (OpenSpiel's player 0 is the non-dealer, our seat 0 with the dealer in seat 1), built
     from what that player sees: its own hand, the public moves (the upcard, what each
     player took, passed on and discarded), the stock size and the knock card. The other
-    player's cards and the stock come into it only as counts."""
+    player's cards and the stock come into it only as counts. OpenSpiel's wall is our
+    draw phase at the wall; its knock there is our take of the discard, and the choice of
+    the face-down card that follows is our discard phase after that take."""
     hand = 0
     for c in os_state.hands()[player]:
         hand |= 1 << from_openspiel(c)
@@ -313,6 +331,8 @@ def information_set(os_state: Any, player: int) -> InformationSet:
     passes = turn = 0
     taken: Optional[int] = None
     dealt = 0
+    discarder: Optional[int] = None  # who made the last discard, until the next draw
+    wall_knock = False
     for step in os_state.full_history():
         p, a = step.player, step.action
         if p < 0:  # chance: the deal (the 21st card is the upcard), then cards drawn from the stock
@@ -320,6 +340,11 @@ def information_set(os_state: Any, player: int) -> InformationSet:
             if dealt == 2 * HAND_SIZE + 1:
                 upcard = from_openspiel(a)
             continue
+        if wall_knock:
+            raise ValueError("information_set is for draw and discard decisions, not after a knock")
+        if a == OS_KNOCK and discarder == 1 - p:  # the knock at the wall: it takes the upcard
+            a, wall_knock = DRAW_UPCARD, True
+        discarder = None
         if a == DRAW_UPCARD:
             known[p] |= 1 << upcard
             events.append((p, "take_discard", upcard))
@@ -343,14 +368,15 @@ def information_set(os_state: Any, player: int) -> InformationSet:
             events.append((p, "discard", card))
             upcard, taken = card, None
             turn += 1
+            discarder = p
         else:
             raise ValueError("information_set is for draw and discard decisions, not after a knock")
     phase_name = os_state.current_phase().name
     if phase_name == "FIRST_UPCARD":
         phase = Phase.OFFER if passes < 2 else Phase.DRAW
-    elif phase_name == "DRAW":
+    elif phase_name in ("DRAW", "WALL"):
         phase = Phase.DRAW
-    elif phase_name == "DISCARD":
+    elif phase_name == "DISCARD" or (phase_name == "KNOCK" and wall_knock and len(os_state.hands()[player]) == 11):
         phase = Phase.DISCARD
     else:
         raise ValueError(f"information_set is for draw and discard decisions, not phase {phase_name}")

@@ -2,8 +2,8 @@
 
 Every option players disagree about is a field with its ``classic`` default. Named presets
 let results be compared with published work: ``classic`` (the popular online rules),
-``eaai`` (the EAAI-2021 Gin Rummy AI competition) and ``openspiel`` (one hand scored as
-OpenSpiel's gin_rummy scores it). The YAML files in ``configs/rules/`` hold the same
+``eaai`` (the EAAI-2021 Gin Rummy AI competition) and ``openspiel`` (OpenSpiel's
+gin_rummy: its scoring of one hand, its wall, its throw-back and its cap on upcard draws). The YAML files in ``configs/rules/`` hold the same
 presets (a test keeps them equal) and show the file format: option names as keys,
 optionally ``preset: NAME`` to start from a preset and override some options.
 """
@@ -55,6 +55,17 @@ class Rules(RuleOptions):
     """A match winner who won every hand, with no drawn hand, doubles their hand points."""
     max_turns: int = 100
     """A hand is a draw after this many turns (a rule of the game, not a truncation)."""
+    wall_knock: bool = False
+    """At the wall (the discard that leaves 2 cards in the stock) the next player may take
+    that discard only to knock or go Gin at once; otherwise they pass and the hand is drawn.
+    If false the hand is drawn at that discard."""
+    discard_taken_card: bool = False
+    """The card taken from the discard pile may be discarded, or put face down to knock, in
+    the same turn; a hand is drawn when a player throws back the card they took and the
+    next player then does the same."""
+    max_upcard_draws: int = 0
+    """0: no limit; N > 0: the Nth take of the top discard in an ordinary turn (the upcard
+    offer and the wall do not count) draws the hand instead of taking the card."""
 
     def check(self) -> None:
         if self.knock_limit > MAX_KNOCK_LIMIT:
@@ -82,7 +93,8 @@ OPTION_NAMES = Rules.option_names()
 PRESETS: dict[str, Rules] = {
     "classic": Rules(),
     "eaai": Rules(big_gin_bonus=0, game_bonus=0, line_bonus=0, shutout=False),
-    "openspiel": Rules(big_gin_bonus=0, undercut_on_tie=False, target_score=0),
+    "openspiel": Rules(big_gin_bonus=0, undercut_on_tie=False, target_score=0, wall_knock=True,
+                       discard_taken_card=True, max_upcard_draws=50),
 }
 
 RulesSpec = Union[str, os.PathLike, Mapping[str, Any], Rules, None]

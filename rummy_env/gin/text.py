@@ -10,6 +10,9 @@ from typing import Any, Optional
 
 from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
 
+DRAW_REASONS = {"wall": "the stock ran down to two cards", "max_turns": "too many turns",
+                "repeated": "a card taken and thrown back twice in a row", "upcard_draws": "too many draws of the upcard"}
+
 
 def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[tuple[str, str]] = None) -> str:
     """The showdown of a finished hand (``hand_result`` from the env's info), in words:
@@ -21,7 +24,8 @@ def explain(result: dict[str, Any], you: Optional[int] = None, names: Optional[t
         return "you" if seat == you else "the opponent"
 
     if result["outcome"] == "draw":
-        return f"the hand is a draw ({'the stock ran down to two cards' if result['reason'] == 'wall' else 'too many turns'}): no points"
+        why = DRAW_REASONS.get(result["reason"], result["reason"])
+        return f"the hand is a draw ({why}): no points"
     knocker, outcome = result["knocker"], result["outcome"]
     did = {"big_gin": "declared Big Gin", "gin": "went gin"}.get(outcome, "knocked")
     lines = [

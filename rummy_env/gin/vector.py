@@ -116,6 +116,9 @@ class VectorGinRummy:
         # no draw yet): public, and not recoverable from the other arrays; the heuristic's
         # knock estimate reads the opponent's (``rummy_env.agents.gin.knock_vector``)
         self.took = np.full((n, 2), -1, dtype=np.int8)
+        # the rules' guards against endless hands (``GinRummyState.repeated`` and ``upcard_draws``)
+        self.repeated = np.zeros(n, dtype=bool)
+        self.upcard_draws = np.zeros(n, dtype=np.int16)
         self.knock_limit = np.zeros(n, dtype=np.int16)
         self.known = np.zeros((n, 2), dtype=np.uint64)
         self.discarded = np.zeros((n, 2), dtype=np.uint64)
@@ -195,7 +198,7 @@ class VectorGinRummy:
                 int(Phase.OFFER if self.rules.first_upcard_pass else Phase.DRAW), self.decks, self.dealer, self.hands,
                 self.stock_next, self.pile, self.pile_len, self.pile_mask, self.current, self.phase, self.turn,
                 self.passes, self.must_draw_stock, self.taken, self.took, self.knock_limit, self.known, self.discarded,
-                self.passed, *self._tables, self._hand_deadwood)
+                self.passed, self.repeated, self.upcard_draws, *self._tables, self._hand_deadwood)
             self._mask = None
             return
         bits = _BITS[decks.astype(np.intp)]
@@ -218,6 +221,8 @@ class VectorGinRummy:
         self.must_draw_stock[rows] = False
         self.taken[rows] = -1
         self.took[rows] = -1
+        self.repeated[rows] = False
+        self.upcard_draws[rows] = 0
         if self.rules.oklahoma:
             ranks = upcard % 13
             values = np.array([card_value(r, self.rules.five_under_ten) for r in range(13)], dtype=np.int16)
@@ -262,6 +267,8 @@ class VectorGinRummy:
             for seat in (0, 1):
                 draws = [c for who, event, c in s.public_history if who == seat and event in ("draw_stock", "take_discard")]
                 self.took[g, seat] = draws[-1] if draws else -1
+            self.repeated[g] = s.repeated
+            self.upcard_draws[g] = s.upcard_draws
             self.knock_limit[g] = s.knock_limit
             self.known[g] = s.known
             self.discarded[g] = s.discarded
@@ -269,7 +276,8 @@ class VectorGinRummy:
         self._mask = self._hand_deadwood = None
 
     _STATE = ("decks", "dealer", "hands", "stock_next", "pile", "pile_len", "pile_mask", "current", "phase", "turn",
-              "passes", "must_draw_stock", "taken", "took", "knock_limit", "known", "discarded", "passed")
+              "passes", "must_draw_stock", "taken", "took", "repeated", "upcard_draws", "knock_limit", "known", "discarded",
+              "passed")
 
     def copy_games(self, source: VectorGinRummy, source_rows: np.ndarray | Sequence[int],
                    rows: np.ndarray | Sequence[int]) -> None:
@@ -329,16 +337,27 @@ class VectorGinRummy:
             self._deadwood = np.empty(n, dtype=np.int16)
             self._num_legal = np.empty(n, dtype=np.int16)
             self._legal_ids = np.empty((n, NUM_ACTIONS), dtype=np.int16)  # only [:num_legal] per row is written
-            self._jit.legal_moves(self.hands, self.current, self.phase, self.must_draw_stock, self.pile_len, self.taken,
-                                  self.knock_limit, self.rules.big_gin, *self._tables, self._hand_deadwood, mask, after,
+            self._jit.legal_moves(self.hands, self.current, self.phase, self.must_draw_stock, self.pile, self.pile_len,
+                                  self.taken, self.stock_next, self.knock_limit, self.rules.big_gin, self.rules.wall_knock,
+                                  self.rules.discard_taken_card, *self._tables, self._hand_deadwood, mask, after,
                                   self._deadwood, self._num_legal, self._legal_ids)
             return mask, after
         offer = self.phase == Phase.OFFER
-        draw = self.phase == Phase.DRAW
+        # the wall (``wall_knock``): the draw phase with 2 cards left in the stock
+        wall = (self.phase == Phase.DRAW) & (NUM_CARDS - self.stock_next <= 2) & self.rules.wall_knock
+        draw = (self.phase == Phase.DRAW) & ~wall
         mask[offer, 1] = 1
         mask[offer, 2] = 1
         mask[draw, 0] = 1
         mask[draw, 1] = ~self.must_draw_stock[draw] & (self.pile_len[draw] > 0)
+        at_wall = np.flatnonzero(wall)
+        if at_wall.size:
+            mask[at_wall, 2] = 1
+            top = self.pile[at_wall, self.pile_len[at_wall] - 1].astype(np.intp)
+            dd = melds.discard_deadwood(self.hands[at_wall, self.current[at_wall]] | _BITS[top], **self._opts)
+            if not self.rules.discard_taken_card:
+                dd[np.arange(at_wall.size), top] = -1
+            mask[at_wall, 1] = ((dd >= 0) & (dd <= self.knock_limit[at_wall, None])).any(axis=1)
         rows = np.flatnonzero(self.phase == Phase.DISCARD)
         if rows.size:
             hand = self.hands[rows, self.current[rows]]
@@ -346,10 +365,13 @@ class VectorGinRummy:
             taken = self.taken[rows]
             allowed = held.copy()
             has_taken = taken >= 0
-            allowed[np.flatnonzero(has_taken), taken[has_taken]] = False
+            if not self.rules.discard_taken_card:
+                allowed[np.flatnonzero(has_taken), taken[has_taken]] = False
+            # having taken the discard at the wall: knocks only
+            wall_take = has_taken & (NUM_CARDS - self.stock_next[rows] <= 2) & self.rules.wall_knock
             dd = melds.discard_deadwood(hand, **self._opts)
             after[rows] = dd
-            mask[rows, DISCARD : DISCARD + NUM_CARDS] = allowed
+            mask[rows, DISCARD : DISCARD + NUM_CARDS] = allowed & ~wall_take[:, None]
             mask[rows, KNOCK : KNOCK + NUM_CARDS] = allowed & (dd <= self.knock_limit[rows, None])
             if self.rules.big_gin:
                 # 11 cards never split into 3-card melds only, so Big Gin leaves some discard at 0.
@@ -394,15 +416,25 @@ class VectorGinRummy:
             count = self._jit.apply_actions(
                 a, self.hands, self.known, self.discarded, self.passed, self.pile, self.pile_len, self.pile_mask,
                 self.taken, self.took, self.phase, self.current, self.passes, self.must_draw_stock, self.decks,
-                self.stock_next,
-                self.turn, self.rules.max_turns, self._after, self._hand_deadwood, terminated, out.outcome, showdowns)
+                self.stock_next, self.turn, self.repeated, self.upcard_draws, self.rules.max_turns,
+                self.rules.wall_knock, self.rules.max_upcard_draws, self._after, self._hand_deadwood, terminated,
+                out.outcome, showdowns)
             if count:
                 rows = showdowns[:count]
                 self._showdown(rows, a[rows], p[rows], rewards, out)
                 terminated[rows] = True
             return self._finish(rewards, terminated, out)
 
+        stock_size = NUM_CARDS - self.stock_next
+        wall = (self.phase == Phase.DRAW) & (stock_size <= 2) & self.rules.wall_knock  # before the moves
         take = np.flatnonzero(a == 1)
+        if take.size and self.rules.max_upcard_draws:
+            counted = take[(self.phase[take] == Phase.DRAW) & ~wall[take]]
+            self.upcard_draws[counted] += 1
+            capped = counted[self.upcard_draws[counted] >= self.rules.max_upcard_draws]  # drawn; the card stays
+            terminated[capped] = True
+            out.outcome[capped] = Outcome.DRAW
+            take = np.setdiff1d(take, capped)
         if take.size:
             top = self.pile[take, self.pile_len[take] - 1].astype(np.intp)
             bit = _BITS[top]
@@ -414,7 +446,13 @@ class VectorGinRummy:
             self.took[take, p[take]] = top
             self.phase[take] = Phase.DISCARD
 
-        passing = np.flatnonzero(a == 2)
+        walled = np.flatnonzero((a == 2) & wall)
+        if walled.size:  # a pass at the wall draws the hand
+            top = self.pile[walled, self.pile_len[walled] - 1].astype(np.intp)
+            self.passed[walled, p[walled]] |= _BITS[top]
+            terminated[walled] = True
+            out.outcome[walled] = Outcome.DRAW
+        passing = np.flatnonzero((a == 2) & ~wall)
         if passing.size:
             top = self.pile[passing, self.pile_len[passing] - 1].astype(np.intp)
             self.passed[passing, p[passing]] |= _BITS[top]
@@ -448,9 +486,14 @@ class VectorGinRummy:
             self.pile[disc, self.pile_len[disc]] = card
             self.pile_len[disc] += 1
             self.pile_mask[disc] |= bit
+            thrown_back = card == self.taken[disc]  # only with discard_taken_card
             self.taken[disc] = -1
             self.turn[disc] += 1
-            ended = (NUM_CARDS - self.stock_next[disc] <= 2) | (self.turn[disc] >= self.rules.max_turns)
+            repeated = thrown_back & self.repeated[disc]
+            self.repeated[disc] = thrown_back
+            at_wall = NUM_CARDS - self.stock_next[disc] <= 2
+            # the checks in the pure game's order: a second throw-back, the wall, max_turns
+            ended = repeated | np.where(at_wall, not self.rules.wall_knock, self.turn[disc] >= self.rules.max_turns)
             done = disc[ended]
             terminated[done] = True
             out.outcome[done] = Outcome.DRAW
@@ -601,8 +644,8 @@ def compiled_engine() -> Any:
 
 def _self_check(module: Any) -> str:
     """'' when the compiled step plays 48 games for 120 moves exactly as the array path."""
-    engines = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "eaai")]
-    twins = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "eaai")]
+    engines = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "openspiel")]
+    twins = [VectorGinRummy(48, rules=r, seed=3, engine="arrays") for r in ("classic", "openspiel")]
     for twin in twins:
         twin._use_compiled(module)
     for plain, fast in zip(engines, twins):

@@ -3,7 +3,8 @@
 Why: ``VectorGinRummy``'s array operations cost about 60 numpy calls a step, each with
 its own pass over the batch and its temporaries; at a thousand games that overhead, not
 the arithmetic, is most of the step. Here one loop per stage visits each game once:
-``apply_actions`` (the moves, draws at the wall and ``max_turns``; showdowns are listed
+``apply_actions`` (the moves, draws at the wall, ``max_turns`` and the rules' other guards
+against endless hands; showdowns are listed
 for the engine, which scores them with the same solver and ``score_showdown`` as the
 array path), ``legal_moves`` (the mask, each discard's deadwood and the mover's least
 deadwood, from one pass over the hand's set choices) and ``observe_flat`` (the ``flat``
@@ -34,15 +35,15 @@ _FULL = np.uint64((1 << NUM_CARDS) - 1)
 _OFFER, _DRAW, _DISCARD = int(Phase.OFFER), int(Phase.DRAW), int(Phase.DISCARD)
 _OUTCOME_DRAW = int(Outcome.DRAW)
 _STOCK_AT_DEAL = 31.0  # as rummy_env.gin.encoding.STOCK_AT_DEAL
-_WALL = 2  # the hand is drawn when a discard leaves this many stock cards or fewer
+_WALL = 2  # a discard that leaves this many stock cards or fewer draws the hand, or (wall_knock) starts the wall
 # _BYTE_BITS[b, k]: bit k of byte b as 0.0 / 1.0 (observations are written 8 cards at a time)
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 
 
 @numba.njit(cache=True)
 def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile_mask, taken, took, phase, current,
-                  passes, must_draw, decks, stock_next, turn, max_turns, after, hand_deadwood, terminated, outcome,
-                  showdowns):
+                  passes, must_draw, decks, stock_next, turn, repeated, upcard_draws, max_turns, wall_knock,
+                  max_upcard_draws, after, hand_deadwood, terminated, outcome, showdowns):
     """Apply checked ``actions`` (-1: the game does not move) in place. Knocks and Big Gin
     are not applied: their games are written to ``showdowns``, and their number returned.
     A discard keeps ``hand_deadwood`` (each seat's least deadwood) up to date from
@@ -53,7 +54,18 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
         if a < 0:
             continue
         p = current[i]
-        if a == TAKE_DISCARD:
+        wall = wall_knock and phase[i] == _DRAW and NUM_CARDS - stock_next[i] <= _WALL
+        if a == TAKE_DISCARD and max_upcard_draws > 0 and phase[i] == _DRAW and not wall:
+            upcard_draws[i] += 1
+            if upcard_draws[i] >= max_upcard_draws:  # the hand is drawn; the card stays on the pile
+                terminated[i] = True
+                outcome[i] = _OUTCOME_DRAW
+                continue
+        if a == PASS and wall:  # a pass at the wall draws the hand
+            passed[i, p] |= _ONE << np.uint64(pile[i, pile_len[i] - 1])
+            terminated[i] = True
+            outcome[i] = _OUTCOME_DRAW
+        elif a == TAKE_DISCARD:
             top = pile[i, pile_len[i] - 1]
             bit = _ONE << np.uint64(top)
             hands[i, p] |= bit
@@ -88,10 +100,15 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
             pile[i, pile_len[i]] = card
             pile_len[i] += 1
             pile_mask[i] |= bit
+            thrown_back = card == taken[i]  # only with discard_taken_card
             taken[i] = -1
             hand_deadwood[i, p] = after[i, card]
             turn[i] += 1
-            if NUM_CARDS - stock_next[i] <= _WALL or turn[i] >= max_turns:
+            again = thrown_back and repeated[i]
+            repeated[i] = thrown_back
+            at_wall = NUM_CARDS - stock_next[i] <= _WALL
+            # the checks in the pure game's order: a second throw-back, the wall, max_turns
+            if again or (at_wall and not wall_knock) or (not at_wall and turn[i] >= max_turns):
                 terminated[i] = True
                 outcome[i] = _OUTCOME_DRAW
             else:
@@ -106,7 +123,7 @@ def apply_actions(actions, hands, known, discarded, passed, pile, pile_len, pile
 @numba.njit(cache=True)
 def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, dealer, hands, stock_next, pile, pile_len,
                pile_mask, current, phase, turn, passes, must_draw, taken, took, knock_limit, known, discarded, passed,
-               dead, dead_minus, opt4, opt3, hand_deadwood):
+               repeated, upcard_draws, dead, dead_minus, opt4, opt3, hand_deadwood):
     """Deal ``new_decks`` (one per game of ``rows``; ``dealers`` deal) as the array path's
     ``_deal`` does, and solve both hands' least deadwood."""
     best = np.empty(NUM_CARDS, np.int64)
@@ -138,6 +155,8 @@ def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, deal
         passes[g] = 0
         must_draw[g] = False
         taken[g] = -1
+        repeated[g] = False
+        upcard_draws[g] = 0
         knock_limit[g] = upcard_limits[upcard % 13]
         for seat in range(2):
             took[g, seat] = -1
@@ -149,13 +168,16 @@ def deal_games(rows, new_decks, dealers, upcard_limits, first_phase, decks, deal
 
 
 @numba.njit(cache=True)
-def legal_moves(hands, current, phase, must_draw, pile_len, taken, knock_limit, big_gin, dead, dead_minus, opt4, opt3,
-                hand_deadwood, mask, after, deadwood, num_legal, legal_ids):
+def legal_moves(hands, current, phase, must_draw, pile, pile_len, taken, stock_next, knock_limit, big_gin, wall_knock,
+                discard_taken_card, dead, dead_minus, opt4, opt3, hand_deadwood, mask, after, deadwood, num_legal,
+                legal_ids):
     """Per game: the legal-action ``mask`` row (zeroed by the caller), ``after`` (each held
     card's discard deadwood in the discard phase; -1 elsewhere, set by the caller) and the
     mover's least ``deadwood``: solved for the 11 cards of a discard, read from
     ``hand_deadwood`` otherwise (a hand of 10 was solved when it was dealt or discarded to);
-    and the legal action ids in increasing order (``legal_ids[i, :num_legal[i]]``)."""
+    and the legal action ids in increasing order (``legal_ids[i, :num_legal[i]]``). At the
+    wall (``wall_knock``) the hand with the top discard is solved to see whether taking
+    it allows a knock."""
     best = np.empty(NUM_CARDS, np.int64)
     ranks = np.empty(4, np.int64)
     options = np.empty(4, np.int64)
@@ -178,6 +200,24 @@ def legal_moves(hands, current, phase, must_draw, pile_len, taken, knock_limit, 
             legal_ids[i, 0] = TAKE_DISCARD
             legal_ids[i, 1] = PASS
             legal = 2
+        elif ph == _DRAW and wall_knock and NUM_CARDS - stock_next[i] <= _WALL:
+            top = pile[i, pile_len[i] - 1]
+            solve_hand(h | (_ONE << np.uint64(top)), dead, dead_minus, opt4, opt3, best, True, ranks, options, counter,
+                       fields)
+            left = h | (_ONE << np.uint64(top))
+            knocks = 0
+            while left:
+                c = trailing_zeros(left)
+                left &= left - _ONE
+                if best[c] <= knock_limit[i] and (c != top or discard_taken_card):
+                    knocks += 1
+            if knocks:
+                mask[i, TAKE_DISCARD] = 1
+                legal_ids[i, legal] = TAKE_DISCARD
+                legal += 1
+            mask[i, PASS] = 1
+            legal_ids[i, legal] = PASS
+            legal += 1
         elif ph == _DRAW:
             mask[i, DRAW_STOCK] = 1
             legal_ids[i, 0] = DRAW_STOCK
@@ -189,6 +229,8 @@ def legal_moves(hands, current, phase, must_draw, pile_len, taken, knock_limit, 
         elif discarding:
             knocks = 0
             zero = False
+            # having taken the discard at the wall: knocks only
+            wall_take = wall_knock and taken[i] >= 0 and NUM_CARDS - stock_next[i] <= _WALL
             left = h
             while left:  # the cards held
                 c = trailing_zeros(left)
@@ -196,10 +238,11 @@ def legal_moves(hands, current, phase, must_draw, pile_len, taken, knock_limit, 
                 v = best[c]
                 after[i, c] = v
                 zero = zero or v == 0
-                if c != taken[i]:
-                    mask[i, DISCARD + c] = 1
-                    legal_ids[i, legal] = DISCARD + c
-                    legal += 1
+                if c != taken[i] or discard_taken_card:
+                    if not wall_take:
+                        mask[i, DISCARD + c] = 1
+                        legal_ids[i, legal] = DISCARD + c
+                        legal += 1
                     if v <= knock_limit[i]:
                         mask[i, KNOCK + c] = 1
                         knock_ids[knocks] = KNOCK + c

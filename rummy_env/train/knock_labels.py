@@ -20,7 +20,8 @@ in training; the network that learns from them still reads the player's observat
 nothing else, and learns what is best on average over what it cannot see. The noise
 left in a label is mostly the opponent's hand, which the reshuffles do not vary.
 
-Only decisions where a knock is legal are asked; positions where Big Gin is legal are
+Only decisions where a knock is legal are asked (and some other move: not the knock that
+must follow a take at the wall under ``wall_knock``); positions where Big Gin is legal are
 left out altogether (it is always right, and the student's move there is not a label to
 keep). A share ``anchor`` of the student's other decisions is kept with the student's
 own move as the label: the network's card head scores discards and knocks alike, and a
@@ -167,7 +168,8 @@ def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]
             chosen = logp.argmax(1)
             actions[mine] = chosen
             knock_legal = m[:, KNOCK:BIG_GIN].any(1) & ~m[:, BIG_GIN]
-            ask = np.flatnonzero(knock_legal)
+            # a choice to make: not after a take at the wall (wall_knock), where only knocks are legal
+            ask = np.flatnonzero(knock_legal & m[:, :KNOCK].any(1))
             if ask.size:
                 knock_allowed = np.zeros_like(m[ask])
                 knock_allowed[:, KNOCK:BIG_GIN] = m[ask, KNOCK:BIG_GIN]

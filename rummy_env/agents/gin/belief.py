@@ -232,7 +232,7 @@ class _LastDiscard(NamedTuple):
     """The opponent's last discard and what it saw then (its hand was its hand now plus the card)."""
 
     card: int
-    taken: int  # the card it had just taken from the pile (it could not throw that), or -1
+    taken: int  # the card it had just taken from the pile (not its to throw, unless discard_taken_card), or -1
     turn: int
     pile: int  # the discard pile under the card
     our_known: int  # our cards it knew of: taken from the pile and still held
@@ -269,7 +269,7 @@ def _last_discard_log_weight(hands: np.ndarray, info: InformationSet, rules: Rul
     held = hands | _BITS[last.card]
     after = melds.discard_deadwood(held, **opts).astype(np.float64)
     legal = after >= 0
-    if last.taken >= 0:
+    if last.taken >= 0 and not rules.discard_taken_card:
         legal[:, last.taken] = False
     unseen = _FULL & ~(held | np.uint64(last.our_known) | np.uint64(last.pile))
     risk = heuristic_vector.danger(np.full(n, last.our_known, dtype=np.uint64), np.full(n, last.our_thrown, dtype=np.uint64),

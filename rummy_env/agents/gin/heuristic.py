@@ -21,6 +21,11 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
   last turn (a discard would end the hand drawn) any knock expected to score is taken.
   Early, the opponent's hand is still poor and nearly any knock pays; late, a knock with
   much deadwood is likely undercut.
+- At the wall (``wall_knock``: the discard that left 2 cards in the stock may be taken
+  only to knock): it takes the discard when it would knock with it, by the same rule as
+  on its last turn (Gin always; else the knock it would make after taking, the least
+  deadwood with the least dangerous card face down, if expected to score), else passes.
+  Having taken it, it knocks (only knocks are legal then).
 
   ``knock=turn`` is the earlier, cheaper rule: knock whenever the deadwood is within the
   limit, except from turn ``late_turn`` on with more than ``late_knock_max`` deadwood
@@ -131,6 +136,8 @@ class HeuristicAgent(Agent):
         the knock estimate's samples, ``ChainDraws.of_decision``), as the array version's
         are; without one, they come from the agent's generator."""
         opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
+        if infoset.phase == Phase.DRAW and PASS in legal:  # the wall: take the discard only to knock
+            return TAKE_DISCARD if TAKE_DISCARD in legal and self._knocks_at_wall(infoset, rules, opts, decision) else PASS
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             if TAKE_DISCARD in legal and self._wants_top(infoset, opts):
                 return TAKE_DISCARD
@@ -162,6 +169,22 @@ class HeuristicAgent(Agent):
         expected_stock = melds.best_discard_deadwood(draws, **opts).mean()
         return after_take + self.take_margin < expected_stock
 
+    def _knocks_at_wall(self, info: InformationSet, rules: Rules, opts: dict, decision: Optional[int] = None) -> bool:
+        """Whether it would knock having taken the discard at the wall (the rule of
+        ``_discard_or_knock``, on the last turn: the estimate is asked from this position,
+        which holds the same facts as the one after the take)."""
+        top = info.discard_pile[-1]
+        hand = info.hand | 1 << top
+        after = melds.discard_deadwood(hand, **opts)
+        knockable = [c for c in mask_to_cards(hand)
+                     if after[c] <= info.knock_limit and (c != top or rules.discard_taken_card)]
+        best = min(after[c] for c in knockable)
+        if best == 0:
+            return True
+        facts = _danger_facts(info)
+        card = min((c for c in knockable if after[c] == best), key=lambda c: self._danger(c, info, rules.aces_high, facts))
+        return self._should_knock(best, info, rules, hand & ~(1 << card), decision)
+
     # ------------------------------------------------------------------ discarding
 
     def ranked_discards(self, info: InformationSet, rules: Rules, legal: set[int]) -> list[int]:
@@ -177,13 +200,14 @@ class HeuristicAgent(Agent):
         hand = info.hand
         after = melds.discard_deadwood(hand, **opts)
         cards = [c for c in mask_to_cards(hand) if DISCARD + c in legal]
-        knockable = [c for c in cards if KNOCK + c in legal]
+        knockable = [c for c in mask_to_cards(hand) if KNOCK + c in legal]
         facts = _danger_facts(info)
         if knockable:
             best = min(after[c] for c in knockable)
             choices = [c for c in knockable if after[c] == best]
             card = min(choices, key=lambda c: self._danger(c, info, rules.aces_high, facts))
-            if best == 0 or self._should_knock(best, info, rules, hand & ~(1 << card), decision):
+            # no face-up discard legal (the discard taken at the wall): knock
+            if best == 0 or not cards or self._should_knock(best, info, rules, hand & ~(1 << card), decision):
                 return KNOCK + card
         scores = self._discard_scores(hand, cards, after, info, opts, facts)
         low = min(scores.values())
@@ -252,7 +276,9 @@ def estimate_knock(info: InformationSet, rules: Rules, kept: int, rng: Optional[
 
 
 def last_turn(stock_size: ArrayLike, turn: ArrayLike, rules: Rules) -> Union[bool, np.ndarray]:
-    """Whether a discard now ends the hand drawn (the wall or ``max_turns``); scalars or arrays."""
+    """Whether this is the player's last turn: a discard now ends the hand drawn (the wall
+    or ``max_turns``), or with ``wall_knock`` lets the opponent only take it to knock or
+    pass (so is the wall itself, where the stock has 2 cards too); scalars or arrays."""
     return (stock_size <= 2) | (turn + 1 >= rules.max_turns)
 
 

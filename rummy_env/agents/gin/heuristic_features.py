@@ -101,7 +101,7 @@ def positions_from_infoset(info: InformationSet, rules: Rules, legal: Iterable[i
         opponent_thrown=np.array([info.discarded[opp] | info.passed[opp]], dtype=np.uint64),
         pile=np.array([info.discard_mask], dtype=np.uint64),
         top=np.array([info.discard_pile[-1] if info.discard_pile else -1], dtype=np.intp),
-        turn=np.array([info.turn]), after=after,
+        turn=np.array([info.turn]), after=after, knock_limit=np.array([info.knock_limit]),
     )
 
 

@@ -134,6 +134,7 @@ class Positions:
     top: np.ndarray  # (n,) int the pile's top card, -1 when empty
     turn: np.ndarray  # (n,) int
     after: np.ndarray  # (n, 52) deadwood left by discarding each card (discard phase; -1 elsewhere)
+    knock_limit: np.ndarray  # (n,) int
 
     @property
     def unseen(self) -> np.ndarray:
@@ -155,6 +156,7 @@ def positions_of(env: VectorGinRummy, rows: np.ndarray) -> Positions:
         phase=env.phase[rows], mask=env.action_mask()[rows], hands=env.hands[rows, p],
         opponent_known=env.known[rows, q], opponent_thrown=env.discarded[rows, q] | env.passed[rows, q],
         pile=env.pile_mask[rows], top=top, turn=env.turn[rows], after=env.discard_deadwood()[rows],
+        knock_limit=env.knock_limit[rows],
     )
 
 
@@ -167,6 +169,8 @@ class Analysis:
     least deadwood after a stock draw); NaN in other rows. Discard rows: ``expected``
     (``expected_deadwood``), ``risk`` (``danger``), ``scores`` (``discard_scores``; +inf
     where the card may not be discarded), ``knock`` and ``knock_card`` (its knock choice).
+    Rows at the wall (``wall_knock``) where the discard may be taken: ``take`` (to knock)
+    and ``knock_card`` (the card it would put face down after taking it).
     """
 
     take: np.ndarray
@@ -205,7 +209,13 @@ def analyse(
     # the expected-deadwood term of draw rows (10-card hands) and of every legal discard of
     # discard rows goes through ``_mean_over_unseen`` in one call: its cost is mostly per call
     bases, base_unseen, base_whole = [], [], []
-    can = np.flatnonzero((pos.phase != Phase.DISCARD) & (mask[:, TAKE_DISCARD] == 1))
+    walls = wall_rows(pos)
+    if walls.size:  # take the discard only to knock: the knock rule (turn), on the hand with the discard
+        best, knock_card = wall_knocks(pos, walls, rules)
+        out.knock_card[walls] = knock_card
+        out.take[walls] = (best == 0) | (pos.turn[walls] < late_turn) | (best <= late_knock_max)
+    at_wall = (pos.phase == Phase.DRAW) & (mask[:, PASS] == 1)
+    can = np.flatnonzero((pos.phase != Phase.DISCARD) & (mask[:, TAKE_DISCARD] == 1) & ~at_wall)
     if can.size:
         after_take, now = _take_values(pos.hands[can], pos.top[can], opts)
         bases.append(pos.hands[can])
@@ -216,11 +226,13 @@ def analyse(
         after = pos.after[d].astype(np.float64)
         risk = danger(pos.opponent_known[d], pos.opponent_thrown[d], pos.turn[d], rules.aces_high)
         knockable = mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
+        legal = mask[d, DISCARD : DISCARD + NUM_CARDS] == 1
         best = np.where(knockable, after, np.inf).min(axis=1)
-        out.knock[d] = knockable.any(axis=1) & ((best == 0) | (pos.turn[d] < late_turn) | (best <= late_knock_max))
+        # no face-up discard legal (the discard taken at the wall): knock
+        out.knock[d] = knockable.any(axis=1) & ((best == 0) | (pos.turn[d] < late_turn) | (best <= late_knock_max)
+                                                | ~legal.any(axis=1))
         # the least dangerous card among those leaving the least deadwood; the lowest id on ties
         out.knock_card[d] = np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
-        legal = mask[d, DISCARD : DISCARD + NUM_CARDS] == 1
         row, card, base, unseen_d, whole_d = _discard_bases(pos.hands[d], legal, after, unseen[d])
         bases.append(base)
         base_unseen.append(unseen_d)
@@ -236,6 +248,27 @@ def analyse(
         out.risk[d] = risk
         out.scores[d] = discard_scores(out.expected[d], risk, danger_weight)
     return out
+
+
+def wall_rows(pos: Positions) -> np.ndarray:
+    """The positions at the wall (``wall_knock``: the draw phase where PASS is legal) where
+    the discard may be taken (to knock)."""
+    return np.flatnonzero((pos.phase == Phase.DRAW) & (pos.mask[:, PASS] == 1) & (pos.mask[:, TAKE_DISCARD] == 1))
+
+
+def wall_knocks(pos: Positions, walls: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """For the positions ``walls`` at the wall: the least deadwood a knock keeps after
+    taking the discard, and the card it puts face down (the least dangerous of those
+    leaving that deadwood, the lowest id on ties: ``HeuristicAgent._knocks_at_wall``)."""
+    opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
+    top = pos.top[walls]
+    after = melds.discard_deadwood(pos.hands[walls] | _BITS[top], **opts)
+    knockable = (after >= 0) & (after <= pos.knock_limit[walls, None])
+    if not rules.discard_taken_card:
+        knockable[np.arange(walls.size), top] = False
+    best = np.where(knockable, after, np.iinfo(np.int16).max).min(axis=1)
+    risk = danger(pos.opponent_known[walls], pos.opponent_thrown[walls], pos.turn[walls], rules.aces_high)
+    return best, np.argmin(np.where(knockable & (after == best[:, None]), risk, np.inf), axis=1)
 
 
 def heuristic_actions(
@@ -303,20 +336,32 @@ def estimate_knocks(env: VectorGinRummy, rows: np.ndarray, pos: Positions, analy
     ``env``) by the knock estimate's, in place: Gin (0 deadwood left) always, else the
     estimate's decision for the card the analysis picked (``knock_vector.knock_decisions``),
     sampled from ``rng`` or from the counter-based draws of ``draw_keys`` (keys, decisions
-    of the rows). Returns the positions (indices into ``rows``) that needed an estimate."""
+    of the rows); at the wall, the take of the discard to knock likewise. Returns the
+    positions (indices into ``rows``) that needed an estimate."""
     from rummy_env.agents.gin.knock_vector import counter_draws, knock_decisions  # knock_vector builds on this module
 
     d = np.flatnonzero(pos.phase == Phase.DISCARD)
     knockable = pos.mask[d, KNOCK : KNOCK + NUM_CARDS] == 1
     best = np.where(knockable, pos.after[d], np.iinfo(np.int16).max).min(axis=1)
     may = knockable.any(axis=1)
-    analysis.knock[d] = may & (best == 0)
-    estimate = d[may & (best > 0) & (pos.mask[d, BIG_GIN] == 0)]
+    forced = ~(pos.mask[d, DISCARD : DISCARD + NUM_CARDS] == 1).any(axis=1)  # the discard taken at the wall
+    analysis.knock[d] = may & ((best == 0) | forced)
+    estimate = d[may & (best > 0) & ~forced & (pos.mask[d, BIG_GIN] == 0)]
+    kept = pos.hands[estimate] & ~_BITS[analysis.knock_card[estimate]]
+    # at the wall: take the discard to knock by the same estimate (Gin always)
+    walls = wall_rows(pos)
+    if walls.size:
+        wall_best, _ = wall_knocks(pos, walls, env.rules)
+        analysis.take[walls] = wall_best == 0
+        walls = walls[wall_best > 0]
+    estimate = np.concatenate([estimate, walls])
+    kept = np.concatenate([kept, (pos.hands[walls] | _BITS[pos.top[walls]]) & ~_BITS[analysis.knock_card[walls]]])
     if estimate.size:
-        kept = pos.hands[estimate] & ~_BITS[analysis.knock_card[estimate]]
         stacked = None if draw_keys is None else counter_draws(draw_keys[0][estimate], draw_keys[1][estimate], worlds)
-        analysis.knock[estimate] = knock_decisions(env, rows[estimate], kept, rng, worlds=worlds, value=value,
-                                                   draws=stacked)
+        knocks = knock_decisions(env, rows[estimate], kept, rng, worlds=worlds, value=value, draws=stacked)
+        at_wall = pos.phase[estimate] == Phase.DRAW
+        analysis.knock[estimate[~at_wall]] = knocks[~at_wall]
+        analysis.take[estimate[at_wall]] = knocks[at_wall]
     return estimate
 
 

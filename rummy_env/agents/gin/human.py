@@ -19,7 +19,7 @@ from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.human import QuitGame
 from rummy_env.core import melds
 from rummy_env.core.cards import card_str, format_hand, parse_card
-from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, Phase, action_name
 
 
 class HumanAgent(Agent):
@@ -66,6 +66,8 @@ class HumanAgent(Agent):
         ]
         if infoset.opponent_known:
             lines.append(f"opponent holds (known): {format_hand(infoset.opponent_known, symbols=True)}")
+        if infoset.phase == Phase.DRAW and PASS in legal:
+            lines.append("the wall: take the top discard only to knock at once, or pass (the hand is drawn)")
         lines.append("moves: " + ", ".join(f"[{i}] {action_name(a)}" for i, a in enumerate(legal)))
         return "\n".join(lines)
 

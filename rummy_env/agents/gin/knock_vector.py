@@ -75,7 +75,8 @@ class KnockFacts:
     turn: np.ndarray  # (K,) int
     stock_size: np.ndarray  # (K,) int
     last_card: np.ndarray  # (K,) int: the opponent's last discard, its last move (-1: none, e.g. turn 0)
-    last_taken: np.ndarray  # (K,) int: the card it had taken just before (it could not throw that), or -1
+    last_taken: np.ndarray  # (K,) int: the card it had taken just before (not its to throw, unless
+    # discard_taken_card), or -1
     last_pile: np.ndarray  # (K,) uint64: the discard pile under the last discard
     our_known: np.ndarray  # (K,) uint64: our cards the opponent knew of then (taken from the pile, still held)
     our_thrown: np.ndarray  # (K,) uint64: cards we had discarded or passed on by then
@@ -92,7 +93,8 @@ class KnockFacts:
 
 def facts_of_env(env: VectorGinRummy, rows: np.ndarray, kept: np.ndarray) -> KnockFacts:
     """The ``KnockFacts`` of the players to move in games ``rows`` of ``env`` (each in the
-    discard phase), knocking with ``kept`` (K,) uint64.
+    discard phase, or at the wall about to take the discard to knock: the same facts),
+    knocking with ``kept`` (K,) uint64.
 
     Derived from the engine's arrays where the information set would read the public
     history: the opponent's discards are (turn + 1) // 2 (discards alternate, and the mover
@@ -106,8 +108,9 @@ def facts_of_env(env: VectorGinRummy, rows: np.ndarray, kept: np.ndarray) -> Kno
     kept = np.asarray(kept, dtype=np.uint64)
     if kept.shape != rows.shape:
         raise ValueError(f"kept must hold one hand per row, got shape {kept.shape} for {rows.shape} rows")
-    if np.any(env.phase[rows] != Phase.DISCARD):
-        raise ValueError("knock facts are for players in the discard phase")
+    wall = (env.phase[rows] == Phase.DRAW) & (NUM_CARDS - env.stock_next[rows] <= 2) & env.rules.wall_knock
+    if np.any((env.phase[rows] != Phase.DISCARD) & ~wall):
+        raise ValueError("knock facts are for players in the discard phase or at the wall")
     p = env.current[rows].astype(np.intp)
     q = 1 - p
     hand = env.hands[rows, p]
@@ -242,7 +245,8 @@ def _sample_chunk(facts: KnockFacts, games: np.ndarray, chains: np.ndarray, rule
     read = np.flatnonzero(facts.last_card >= 0)
     if read.size:
         at = first[read][:, None] + np.arange(n * belief.OVERSAMPLE)  # (G', n * OVERSAMPLE) rows
-        log_weight = _last_discard_log_weight(hands[at.ravel()], facts.subset(read), opts).reshape(at.shape)
+        log_weight = _last_discard_log_weight(hands[at.ravel()], facts.subset(read), opts,
+                                              rules.discard_taken_card).reshape(at.shape)
         offset = rng.random(read.size) if draws is None else draws.resample[games[read]]
         out[read] = hands[np.take_along_axis(at, _resample(log_weight, n, offset), axis=1)]
     return out
@@ -288,7 +292,8 @@ def in_melds(hands: np.ndarray, aces_high: bool) -> np.ndarray:
     return out & h
 
 
-def _last_discard_log_weight(hands: np.ndarray, facts: KnockFacts, opts: dict) -> np.ndarray:
+def _last_discard_log_weight(hands: np.ndarray, facts: KnockFacts, opts: dict,
+                             discard_taken_card: bool = False) -> np.ndarray:
     """``belief._last_discard_log_weight`` for the (G * chains,) hands of G games, the
     chains of each game together: the log-softmax of minus the heuristic's discard score
     of the last discard over the 11 cards the opponent then held, plus the late no-knock
@@ -300,8 +305,9 @@ def _last_discard_log_weight(hands: np.ndarray, facts: KnockFacts, opts: dict) -
     held = hands | _BITS[card]
     after = melds.discard_deadwood(held, **opts).astype(np.float64)
     legal = after >= 0
-    taken = np.flatnonzero(facts.last_taken[game] >= 0)
-    legal[taken, facts.last_taken[game][taken]] = False
+    if not discard_taken_card:  # the card it had just taken was not its to throw
+        taken = np.flatnonzero(facts.last_taken[game] >= 0)
+        legal[taken, facts.last_taken[game][taken]] = False
     unseen = _FULL & ~(held | facts.our_known[game] | facts.last_pile[game])
     risk = heuristic_vector.danger(facts.our_known, facts.our_thrown, facts.turn - 1, opts["aces_high"])[game]
     scores = heuristic_vector.discard_scores(heuristic_vector.expected_deadwood(held, legal, after, unseen, opts), risk)

@@ -10,12 +10,13 @@ and asks the agent, with our observation and legal moves, exactly as our env wou
 OpenSpiel's steps that our game does by itself are played as our showdown plays them: a
 knocker lays its least-deadwood melds (runs longer than 5 cards in pieces, as OpenSpiel's
 meld ids require), the defender lays off what our solver finds best against the melds on
-the table, then lays its own melds. Where OpenSpiel's rules go past ours (see the
-``openspiel`` preset): at the wall the bot knocks if it may (putting down the card that
-leaves the least deadwood), else passes; it never discards, nor knocks with, the card it
-just took from the pile, which OpenSpiel would allow; and where OpenSpiel refuses a knock
-our rules allow (its 11-card deadwood bug, ``rummy_env.gin.openspiel.KNOWN_DIFFERENCES``)
-it discards the card it would have put down.
+the table, then lays its own melds. The ``openspiel`` preset is OpenSpiel's game, so the
+agent decides everything OpenSpiel asks: at OpenSpiel's wall it is asked our draw at the
+wall (its take of the discard is OpenSpiel's knock there, its pass OpenSpiel's pass),
+and after that knock our discard phase after a take at the wall (the card it puts face
+down); it may discard, or knock with, the card it just took. Where OpenSpiel refuses a
+knock our rules allow (its 11-card deadwood bug, ``rummy_env.gin.openspiel.KNOWN_DIFFERENCES``)
+it discards the card it would have put down, or passes at the wall.
 """
 
 from __future__ import annotations
@@ -93,12 +94,11 @@ class AgentBot(pyspiel.Bot):
         if state.current_player() != self.player:
             raise ValueError(f"this bot plays OpenSpiel player {self.player}, not player {state.current_player()}")
         phase = state.current_phase().name
-        if phase in ("FIRST_UPCARD", "DRAW", "DISCARD"):
-            return self._decide(state)
         hand = sum(1 << from_openspiel(c) for c in state.hands()[self.player])
+        if phase in ("FIRST_UPCARD", "DRAW", "DISCARD", "WALL") or (
+                phase == "KNOCK" and hand.bit_count() == 11 and self._knock_card is None):  # after a knock at the wall
+            return self._decide(state)
         legal = set(state.legal_actions())
-        if phase == "WALL":
-            return OS_KNOCK if OS_KNOCK in legal else OS_PASS
         if phase == "KNOCK" and hand.bit_count() == 11:
             return self._knock_discard(hand, legal)
         if phase == "LAYOFF" and not state.finished_layoffs():
@@ -106,12 +106,20 @@ class AgentBot(pyspiel.Bot):
         return self._lay_melds(hand, legal)
 
     def _decide(self, state: Any) -> int:
-        """Our agent's draw or discard, asked as our env asks it."""
+        """Our agent's draw or discard, asked as our env asks it (at the wall and after a
+        knock there too: see the module docstring)."""
         info = information_set(state, self.player)
         sample = GinRummyState.sample_from_information_set(info, self.rules, np.random.default_rng(0))
         mask = sample.legal_mask()  # legality depends only on what the player sees
         observation = {"observation": self._encoder.encode(info, self.rules, None), "action_mask": mask}
         action = int(self.agent.act(observation, {"information_set": info, "rules": self.rules}))
+        phase = state.current_phase().name
+        if phase == "WALL":  # our take there is OpenSpiel's knock, unless its 11-card deadwood bug refuses it
+            return OS_KNOCK if action == TAKE_DISCARD and OS_KNOCK in state.legal_actions() else OS_PASS
+        if phase == "KNOCK":  # after the knock at the wall: the card put face down
+            hand = sum(1 << from_openspiel(c) for c in state.hands()[self.player])
+            self._knock_card = action - KNOCK if KNOCK <= action < BIG_GIN else None
+            return self._knock_discard(hand, set(state.legal_actions()))
         if action == TAKE_DISCARD:
             return DRAW_UPCARD
         if action == DRAW_STOCK:
@@ -128,8 +136,8 @@ class AgentBot(pyspiel.Bot):
         raise ValueError(f"the agent played {action} ({sample.action_name(action)}), which OpenSpiel's game lacks")
 
     def _knock_discard(self, hand: int, legal: set[int]) -> int:
-        """The card put down after a knock: our agent's, or (a knock at the wall) the card
-        leaving the least deadwood."""
+        """The card put down after a knock: our agent's, or (should OpenSpiel not allow it)
+        the card leaving the least deadwood."""
         card, self._knock_card = self._knock_card, None
         if card is not None and to_openspiel(card) in legal:
             return to_openspiel(card)

@@ -21,13 +21,15 @@ ids, ``rummy_env.gin.openspiel.to_openspiel``), and ``tests/test_openspiel.py`` 
 them to the real bot's at every draw, discard, knock and wall decision of games played
 in OpenSpiel.
 
-Our rules are OpenSpiel's except at two points (the ``openspiel`` rules preset documents
-them), and where the bot's choice is not legal here it plays its next choice:
-OpenSpiel lets a player discard, or knock with, the card just taken from the pile, which
-ours forbid, so then the bot's next card in the same order is played (a knock only if
-one is legal with it). The wall is never reached here (our hands end drawn there). It
-plays OpenSpiel's card values only: aces low, face cards 10, others their rank (no
-``aces: high``, no ``five_under_ten``).
+Under the ``openspiel`` preset our rules are OpenSpiel's: at the wall (``wall_knock``) the
+bot takes the discard (OpenSpiel's knock there) when OpenSpiel's least deadwood of its
+hand with that card is within the knock card, else passes, and then puts down its usual
+card. Under rules that forbid discarding, or knocking with, the card just taken
+(``discard_taken_card: false``, e.g. ``classic``) the bot's choice may not be legal
+here: then its next card in the same order is played (a knock only if one is legal with
+it). Under rules without the wall knock the wall is never reached (hands end drawn
+there). It plays OpenSpiel's card values only: aces low, face cards 10, others their
+rank (no ``aces: high``, no ``five_under_ten``).
 """
 
 from __future__ import annotations
@@ -101,17 +103,20 @@ class OpenSpielSimpleAgent(Agent):
         if len(legal) == 1:
             return next(iter(legal))
         hand = sorted(to_openspiel(c) for c in mask_to_cards(info.hand))
+        if info.phase == Phase.DRAW and PASS in legal:  # the wall: its knock there takes the discard
+            top = to_openspiel(info.discard_pile[-1])
+            return TAKE_DISCARD if TAKE_DISCARD in legal and utils().min_deadwood(hand, top) <= info.knock_limit else PASS
         if info.phase in (Phase.OFFER, Phase.DRAW):
             if TAKE_DISCARD in legal and takes_upcard(hand, to_openspiel(info.discard_pile[-1]), info.knock_limit):
                 return TAKE_DISCARD
             return PASS if PASS in legal else DRAW_STOCK
         order = [from_openspiel(c) for c in discard_order(hand)]
-        if knocks(hand, info.knock_limit):
+        if knocks(hand, info.knock_limit) or not any(DISCARD <= a < KNOCK for a in legal):  # after a take at the wall
             for card in order:
                 if KNOCK + card in legal:
                     return KNOCK + card
         for card in order:
             if DISCARD + card in legal:
                 return DISCARD + card
-        return BIG_GIN if BIG_GIN in legal else min(legal)  # not reached: some discard is always legal
+        return BIG_GIN if BIG_GIN in legal else min(legal)  # not reached: some discard or knock is always legal
 

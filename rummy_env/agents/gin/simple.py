@@ -6,10 +6,11 @@ description:
   with cards in hand (any set or run, ``melds.forms_meld``); otherwise pass / draw from
   the stock;
 - discard at random among the cards that leave the least deadwood, never the card just
-  taken from the pile (the card of largest counter-based noise, ``rummy_env.agents.draws``,
-  so the array version picks the same);
+  taken from the pile where the rules forbid it (the card of largest counter-based noise,
+  ``rummy_env.agents.draws``, so the array version picks the same);
 - knock as soon as it may (with that card face down; Gin when it leaves 0).
-One addition, because the competition had no Big Gin: declare Big Gin when it is legal.
+Additions for rules the competition did not have: declare Big Gin when it is legal; at
+the wall (``wall_knock``) take the discard whenever that is legal, which is to knock.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from rummy_env.gin.vector import VectorGinRummy
 
 
 def least_deadwood_discards(hand: int, taken: int | None, rules) -> tuple[list[int], int]:
-    """Cards (never ``taken``) whose discard leaves the least deadwood, and that deadwood."""
+    """Cards (never ``taken``: give None where the rules let it go) whose discard leaves the
+    least deadwood, and that deadwood."""
     after = melds.discard_deadwood(hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
     options = [(v, c) for c, v in enumerate(after) if v >= 0 and c != taken]
     best = min(v for v, _ in options)
@@ -43,6 +45,8 @@ class SimpleAgent(Agent):
         legal = set(legal_actions(observation).tolist())
         infoset, rules = game_input(self, observation, info)
         decision = self.next_decision()
+        if infoset.phase == Phase.DRAW and PASS in legal:  # the wall: taking the discard is knocking
+            return TAKE_DISCARD if TAKE_DISCARD in legal else PASS
         if infoset.phase in (Phase.OFFER, Phase.DRAW):
             top = infoset.discard_pile[-1] if infoset.discard_pile else None
             wants = top is not None and melds.forms_meld(infoset.hand, top, aces_high=rules.aces_high)
@@ -51,7 +55,7 @@ class SimpleAgent(Agent):
             return PASS if PASS in legal else DRAW_STOCK
         if BIG_GIN in legal:
             return BIG_GIN
-        cards, _ = least_deadwood_discards(infoset.hand, infoset.taken_card, rules)
+        cards, _ = least_deadwood_discards(infoset.hand, None if rules.discard_taken_card else infoset.taken_card, rules)
         card = cards[0] if len(cards) == 1 else max(cards, key=lambda c: draws.noise(self.key, decision, c))
         return KNOCK + card if KNOCK + card in legal else DISCARD + card
 
@@ -66,9 +70,10 @@ def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: Optional[np.rando
     """The ``simple`` agent's moves in games ``rows`` of the vector engine ``env``, as array
     operations over all of them (for training opponents, search rollouts, tournaments).
 
-    Take the face-up card only if it makes a meld with the hand; discard at random among
-    the cards leaving the least deadwood (never the card just taken); knock as soon as
-    that discard allows; Big Gin when legal. The random pick among equal discards goes to
+    Take the face-up card only if it makes a meld with the hand (at the wall: whenever
+    legal); discard at random among the cards leaving the least deadwood (never the card
+    just taken, where the rules forbid it); knock as soon as that discard allows; Big Gin
+    when legal. The random pick among equal discards goes to
     the card with the largest of ``noise`` (len(rows), 52) when given (the per-game
     agent's counter-based draws: ``rummy_env.agents.gin.policies``), else of uniform
     draws from ``rng``.
@@ -89,13 +94,15 @@ def simple_actions(env: VectorGinRummy, rows: np.ndarray, rng: Optional[np.rando
         top = env.pile[g, np.maximum(env.pile_len[g] - 1, 0)]
         wants = has_top & melds.forms_meld_batch(hands[drawing], top, aces_high=env.rules.aces_high)
         can_take = mask[drawing, TAKE_DISCARD] == 1
-        out[drawing] = np.where(wants & can_take, TAKE_DISCARD, np.where(mask[drawing, PASS] == 1, PASS, DRAW_STOCK))
+        wall = (phase[drawing] == Phase.DRAW) & (mask[drawing, PASS] == 1)
+        out[drawing] = np.where((wants | wall) & can_take, TAKE_DISCARD,
+                                np.where(mask[drawing, PASS] == 1, PASS, DRAW_STOCK))
     discarding = np.flatnonzero(phase == Phase.DISCARD)
     if discarding.size:
         after = env.discard_deadwood()[rows[discarding]].astype(np.float64)
         taken = env.taken[rows[discarding]]
         after[after < 0] = np.inf
-        has_taken = taken >= 0
+        has_taken = (taken >= 0) & (not env.rules.discard_taken_card)
         after[np.flatnonzero(has_taken), taken[has_taken]] = np.inf
         best = after == after.min(axis=1, keepdims=True)
         keys = rng.random(best.shape) if noise is None else noise[discarding]
