@@ -385,8 +385,12 @@ class BasicRummyState(CardGameState):
         hand, taken = self.hands[self.current_player], self.taken_card
         out = [DISCARD + c for c in mask_to_cards(hand) if c != taken]
         masks = self._table.masks
+        # a play leaving cards other than just the taken card always leaves a move (a
+        # discard): only the other cases need _leaves_a_move
+        taken_bit = 0 if taken is None else 1 << taken
         for m in melds_in_hand(hand, self.rules.aces_high):
-            if self._leaves_a_move(hand & ~masks[m], m, None):
+            after = hand & ~masks[m]
+            if (after and after != taken_bit) or self._leaves_a_move(after, m, None):
                 out.append(MELD + m)
         if self.has_melded[self.current_player] or not self.rules.layoff_needs_own_meld:
             for slot, ext in enumerate(self.table_ext):
@@ -394,7 +398,8 @@ class BasicRummyState(CardGameState):
                 while fits:
                     low = fits & -fits
                     fits ^= low
-                    if self._leaves_a_move(hand & ~low, None, slot):
+                    after = hand & ~low
+                    if (after and after != taken_bit) or self._leaves_a_move(after, None, slot):
                         out.append(LAYOFF + NUM_CARDS * slot + low.bit_length() - 1)
         return out
 

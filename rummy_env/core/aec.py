@@ -226,9 +226,11 @@ class CardGameEnv(AECEnv, ABC):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.game is not None, "call reset() first"
         seat = self._seats[agent]
-        obs = self._encoder.encode(self.game.information_set(seat), self.rules, self._scores())
-        if not self.game.is_over and self.game.current_player == seat and not self.terminations[agent]:
-            mask = self.game.legal_mask()
+        game = self.game
+        obs = self._encoder.encode(game.information_set(seat), self.rules,
+                                   None if self.match is None else self._scores())
+        if not game.is_over and game.current_player == seat and not self.terminations[agent]:
+            mask = game.legal_mask()
         else:
             mask = self._no_moves.copy()
         return {"observation": obs, "action_mask": mask}
