@@ -252,3 +252,29 @@ def test_showdown_deadwood_equals_the_game_showdown(rng):
                 want_d = max(melds.best_layoff(a.melds, d, **opts).arrangement.deadwood
                              for a in melds.arrangements(k, **opts))
             assert (got_k, got_d) == (want_k, want_d), (mask_to_cards(k), mask_to_cards(d))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("encoding", ["flat", "planes"])
+def test_observations_written_into_a_given_array(engine, encoding):
+    """``observe(out=...)`` writes the same observations as ``observe()`` into ``out`` (a
+    view into a wider array too, as the ppo agent passes), for the player to move and for
+    given players; a wrong dtype or shape is refused naming what is expected."""
+    v = VectorGinRummy(5, seed=3, engine=engine, encoding=encoding)
+    v.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # into the draws and discards
+        mask = v.action_mask()
+        v.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
+    shape = (5, *enc.ENCODINGS[encoding].shape())
+    wide = np.full((5, shape[1] + 7, *shape[2:]), -1.0, dtype=np.float32)
+    into = wide[:, : shape[1]]
+    assert v.observe(out=into) is into
+    np.testing.assert_array_equal(into, v.observe())
+    assert (wide[:, shape[1]:] == -1.0).all()  # nothing written past the observations
+    players = np.array([0, 1, 0, 1, 1])
+    np.testing.assert_array_equal(v.observe(players, out=np.empty(shape, np.float32)), v.observe(players))
+    with pytest.raises(ValueError, match=r"out must be float32 of shape"):
+        v.observe(out=np.empty(shape, np.float64))
+    with pytest.raises(ValueError, match=r"out must be float32 of shape"):
+        v.observe(out=np.empty((4, *shape[1:]), np.float32))

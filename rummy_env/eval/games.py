@@ -38,6 +38,7 @@ from rummy_env.agents.arena import decisions
 from rummy_env.agents.draws import key_of
 from rummy_env.core.game import BatchPolicy, GameState, HandResult, get_game
 from rummy_env.eval.config import DEFAULT_GAME
+from rummy_env.eval.heap import long_lived_frozen
 
 # games on the batch engine at once: its speed levels off above a few thousand
 # (ppo 2,180 hands/s at 4,096 against 2,030 at 2,048, 2026-12-03)
@@ -239,18 +240,19 @@ def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int
     ready = 0  # games[:ready] have been yielded
     batches = played.play_batched(played.load_rules(spec["rules"]), np.array([decks[g.deal] for g in games]),
                                   np.full(len(games), dealer), seats, keys, policies, width or BATCH_WIDTH)
-    for hands in batches:
-        for hand in hands:
-            g = games[hand.index]
-            entry = hand_entry(hand.result, hand.actions, decks[g.deal], dealer, spec["record"])
-            finished[hand.index] = game_record(g, [spec["agents"][i] for i in g.seats], [entry], hand.result.winner,
-                                               list(hand.result.rewards))
-        out = []
-        while ready in finished:
-            out.append(finished.pop(ready))
-            ready += 1
-        if out:
-            yield out
+    with long_lived_frozen():  # the agents, their models and the imports, out of the collector's full passes
+        for hands in batches:
+            for hand in hands:
+                g = games[hand.index]
+                entry = hand_entry(hand.result, hand.actions, decks[g.deal], dealer, spec["record"])
+                finished[hand.index] = game_record(g, [spec["agents"][i] for i in g.seats], [entry],
+                                                   hand.result.winner, list(hand.result.rewards))
+            out = []
+            while ready in finished:
+                out.append(finished.pop(ready))
+                ready += 1
+            if out:
+                yield out
     if ready != len(games):
         raise RuntimeError(f"the batch engine finished {ready} of {len(games)} games; please report this bug")
 

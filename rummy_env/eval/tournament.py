@@ -30,6 +30,7 @@ from rummy_env.eval.config import TournamentConfig
 from rummy_env.eval.games import (
     BATCH_WIDTH, PairGame, TableGame, can_batch, play_batched, play_game, schedule, table_schedule,
 )
+from rummy_env.eval.heap import long_lived_frozen
 from rummy_env.eval.report import write_reports
 from rummy_env.eval.stats import agent_stats, pair_stats, placing_stats, ratings
 from rummy_env.eval.store import ResultsStore
@@ -142,9 +143,10 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
         "batched_this_run": len(many),
     }
     names = config.agents
-    summary["agents"] = agent_stats(records, names, game.outcomes)
-    summary["pairs"] = pair_stats(records, names, game.outcomes) if pairs else placing_stats(records, names)
-    summary["ratings"] = ratings(records, names, seed=config.seed)
-    summary["points_ratings"] = ratings(records, names, kind="points", seed=config.seed)
-    summary["report"] = write_reports(out, summary)
+    with long_lived_frozen():  # the records too, now: the statistics make many small objects
+        summary["agents"] = agent_stats(records, names, game.outcomes)
+        summary["pairs"] = pair_stats(records, names, game.outcomes) if pairs else placing_stats(records, names)
+        summary["ratings"] = ratings(records, names, seed=config.seed)
+        summary["points_ratings"] = ratings(records, names, kind="points", seed=config.seed)
+        summary["report"] = write_reports(out, summary)
     return summary

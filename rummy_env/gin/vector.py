@@ -561,17 +561,26 @@ class VectorGinRummy:
             defender_deadwood=out.defender_deadwood,
         )
 
-    def observe(self, players: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations (N, ...) of ``players`` (default: the player to move in each game)."""
+    def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations (N, ...) of ``players`` (default: the player to move in each game);
+        with ``out`` (float32, of their shape; a view into a larger array is fine) they are
+        written there and ``out`` is returned: a caller that adds columns after them (the
+        ``ppo`` agent's advice features) writes each observation once."""
         if self.encoding is None:
             raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
+        if out is not None and (out.dtype != np.float32 or out.shape != (self.num_envs, *enc.ENCODINGS[self.encoding].shape())):
+            raise ValueError(f"out must be float32 of shape {(self.num_envs, *enc.ENCODINGS[self.encoding].shape())}, "
+                             f"got {out.dtype} {out.shape}")
         self.action_mask()
-        if players is None and self._jit is not None:
-            out = np.empty((self.num_envs, enc.FLAT_SIZE), dtype=np.float32)
+        if players is None and self._jit is not None and (out is None or self.encoding == "flat"):
+            flat = np.empty((self.num_envs, enc.FLAT_SIZE), dtype=np.float32) if out is None else out
             self._jit.observe_flat(self.hands, self.current, self.pile, self.pile_len, self.pile_mask, self.known,
                                    self.discarded, self.passed, self.taken, self._after, self._deadwood, self.phase,
-                                   self.stock_next, self.knock_limit, self.turn, self.dealer, self.rules.max_turns, out)
-            return out if self.encoding == "flat" else enc.LAYOUT.planes(out)
+                                   self.stock_next, self.knock_limit, self.turn, self.dealer, self.rules.max_turns, flat)
+            return flat if self.encoding == "flat" else enc.LAYOUT.planes(flat)
+        if out is not None:
+            out[...] = self.observe(players)
+            return out
         p = self.current.astype(np.intp) if players is None else np.asarray(players, dtype=np.intp)
         q = 1 - p
         rows = self._rows

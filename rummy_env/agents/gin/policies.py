@@ -26,6 +26,7 @@ from rummy_env.agents.gin.heuristic import KNOCK_VALUE, KNOCK_WORLDS
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.gin.encoding import FLAT_SIZE
 from rummy_env.gin.game import Phase
 from rummy_env.gin.vector import VectorGinRummy
 
@@ -103,11 +104,14 @@ class PPOPolicy:
         from rummy_env.agents.gin.heuristic_features import advice_of_env
         from rummy_env.agents.gin.ppo import policy_actions
 
-        observation = env.observe()
         if self.nets.net.advice:  # one array of the network's inputs, written once
             inputs = np.empty((rows.size, self.nets.net.obs_size), dtype=np.float32)
-            np.take(observation, rows, axis=0, out=inputs[:, : observation.shape[1]])
-            inputs[:, observation.shape[1] :] = advice_of_env(env, rows)
+            width = FLAT_SIZE
+            if rows.size == env.num_envs:  # every game (rows are increasing): observed straight into place
+                env.observe(out=inputs[:, :width])
+            else:
+                np.take(env.observe(), rows, axis=0, out=inputs[:, :width])
+            inputs[:, width:] = advice_of_env(env, rows)
         else:
-            inputs = observation[rows]
+            inputs = env.observe()[rows]
         return policy_actions(self.nets, inputs, env.action_mask()[rows] == 1, self.greedy, keys, decisions)
