@@ -12,6 +12,7 @@ melds, and on scripted hands worked out by hand.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
 
@@ -27,6 +28,7 @@ from rummy_env.romme.melds import (
 from rummy_env.romme.rules import RommeRules
 
 DEFAULT = RommeRules()
+HANDS = {"small": 400, "big": 40, "random": 60}  # hands per rule variant and backend in each brute-force test
 VARIANTS = {
     "default": DEFAULT,
     "corner": RommeRules(aces_around_the_corner=True),
@@ -264,24 +266,42 @@ def check_arrangement(arr, hand, rules: RommeRules) -> None:
     assert arr.value == sum(m.value for m in arr.melds)
 
 
-def check_hand(hand, rules: RommeRules, outcomes, need: int | None = None) -> None:
-    keep = 0 if rules.go_out_without_discard else 1
-    least, want = expected(outcomes, rules, keep, need)
+def check_hand(hand, rules: RommeRules, outcomes, need: int | None = None, keep: int | None = None) -> None:
+    """Every solver function on one hand against brute-force outcomes (with cards left
+    capped at 2, so ``keep`` is 0..2; None: the rules' own)."""
+    kept = (0 if rules.go_out_without_discard else 1) if keep is None else keep
+    least, want = expected(outcomes, rules, kept, need)
     if need is None:
         assert least_penalty(hand, rules) == least
         arr = best_arrangement(hand, rules)
         check_arrangement(arr, hand, rules)
         assert arr.penalty == least
-    got = come_out(hand, rules, need_card=need)
-    assert bool(can_come_out(hand, rules, need_card=-1 if need is None else need)) == (want is not None)
+    got = come_out(hand, rules, need_card=need, keep=keep)
+    assert bool(can_come_out(hand, rules, need_card=-1 if need is None else need, keep=keep)) == (want is not None)
+    # the search with the value in its context, whatever come_out's shortcuts
+    full = melds._Search(np.asarray(hand), rules, rules.come_out_points, rules.come_out_needs_run, need, kept).best()
+    assert full == want
     if want is None:
         assert got is None
     else:
         assert got is not None and (got.penalty, got.value) == want, (got, want)
         check_arrangement(got, hand, rules)
-        assert got.value >= rules.come_out_points and len(got.left) >= keep
+        assert got.value >= rules.come_out_points and len(got.left) >= kept
         assert got.has_run or not rules.come_out_needs_run
         assert need is None or any(m.cards()[need] for m in got.melds)
+
+
+@pytest.fixture(params=["compiled", "python"])
+def backend(request, monkeypatch):
+    """Run a test with the solver's compiled kernels (skipped without numba) and with its
+    Python search."""
+    melds._python_least_penalty.cache_clear()
+    request.addfinalizer(melds._python_least_penalty.cache_clear)
+    if request.param == "python":
+        monkeypatch.setattr(melds, "_KERNELS", [None])
+    elif melds._kernels() is None:
+        pytest.skip("the numba kernels are not in use here")
+    return request.param
 
 
 # ----------------------------------------------------------------------------- tests: readings
@@ -339,43 +359,44 @@ def test_scripted_meld_values_and_readings():
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
-def test_solver_equals_every_partition_of_small_hands(name, rng):
-    """Hands of 3..8 cards: every split of the physical cards into melds and cards left."""
+def test_solver_equals_every_partition_of_small_hands(name, backend, rng):
+    """Hands of 3..10 cards: every split of the physical cards into melds and cards left."""
     rules = VARIANTS[name]
     hands = []
-    for i in range(120):
-        size = int(rng.integers(3, 9))
+    for i in range(HANDS["small"]):
+        size = int(rng.integers(3, 11))
         hands.append(rich_hand(rng, size, rules, int(rng.integers(0, 4))) if i % 3 else random_hand(rng, size, rules))
     batch = np.array(hands)
     for hand in hands:
         kinds = kinds_of_counts(hand)
         need = int(rng.choice(kinds)) if rng.random() < 0.4 else None
+        keep = [None, 0, 1, 2][int(rng.integers(4))]
         outcomes = {(p, w, r, u, min(left, 2)) for p, w, r, u, left in partitions(kinds, rules, need)}
-        check_hand(hand, rules, outcomes, need)
+        check_hand(hand, rules, outcomes, need, keep)
     assert np.array_equal(least_penalty(batch, rules), [least_penalty(h, rules) for h in hands])
 
 
 @pytest.mark.parametrize("name", ["default", "corner", "more_natural", "loose", "run40", "four_jokers"])
-def test_solver_equals_the_search_on_big_meld_rich_hands(name, rng):
+def test_solver_equals_the_search_on_big_meld_rich_hands(name, backend, rng):
     """Hands of 13..15 cards with duplicates and several jokers, from few ranks and suits."""
     rules = VARIANTS[name]
-    for i in range(8):
+    for i in range(HANDS["big"]):
         size = int(rng.integers(13, 16))
         hand = rich_hand(rng, size, rules, 1 + i % 4)
         kinds = kinds_of_counts(hand)
         need = int(rng.choice(kinds)) if i % 2 else None
-        check_hand(hand, rules, frontier(hand, rules, need), need)
+        check_hand(hand, rules, frontier(hand, rules, need), need, keep=i % 3)
 
 
-def test_solver_equals_the_search_on_random_hands(rng):
+def test_solver_equals_the_search_on_random_hands(backend, rng):
     for name in ("default", "loose", "four_jokers"):
         rules = VARIANTS[name]
-        for _ in range(20):
+        for _ in range(HANDS["random"]):
             hand = random_hand(rng, int(rng.integers(13, 15)), rules)
             check_hand(hand, rules, frontier(hand, rules, None))
 
 
-def test_scripted_coming_out():
+def test_scripted_coming_out(backend):
     rules = RommeRules()
     # exactly 30: 10C 10D 10S; 29 is not enough: 9C 9D 9S (27) + nothing else
     assert come_out("TC TD TS 4D 9H", rules).value == 30
@@ -387,6 +408,13 @@ def test_scripted_coming_out():
     # a joker in a run counts as the card it stands for: 8H 9H [10H] + 9C 9D [9S] = 27 + 27
     arr = come_out("8H 9H JK 9C 9D JK 4S", rules)
     assert arr.value == 54 and arr.left == (parse_kind("4S"),)
+    # the least penalty that comes out is not always the least penalty: 6C 6D 6S with
+    # AH [2H] 3H 4H is worth 28 and leaves TS (10); 30 needs 3H 4H [5H] and leaves AH TS (21)
+    arr = come_out("6C 6D AH 3H 4H 6S TS JK", rules)
+    assert (arr.penalty, arr.value, arr.left) == (21, 30, tuple(parse_kind(c) for c in ("AH", "TS")))
+    assert least_penalty(parse_hand("6C 6D AH 3H 4H 6S TS JK"), rules) == 10
+    arr = come_out("AC 3C TC KC JK JK JK", rules)
+    assert str(arr.melds[0]) == "[QC] KC AC" and arr.penalty == 3 + 10 + 40
     # with come_out_needs_run, sets alone never come out; a run must be among the melds
     run_rules = RommeRules(come_out_needs_run=True)
     assert come_out("KC KD KS QC QD QS 2D", run_rules) is None and come_out("KC KD KS QC QD QS 2D", rules) is not None
@@ -409,7 +437,7 @@ def test_scripted_coming_out():
     assert str(come_out("6H JK JK 9H 3C", {"adjacent_jokers": True}).melds[0]) == "6H [7H] [8H] 9H"
 
 
-def test_least_penalty_scripted():
+def test_least_penalty_scripted(backend):
     rules = RommeRules()
     assert least_penalty(parse_hand("AH 2H 3H 9C 9D 9S KS"), rules) == 10
     assert least_penalty(parse_hand("AH AH 2H 2H 3H 3H JK"), rules) == 0  # two runs, the joker extends one
@@ -512,3 +540,63 @@ def test_scripted_layoffs_and_swaps():
     assert [(k, str(m)) for k, m in joker_swaps(parse_meld("[4H] 5H [6H] 7H"), "6H 4H 4H")] == [
         (parse_kind("4H"), "4H 5H [6H] 7H"), (parse_kind("6H"), "[4H] 5H 6H 7H")]
     assert joker_swaps(parse_meld("4H 5H 6H"), "4H JK") == []
+
+
+# ----------------------------------------------------------------------------- compiled kernels
+
+
+def test_compiled_search_equals_the_python_search(rng):
+    """Numbers and arrangements: the compiled kernels and the Python search, hand for hand."""
+    pytest.importorskip("numba")
+    if melds._kernels() is None:
+        pytest.skip("the numba kernels are not in use here")
+    from rummy_env.romme import melds_jit
+
+    for name, rules in VARIANTS.items():
+        hands = np.array([random_hand(rng, 14, rules) for _ in range(150)]
+                         + [rich_hand(rng, int(rng.integers(13, 16)), rules, int(rng.integers(0, 5))) for _ in range(50)])
+        want = [melds._Search(h, rules).best()[0] for h in hands]
+        assert melds_jit.least_penalty(hands, rules).tolist() == want
+        needs = np.array([int(rng.choice(np.flatnonzero(h))) if rng.random() < 0.3 else -1 for h in hands])
+        for keep in (0, 1, 2):
+            want = [melds._python_can_come_out(h, rules, None if n < 0 else int(n), keep) for h, n in zip(hands, needs)]
+            assert melds_jit.can_come_out(hands, rules, needs, keep).tolist() == want
+        for h, n in zip(hands[::5], needs[::5]):
+            need = None if n < 0 else int(n)
+            assert melds_jit.come_out(h, rules, need, 1) == melds._python_come_out(h, rules, need, 1)
+            assert melds_jit.arrangement(h, rules, 0, False, None, 0) == melds._Search(h, rules).arrangement()
+
+
+def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatch):
+    pytest.importorskip("numba")
+    from rummy_env.romme import melds_jit
+
+    if not melds_jit.available():
+        pytest.skip("RUMMY_ENV_NO_NUMBA is set: the kernels are off")
+    assert melds_jit.self_check() == ""
+    hand = parse_hand("AH 2H 3H 9C 9D 9S KS")
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
+    assert melds._kernels() is None and least_penalty(hand) == 10
+    # kernels that disagree with the Python search are not used, with one warning
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
+    with monkeypatch.context() as m:
+        m.setattr(melds_jit, "self_check", lambda: "they disagree with the Python search")
+        with pytest.warns(RuntimeWarning, match="Rommé solver's numba kernels are not used .they disagree"):
+            assert melds._kernels() is None
+        assert melds._kernels() is None  # decided once: no second warning
+    # nor kernels that numba cannot compile or cache (a read-only install, say)
+    real_import = builtins.__import__
+
+    def failing_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "rummy_env.romme" and fromlist and "melds_jit" in fromlist:
+            raise RuntimeError("cannot cache function: no locator available")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(melds, "_KERNELS", [])
+    with monkeypatch.context() as m:
+        m.setattr(builtins, "__import__", failing_import)
+        with pytest.warns(RuntimeWarning, match="RuntimeError: cannot cache function"):
+            assert melds._kernels() is None
+    assert come_out(hand).value == 33

@@ -23,6 +23,7 @@ left in hand at the end of a hand are a penalty: ``penalty_values(rules)`` is
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Optional
 
@@ -187,9 +188,15 @@ RANK_VALUES = tuple(card_value(r) for r in range(NUM_RANKS))  # by rank: (11, 2,
 
 def penalty_values(rules: Optional[RommeRules] = None) -> np.ndarray:
     """(53,) int64: the penalty of each kind left in hand: ``card_value``, the joker
-    ``rules.joker_penalty`` (20 by default)."""
-    joker = rules.joker_penalty if rules is not None else RommeRules().joker_penalty
-    return np.array([card_value(k) for k in range(NUM_CARDS)] + [joker], dtype=np.int64)
+    ``rules.joker_penalty`` (20 by default). A read-only array, shared."""
+    return _penalty_table(rules.joker_penalty if rules is not None else RommeRules().joker_penalty)
+
+
+@functools.lru_cache(maxsize=None)
+def _penalty_table(joker: int) -> np.ndarray:
+    table = np.array([card_value(k) for k in range(NUM_CARDS)] + [joker], dtype=np.int64)
+    table.flags.writeable = False
+    return table
 
 
 def penalty_value(kind: int, rules: Optional[RommeRules] = None) -> int:

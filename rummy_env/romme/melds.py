@@ -420,11 +420,19 @@ def _candidates(kinds: list[int], index: dict[int, int], jokers: int, rules: Rom
             continue
         best: dict[tuple[int, int], int] = {}  # (natural rank mask, jokers) -> where in found
         found: list[_Candidate] = []
+        too_long = -1  # windows from this start at least this long miss too many cards
         for start, length in _windows(rules.aces_around_the_corner):
+            if length == 3:
+                too_long = MAX_RUN + 1
+            if length >= too_long:
+                continue
             ranks = [(start + t) % NUM_RANKS for t in range(length)]
             have = [t for t, q in enumerate(ranks) if suit * NUM_RANKS + q in held]
             missing = [t for t, q in enumerate(ranks) if suit * NUM_RANKS + q not in held]
-            if len(missing) > jokers or len(have) < 2:
+            if len(missing) > jokers:
+                too_long = length
+                continue
+            if len(have) < 2:
                 continue
             for extra in range(0, jokers - len(missing) + 1):
                 for subs in itertools.combinations(have, extra):
@@ -526,7 +534,7 @@ class _Search:
         child = self.table(state - self.radix[low])
         rem[low] += 1
         p = self.pen[low]
-        for cctx, (pen, val, _, _) in child.items():
+        for cctx, (pen, val, _, _) in sorted(child.items()):
             v, r, n, l = split(cctx)
             key = self.ctx(v, r, n, min(l + 1, keep))
             cand = (pen + p, val)
@@ -545,7 +553,7 @@ class _Search:
             for s in cd.slots:
                 rem[s] += 1
             self.rem_j += cd.jokers
-            for cctx, (pen, val, _, _) in child.items():
+            for cctx, (pen, val, _, _) in sorted(child.items()):
                 v, r, n, l = split(cctx)
                 key = self.ctx(min(v + mv, target) if self.V > 1 else 0, r | mr, n | mn, l)
                 cand = (pen, val + cd.value)
