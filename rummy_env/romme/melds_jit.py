@@ -457,9 +457,13 @@ def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, ke
     for i in range(n):
         biggest = max(biggest, _space(hands[i]))
     V = 1 if by_value else target + 1
-    K = V * (2 if need_run else 1) * 2 * (keep + 1)
+    any_need = False
+    for i in range(n):
+        any_need |= needs[i] >= 0
+    K = V * (2 if need_run else 1) * (2 if any_need else 1) * (keep + 1)
     smap = np.zeros((biggest, 2), np.int64)
-    rows = biggest if biggest * K <= dense_entries else 0
+    # a row for every state up front (no counting pass) when the batch is big enough to pay for it
+    rows = biggest if n >= 32 and biggest * K <= dense_entries else 0
     tab = np.empty((rows, K, 4), np.int64)
     where = np.full(_MAX_CODES, -1, np.int64)
     for i in range(n):
@@ -495,14 +499,65 @@ def can_come_out(hands: np.ndarray, rules, needs: np.ndarray, keep: int) -> np.n
     return val >= rules.come_out_points
 
 
+@numba.njit(cache=True)
+def _walk(top, full, tab, hs, cand, smap, root):
+    """The choices from the root's best entry down (``melds._Search.arrangement``): the
+    candidates melded (their rows), and the slots left (-1 for a joker)."""
+    m = hs[H_M]
+    first = H_BASE + 3 * m
+    rem = hs[H_BASE + m:H_BASE + 2 * m].copy()  # the search left the counts as they were
+    rem_j = (root // hs[H_JRADIX])
+    melded = np.empty(m + 1, np.int64)
+    left = np.empty(m * 2 + rem_j + 1, np.int64)
+    nm = nl = 0
+    state, ctx, row = root, full, top
+    while True:
+        c, next_ctx = tab[row, ctx, T_CHOICE], tab[row, ctx, T_CHILD]
+        low = -1
+        for i in range(m):
+            if rem[i] > 0:
+                low = i
+                break
+        if c == END:
+            for _ in range(rem_j):
+                left[nl] = -1
+                nl += 1
+            break
+        if c == LEAVE:
+            rem[low] -= 1
+            left[nl] = low
+            nl += 1
+            state -= hs[H_BASE + low]
+        else:
+            ci = hs[first + low] + c
+            for t in range(cand[ci, C_NN]):
+                rem[cand[ci, t]] -= 1
+                state -= hs[H_BASE + cand[ci, t]]
+            rem_j -= cand[ci, C_JK]
+            state -= cand[ci, C_JK] * hs[H_JRADIX]
+            melded[nm] = ci
+            nm += 1
+        ctx = next_ctx
+        row = smap[state, 1]
+    return melded[:nm], left[:nl]
+
+
 _NO_ROWS = np.empty((0, 1, 4), np.int64)
-_WHERE: list = []  # one scratch for the single-hand calls (the kernel leaves it all -1)
+_SCRATCH: dict = {}  # the single-hand calls' scratch: the candidates' de-duplication, the state map and its stamp
 
 
-def _where() -> np.ndarray:
-    if not _WHERE:
-        _WHERE.append(np.full(_MAX_CODES, -1, np.int64))
-    return _WHERE[0]
+def _single(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int, by_value: bool):
+    """One hand's compiled search with this module's scratch arrays (``_hand``'s results)."""
+    if not _SCRATCH:
+        _SCRATCH.update(where=np.full(_MAX_CODES, -1, np.int64), smap=np.zeros((1 << 15, 2), np.int64), sid=0)
+    counts = np.ascontiguousarray(hand, dtype=np.uint8)
+    space = int(_space(counts))
+    if space > _SCRATCH["smap"].shape[0]:
+        _SCRATCH.update(smap=np.zeros((space, 2), np.int64), sid=0)
+    _SCRATCH["sid"] += 1  # stamps of earlier calls are smaller: those states count as not seen
+    wrap, adjacent, more = _flags(rules)
+    return _hand(counts, wrap, adjacent, more, penalty_values(rules), target, need_run, -1 if need is None else int(need),
+                 keep, by_value, _SCRATCH["sid"], _SCRATCH["smap"], _NO_ROWS, _SCRATCH["where"])
 
 
 def _arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int):
@@ -510,48 +565,20 @@ def _arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, kee
     from the compiled search, or None."""
     from rummy_env.romme.melds import Arrangement, Meld
 
-    wrap, adjacent, more = _flags(rules)
-    counts = np.ascontiguousarray(hand, dtype=np.uint8)
-    smap = np.zeros((int(np.prod(counts.astype(np.int64) + 1)), 2), np.int64)
-    top, full, tab, hs, cand, code, kinds, run, state = _hand(
-        counts, wrap, adjacent, more, penalty_values(rules), target, need_run, -1 if need is None else int(need), keep,
-        False, 1, smap, _NO_ROWS, _where())
+    top, full, tab, hs, cand, code, kinds, run, root = _single(hand, rules, target, need_run, need, keep, False)
     if tab[top, full, T_CHOICE] == NONE:
         return None
-    m = int(hs[H_M])
-    radix = hs[H_BASE:H_BASE + m].tolist()
-    first = hs[H_BASE + 3 * m:H_BASE + 4 * m + 1].tolist()
-    jradix = int(hs[H_JRADIX])
-    rem = [int(counts[k]) for k in kinds]
-    rem_j = int(counts[JOKER])
-    melds, left = [], []
-    ctx = full
-    penalty, worth = int(tab[top, full, T_PEN]), int(tab[top, full, T_VAL])
-    while True:
-        row = int(smap[state, 1])
-        c, next_ctx = int(tab[row, ctx, T_CHOICE]), int(tab[row, ctx, T_CHILD])
-        low = next((i for i, x in enumerate(rem) if x), -1)
-        if c == END:
-            left += [JOKER] * rem_j
-            break
-        if c == LEAVE:
-            rem[low] -= 1
-            left.append(int(kinds[low]))
-            state -= radix[low]
+    melded, left = _walk(top, full, tab, hs, cand, _SCRATCH["smap"], root)
+    melds = []
+    for ci in melded.tolist():
+        a, b, c, d = code[ci].tolist()
+        if run[ci]:
+            melds.append(Meld.make_run(a, b, c, [t for t in range(c) if d >> t & 1]))
         else:
-            ci = first[low] + c
-            for t in range(int(cand[ci, C_NN])):
-                rem[int(cand[ci, t])] -= 1
-                state -= radix[int(cand[ci, t])]
-            rem_j -= int(cand[ci, C_JK])
-            state -= int(cand[ci, C_JK]) * jradix
-            a, b, cc, d = (int(x) for x in code[ci])
-            if run[ci]:
-                melds.append(Meld.make_run(a, b, cc, [t for t in range(cc) if d >> t & 1]))
-            else:
-                melds.append(Meld.make_set(a, [x for x in range(4) if b >> x & 1], cc))
-        ctx = next_ctx
-    return Arrangement(tuple(melds), tuple(sorted(left)), penalty, worth)
+            melds.append(Meld.make_set(a, [x for x in range(4) if b >> x & 1], c))
+    kinds = kinds.tolist()
+    return Arrangement(tuple(melds), tuple(sorted(JOKER if x < 0 else kinds[x] for x in left.tolist())),
+                       int(tab[top, full, T_PEN]), int(tab[top, full, T_VAL]))
 
 
 def arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int):
@@ -563,11 +590,8 @@ def come_out(hand: np.ndarray, rules, need, keep: int):
     """``melds._python_come_out``, compiled: feasibility (most value), then the least
     penalty meeting the other conditions, then the search with the value in its context."""
     target = rules.come_out_points
-    wrap, adjacent, more = _flags(rules)
-    needs = np.array([-1 if need is None else int(need)], np.int64)
-    _, val = _batch(np.ascontiguousarray(hand[None], dtype=np.uint8), needs, wrap, adjacent, more,
-                    penalty_values(rules), target, rules.come_out_needs_run, keep, True, DENSE_ENTRIES)
-    if val[0] < target:
+    top, full, tab, *_ = _single(hand, rules, target, rules.come_out_needs_run, need, keep, True)
+    if tab[top, full, T_CHOICE] == NONE or tab[top, full, T_VAL] < target:
         return None
     plain = _arrangement(hand, rules, 0, rules.come_out_needs_run, need, keep)
     if plain is not None and plain.value >= target:
