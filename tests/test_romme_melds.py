@@ -365,7 +365,7 @@ def test_solver_equals_every_partition_of_small_hands(name, backend, rng):
     hands = []
     for i in range(HANDS["small"]):
         size = int(rng.integers(3, 11))
-        hands.append(rich_hand(rng, size, rules, int(rng.integers(0, 4))) if i % 3 else random_hand(rng, size, rules))
+        hands.append(rich_hand(rng, size, rules, int(rng.integers(0, 6))) if i % 3 else random_hand(rng, size, rules))
     batch = np.array(hands)
     for hand in hands:
         kinds = kinds_of_counts(hand)
