@@ -401,6 +401,8 @@ def test_scripted_coming_out(backend):
     # exactly 30: 10C 10D 10S; 29 is not enough: 9C 9D 9S (27) + nothing else
     assert come_out("TC TD TS 4D 9H", rules).value == 30
     assert come_out("9C 9D 9S 2H 4D", rules) is None
+    assert come_out("9H TH JH 2C 5D", rules) is None and parse_meld("9H TH JH").value == 29  # 29 is not enough
+    assert come_out("TH JH QH 2C 5D", rules).value == 30
     assert come_out("9C 9D 9S AH 2H 3H 5D", rules).value == 33  # 27 + 6
     assert come_out("9C 9D JK 2H", rules) is None  # 9C 9D [9H] is worth 27
     assert come_out("9C 9D JK 2H", {"come_out_points": 27}).value == 27

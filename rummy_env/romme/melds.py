@@ -19,17 +19,16 @@ What each state keeps depends on the question, through a *context*: the melds' v
 far capped at the coming-out threshold, whether a run was laid, whether the card just
 taken was used, and how many cards were left (capped at ``keep``). For each context the
 state keeps the best completion: least penalty, then most value (``_Search``). The
-least penalty of a hand has a single context; coming out has up to (points + 1) x 8.
-Feasibility of coming out (``can_come_out``) keeps the most value per context instead,
-without the value in the context (at most 8).
+least penalty of a hand has a single context; coming out up to (points + 1) x 2 x 2 x
+(keep + 1). Whether a hand can come out at all (``can_come_out``) keeps the most value per
+context instead, without the value in the context (2 x 2 x (keep + 1) at most).
 
 Melds on the table (``Meld``) are readings: a run knows its suit, where it starts and
-which of its places are jokers; a set knows its rank, its natural suits and how many
-jokers it holds. Which missing suits a set's jokers stand for matters to no rule (a
-joker in a set may be swapped for any missing suit of its rank), so a set names the
-lowest missing suits.
+which of its places are jokers; a set knows its rank, its natural suits and the suits its
+jokers stand for. Which missing suits those are matters to no rule (a joker in a set may
+be swapped for any missing suit of its rank), so a set names the lowest missing suits.
 
-With numba installed, the batch functions run as compiled loops
+With numba installed, the searches (batches and single hands) run as compiled loops
 (``rummy_env.romme.melds_jit``), decided once per process like Gin's solver
 (``RUMMY_ENV_NO_NUMBA=1`` keeps them off; kernels that fail to compile or disagree with
 the Python search on a few hands are dropped with one warning). The Python search here is
