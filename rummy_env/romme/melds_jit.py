@@ -29,7 +29,7 @@ import numpy as np
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme.cards import JOKER, NUM_KINDS, RANK_VALUES, penalty_values
 
-DENSE_ENTRIES = 1 << 22  # a hand's (states x contexts) table up to this size is allocated whole
+DENSE_ENTRIES = 1 << 20  # a batch's (states x contexts) table up to this size (32 MB) is allocated whole
 _BIG = np.int64(1) << 40
 _POSITION_VALUE = np.array([1 if p == 0 else RANK_VALUES[p % NUM_RANKS] for p in range(2 * NUM_RANKS)], np.int64)
 _RANK_VALUE = np.array(RANK_VALUES, np.int64)
