@@ -18,7 +18,8 @@ Sources, all reached through the game registry (``rummy_env.core.game``) where a
 a game's: each game's rules dataclass (field, default, attribute docstring, and the
 values the validation accepts, found by trying them), its presets, the action table of
 its game module's docstring, its observation layout (the ``flat`` encoding's named
-slices); the training config ``rummy_env.train.config.PPOConfig`` and the tournament
+slices; a game not registered yet, such as Rommé, gives its rules and presets from its
+package's ``rules`` module); the training config ``rummy_env.train.config.PPOConfig`` and the tournament
 settings ``rummy_env.eval.config.TournamentConfig`` (attribute docstrings), the agent
 registry and the 0.1 module paths kept as aliases (``rummy_env._compat``).
 """
@@ -180,16 +181,26 @@ def _presets(presets: dict[str, Any]) -> str:
     return _table(["option", *[f"`{p}`" for p in names]], rows)
 
 
-def rules_options(game: str) -> str:
-    from rummy_env.core.game import get_game
+def _rules_of(game: str) -> tuple[type, dict[str, Any]]:
+    """A game's rules type and presets: from the registry, or, for a game whose package has
+    its rules but is not registered yet (``romme``), from ``rummy_env.GAME.rules``
+    (``RULES_TYPE`` and ``PRESETS``)."""
+    import importlib
 
-    return _rules_options(get_game(game).rules_type)
+    from rummy_env.core.game import games, get_game
+
+    if game in games():
+        return get_game(game).rules_type, get_game(game).presets
+    module = importlib.import_module(f"rummy_env.{game}.rules")
+    return module.RULES_TYPE, module.PRESETS
+
+
+def rules_options(game: str) -> str:
+    return _rules_options(_rules_of(game)[0])
 
 
 def presets(game: str) -> str:
-    from rummy_env.core.game import get_game
-
-    return _presets(get_game(game).presets)
+    return _presets(_rules_of(game)[1])
 
 
 # ----------------------------------------------------------------------------- actions

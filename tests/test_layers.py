@@ -12,12 +12,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "rummy_env"
 
 # package -> the packages it must not import (prefixes of rummy_env module names)
 FORBIDDEN = {
-    "rummy_env.core": ["rummy_env.gin", "rummy_env.basic", "rummy_env.agents", "rummy_env.gym", "rummy_env.train",
-                       "rummy_env.eval", "rummy_env.cli"],
-    "rummy_env.gin": ["rummy_env.basic", "rummy_env.agents", "rummy_env.gym", "rummy_env.train", "rummy_env.eval",
-                      "rummy_env.cli"],
-    "rummy_env.basic": ["rummy_env.gin", "rummy_env.agents", "rummy_env.gym", "rummy_env.train", "rummy_env.eval",
-                        "rummy_env.cli"],
+    "rummy_env.core": ["rummy_env.gin", "rummy_env.basic", "rummy_env.romme", "rummy_env.agents", "rummy_env.gym",
+                       "rummy_env.train", "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.gin": ["rummy_env.basic", "rummy_env.romme", "rummy_env.agents", "rummy_env.gym", "rummy_env.train",
+                      "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.basic": ["rummy_env.gin", "rummy_env.romme", "rummy_env.agents", "rummy_env.gym", "rummy_env.train",
+                        "rummy_env.eval", "rummy_env.cli"],
+    "rummy_env.romme": ["rummy_env.gin", "rummy_env.basic", "rummy_env.agents", "rummy_env.gym", "rummy_env.train",
+                        "rummy_env.eval", "rummy_env.cli"],
     "rummy_env.agents.gin": ["rummy_env.basic", "rummy_env.agents.basic"],
     "rummy_env.agents.basic": ["rummy_env.gin", "rummy_env.agents.gin"],
     "rummy_env.agents": ["rummy_env.gym", "rummy_env.train", "rummy_env.eval", "rummy_env.cli"],

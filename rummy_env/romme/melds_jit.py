@@ -1,0 +1,629 @@
+"""Compiled (numba) kernels of Rommé's meld solver: the same search, as loops.
+
+Why: the solver's Python search (``rummy_env.romme.melds._Search``) takes about a
+millisecond per 14-card hand, most of it the interpreter's; batches of hands (a
+heuristic's features, many positions of a search) want thousands of hands in that time.
+These kernels run the very same search, in the same order (the melds of a hand listed
+like ``melds._candidates``, each state's options tried like ``_Search.table``, the same
+strict comparisons), so they give the same numbers and, for single hands, the same
+arrangements. The solver uses them (``melds._kernels``) unless numba is missing,
+``RUMMY_ENV_NO_NUMBA=1`` is set, or they fail to compile or to agree with the Python
+search on a few hands (``self_check``; a warning then says why). This module needs numba
+(``pip install "rummy-env[fast]"``).
+
+Layout. A hand's held natural kinds are its *slots* (increasing); the cards still
+undecided are a mixed-radix number over the slots' counts and the jokers (the *state*,
+below 2 ** cards). A state's best completion is kept per *context* (value capped at the
+points, run laid, card used, cards left capped at ``keep``: ``melds._Search``): in
+arrays of (slots visited, contexts). States get their row on their first visit; when
+every state of the hand fits in ``DENSE_ENTRIES`` entries the rows are allocated up
+front, else a first pass counts the states the search visits (it visits the same states
+whatever it keeps).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
+from rummy_env.romme.cards import JOKER, NUM_KINDS, RANK_VALUES, penalty_values
+
+DENSE_ENTRIES = 1 << 20  # a batch's (states x contexts) table up to this size (32 MB) is allocated whole
+_BIG = np.int64(1) << 40
+_POSITION_VALUE = np.array([1 if p == 0 else RANK_VALUES[p % NUM_RANKS] for p in range(2 * NUM_RANKS)], np.int64)
+_RANK_VALUE = np.array(RANK_VALUES, np.int64)
+_MAX_CODES = 4 * 8192 * 7  # (suit, natural rank mask, jokers) keys of the runs' de-duplication
+
+
+def available() -> bool:
+    """Whether compiled kernels may be used: not switched off by ``RUMMY_ENV_NO_NUMBA``."""
+    from rummy_env.core.melds import numba_switched_off
+
+    return not numba_switched_off()
+
+
+# ----------------------------------------------------------------------------- the melds of a hand
+
+
+@numba.njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _allows(n, j, more):
+    return n > j if more else n >= 2
+
+
+@numba.njit(cache=True)
+def _grow(a):
+    out = np.empty(2 * a.shape[0], a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@numba.njit(cache=True)
+def _grow2(a):
+    out = np.empty((2 * a.shape[0], a.shape[1]), a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@numba.njit(cache=True)
+def candidates(counts, wrap, adjacent, more, where):
+    """The melds of one hand, as ``melds._candidates`` lists them (same order, same
+    de-duplication), bucketed by lowest slot.
+
+    Returns (slot_of_kind (52,), kinds (m,), nat (C, 13) slots of the natural cards, nn
+    (C,) their number, jk (C,) jokers, val (C,), run (C,), code (C, 4), first (m + 1,)).
+    ``where``: scratch of ``_MAX_CODES`` entries, all -1 (left so on return).
+    the candidates of slot i are rows first[i]..first[i + 1] (in order); ``code`` is
+    (rank, suit mask, jokers, 0) for a set, (suit, start, length, joker place mask) for a run."""
+    jokers = np.int64(counts[JOKER])
+    slot_of = np.full(NUM_CARDS, -1, np.int64)
+    m = 0
+    for k in range(NUM_CARDS):
+        if counts[k] > 0:
+            slot_of[k] = m
+            m += 1
+    kinds = np.empty(m, np.int64)
+    for k in range(NUM_CARDS):
+        if slot_of[k] >= 0:
+            kinds[slot_of[k]] = k
+    cap = 64
+    nat = np.empty((cap, 13), np.int64)
+    nn = np.empty(cap, np.int64)
+    jk = np.empty(cap, np.int64)
+    val = np.empty(cap, np.int64)
+    run = np.empty(cap, np.int64)
+    code = np.empty((cap, 4), np.int64)
+    c = 0
+    # sets, rank by rank
+    for rank in range(NUM_RANKS):
+        held = 0
+        for s in range(4):
+            if slot_of[s * 13 + rank] >= 0:
+                held |= 1 << s
+        if _popcount(held) < 2:
+            continue
+        for mask in range(1, 16):
+            if mask & ~held:
+                continue
+            n = _popcount(mask)
+            for j in range(0, min(jokers, 4 - n) + 1):
+                if n + j >= 3 and _allows(n, j, more):
+                    if c == nat.shape[0]:
+                        nat, nn, jk, val, run, code = _grow2(nat), _grow(nn), _grow(jk), _grow(val), _grow(run), _grow2(code)
+                    t = 0
+                    for s in range(4):
+                        if mask >> s & 1:
+                            nat[c, t] = slot_of[s * 13 + rank]
+                            t += 1
+                    nn[c], jk[c], val[c], run[c] = n, j, _RANK_VALUE[rank] * (n + j), 0
+                    code[c, 0], code[c, 1], code[c, 2], code[c, 3] = rank, mask, j, 0
+                    c += 1
+    # runs, suit by suit: windows by start and length, joker places by the natural cards replaced
+    touched = np.empty(64, np.int64)
+    n_touched = 0
+    have = np.empty(13, np.int64)
+    missing = np.empty(13, np.int64)
+    pick = np.empty(13, np.int64)
+    for suit in range(4):
+        in_suit = 0
+        for q in range(NUM_RANKS):
+            if slot_of[suit * 13 + q] >= 0:
+                in_suit += 1
+        if in_suit < 2:
+            continue
+        for start in range(NUM_RANKS):
+            longest = 13 if wrap else min(13, 14 - start)
+            nh, nm = 0, 0
+            for t in range(2):
+                if slot_of[suit * 13 + (start + t) % 13] >= 0:
+                    have[nh] = t
+                    nh += 1
+                else:
+                    missing[nm] = t
+                    nm += 1
+            for length in range(3, longest + 1):
+                t = length - 1  # the window grows by its last place
+                if slot_of[suit * 13 + (start + t) % 13] >= 0:
+                    have[nh] = t
+                    nh += 1
+                else:
+                    missing[nm] = t
+                    nm += 1
+                if nm > jokers:
+                    break  # longer windows from this start miss even more
+                if nh < 2:
+                    continue
+                mmask = 0
+                for i in range(nm):
+                    mmask |= 1 << missing[i]
+                for extra in range(0, jokers - nm + 1):
+                    if extra > nh:
+                        break
+                    for i in range(extra):
+                        pick[i] = i
+                    while True:  # the combinations of `extra` of the places held, in lexicographic order
+                        places = mmask
+                        for i in range(extra):
+                            places |= 1 << have[pick[i]]
+                        j = nm + extra
+                        ok = _allows(length - j, j, more) and (adjacent or (places & (places >> 1)) == 0)
+                        if ok:
+                            natmask = 0
+                            value = 0
+                            for t in range(length):
+                                if not (places >> t & 1):
+                                    natmask |= 1 << ((start + t) % 13)
+                                value += _POSITION_VALUE[start + t]
+                            key = (suit * 8192 + natmask) * 7 + j
+                            if where[key] >= 0:
+                                w = where[key]
+                                if value > val[w]:
+                                    val[w] = value
+                                    code[w, 1], code[w, 2], code[w, 3] = start, length, places
+                            else:
+                                if c == nat.shape[0]:
+                                    nat, nn, jk, val, run, code = (_grow2(nat), _grow(nn), _grow(jk), _grow(val), _grow(run),
+                                                                   _grow2(code))
+                                if n_touched == touched.shape[0]:
+                                    touched = _grow(touched)
+                                touched[n_touched] = key
+                                n_touched += 1
+                                where[key] = c
+                                t2 = 0
+                                for q in range(NUM_RANKS):  # slots increase with the rank within a suit
+                                    if natmask >> q & 1:
+                                        nat[c, t2] = slot_of[suit * 13 + q]
+                                        t2 += 1
+                                nn[c], jk[c], val[c], run[c] = t2, j, value, 1
+                                code[c, 0], code[c, 1], code[c, 2], code[c, 3] = suit, start, length, places
+                                c += 1
+                        # next combination
+                        i = extra - 1
+                        while i >= 0 and pick[i] == nh - extra + i:
+                            i -= 1
+                        if i < 0:
+                            break
+                        pick[i] += 1
+                        for i2 in range(i + 1, extra):
+                            pick[i2] = pick[i2 - 1] + 1
+    for i in range(n_touched):
+        where[touched[i]] = -1
+    # bucket by lowest slot, keeping the order (a stable counting sort)
+    first = np.zeros(m + 1, np.int64)
+    for i in range(c):
+        first[nat[i, 0] + 1] += 1
+    for i in range(m):
+        first[i + 1] += first[i]
+    fill = first[:m].copy()
+    order = np.empty(c, np.int64)
+    for i in range(c):
+        low = nat[i, 0]
+        order[fill[low]] = i
+        fill[low] += 1
+    return slot_of, kinds, nat[order], nn[order], jk[order], val[order], run[order], code[order], first
+
+
+# ----------------------------------------------------------------------------- the search
+
+# The search's recursive functions take few arguments (each array passed costs a
+# reference count in and out): the candidates in one (C, 19) array, the hand's numbers in
+# one vector ``hs``, the tables in one (rows, contexts, 4) array.
+C_NN, C_JK, C_VAL, C_V, C_R, C_N, C_WIDTH = 13, 14, 15, 16, 17, 18, 19  # columns of the candidates (0..12: slots)
+H_M, H_JRADIX, H_JPEN, H_V, H_R, H_N, H_L, H_TARGET, H_KEEP, H_BYVAL, H_COUNTER, H_SID, H_BASE = range(13)
+T_PEN, T_VAL, T_CHOICE, T_CHILD = range(4)  # per row and context: penalty, value, choice, child's context
+NONE, END, LEAVE = -3, -2, -1  # choices; a candidate is its number among the lowest slot's
+
+
+@numba.njit(cache=True, inline="always")
+def _row(state, hs, smap):
+    """The row of ``state``, given on its first visit in visit order. ``smap[state]`` is
+    (stamp, row): stamp ``2 * sid - 1`` once the counting pass gave it a row, ``2 * sid``
+    once the search reached it (the search never comes back to a state on its own path,
+    so a state reached before is solved), anything else: not seen in this hand."""
+    stamp = smap[state, 0]
+    if stamp != 2 * hs[H_SID] - 1 and stamp != 2 * hs[H_SID]:
+        smap[state, 1] = hs[H_COUNTER]
+        hs[H_COUNTER] += 1
+    return smap[state, 1]
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest(hs):
+    m = hs[H_M]
+    for i in range(m):
+        if hs[H_BASE + m + i] > 0:
+            return i
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _take(ci, rj, cand, hs):
+    """The state's decrease when candidate ``ci`` is melded (its cards then taken from the
+    counts), or -1 if the cards still undecided do not hold it."""
+    m = hs[H_M]
+    if cand[ci, C_JK] > rj:
+        return -1
+    for t in range(cand[ci, C_NN]):
+        if hs[H_BASE + m + cand[ci, t]] == 0:
+            return -1
+    delta = cand[ci, C_JK] * hs[H_JRADIX]
+    for t in range(cand[ci, C_NN]):
+        hs[H_BASE + m + cand[ci, t]] -= 1
+        delta += hs[H_BASE + cand[ci, t]]
+    return delta
+
+
+@numba.njit(cache=True, inline="always")
+def _give_back(ci, cand, hs):
+    m = hs[H_M]
+    for t in range(cand[ci, C_NN]):
+        hs[H_BASE + m + cand[ci, t]] += 1
+
+
+@numba.njit(cache=True)
+def _visit(state, rj, cand, hs, smap):
+    """The counting pass: give every state the search visits a row, in visit order."""
+    if smap[state, 0] == 2 * hs[H_SID] - 1:
+        return
+    _row(state, hs, smap)
+    smap[state, 0] = 2 * hs[H_SID] - 1
+    low = _lowest(hs)
+    if low < 0:
+        return
+    m = hs[H_M]
+    hs[H_BASE + m + low] -= 1
+    _visit(state - hs[H_BASE + low], rj, cand, hs, smap)
+    hs[H_BASE + m + low] += 1
+    first = H_BASE + 3 * m
+    for ci in range(hs[first + low], hs[first + low + 1]):
+        delta = _take(ci, rj, cand, hs)
+        if delta >= 0:
+            _visit(state - delta, rj - cand[ci, C_JK], cand, hs, smap)
+            _give_back(ci, cand, hs)
+
+
+@numba.njit(cache=True, inline="always")
+def _offer(tab, row, x, pen, val, choice, child, by_value):
+    """Keep (pen, val) at context ``x`` of ``row`` if there is none yet or it is better:
+    less penalty then more value (``by_value``: more value); the first among equals stays."""
+    if tab[row, x, T_CHOICE] != NONE:
+        if by_value:
+            if val <= tab[row, x, T_VAL]:
+                return
+        elif pen > tab[row, x, T_PEN] or (pen == tab[row, x, T_PEN] and val <= tab[row, x, T_VAL]):
+            return
+    tab[row, x, T_PEN] = pen
+    tab[row, x, T_VAL] = val
+    tab[row, x, T_CHOICE] = choice
+    tab[row, x, T_CHILD] = child
+
+
+@numba.njit(cache=True)
+def _solve(state, rj, cand, hs, smap, tab):
+    """The best completion per context of ``state`` (``melds._Search.table``) into its row
+    of ``tab``; returns the row."""
+    if smap[state, 0] == 2 * hs[H_SID]:
+        return smap[state, 1]
+    row = _row(state, hs, smap)
+    smap[state, 0] = 2 * hs[H_SID]
+    V, R, N, L, keep, by_value = hs[H_V], hs[H_R], hs[H_N], hs[H_L], hs[H_KEEP], hs[H_BYVAL] != 0
+    K = V * R * N * L
+    for x in range(K):
+        tab[row, x, T_CHOICE] = NONE
+    low = _lowest(hs)
+    if low < 0:
+        x = min(rj, keep)
+        tab[row, x, T_PEN], tab[row, x, T_VAL], tab[row, x, T_CHOICE], tab[row, x, T_CHILD] = rj * hs[H_JPEN], 0, END, 0
+        return row
+    m = hs[H_M]
+    # leave one card of the lowest kind
+    hs[H_BASE + m + low] -= 1
+    cs = _solve(state - hs[H_BASE + low], rj, cand, hs, smap, tab)
+    hs[H_BASE + m + low] += 1
+    p = hs[H_BASE + 2 * m + low]
+    for cx in range(K):
+        if tab[cs, cx, T_CHOICE] != NONE:
+            l = cx % L
+            _offer(tab, row, cx - l + min(l + 1, keep), tab[cs, cx, T_PEN] + p, tab[cs, cx, T_VAL], LEAVE, cx, by_value)
+    # or meld it
+    first = H_BASE + 3 * m
+    target = hs[H_TARGET]
+    for ci in range(hs[first + low], hs[first + low + 1]):
+        delta = _take(ci, rj, cand, hs)
+        if delta < 0:
+            continue
+        cs = _solve(state - delta, rj - cand[ci, C_JK], cand, hs, smap, tab)
+        _give_back(ci, cand, hs)
+        mv, mr, mn, worth = cand[ci, C_V], cand[ci, C_R], cand[ci, C_N], cand[ci, C_VAL]
+        for cx in range(K):
+            if tab[cs, cx, T_CHOICE] == NONE:
+                continue
+            l = cx % L
+            q = cx // L
+            n = q % N
+            q //= N
+            r = q % R
+            v = q // R
+            v2 = min(v + mv, target) if V > 1 else 0
+            x = ((v2 * R + (r | mr)) * N + (n | mn)) * L + l
+            _offer(tab, row, x, tab[cs, cx, T_PEN], tab[cs, cx, T_VAL] + worth, ci - hs[first + low], cx, by_value)
+    return row
+
+
+@numba.njit(cache=True)
+def _space(counts):
+    """The number of states of a hand: the product of (count + 1) over its kinds."""
+    s = np.int64(1)
+    for k in range(NUM_KINDS):
+        s *= np.int64(counts[k]) + 1
+    return s
+
+
+@numba.njit(cache=True)
+def _hand(counts, wrap, adjacent, more, pen_of_kind, target, need_run, need_kind, keep, by_value, sid, smap, tab,
+          where):
+    """One hand's search (``melds._Search``) with the scratch arrays given (``smap``: an
+    entry per state at least, stamps below ``2 * sid - 1``; ``tab``: reused when it holds
+    a row per state, else replaced by a table of the states the search visits). Returns
+    (root row, full context, tab, hs, cand, code, kinds, run, root state)."""
+    slot_of, kinds, nat, nn, jk, val, run, code, first = candidates(counts, wrap, adjacent, more, where)
+    m = kinds.shape[0]
+    C = nn.shape[0]
+    J = np.int64(counts[JOKER])
+    hs = np.zeros(H_BASE + 4 * m + 1, np.int64)
+    V = 1 if by_value else target + 1
+    R = 2 if need_run else 1
+    N = 2 if need_kind >= 0 else 1
+    L = keep + 1
+    hs[H_M], hs[H_JPEN], hs[H_V], hs[H_R], hs[H_N], hs[H_L] = m, pen_of_kind[JOKER], V, R, N, L
+    hs[H_TARGET], hs[H_KEEP], hs[H_BYVAL], hs[H_SID] = target, keep, 1 if by_value else 0, sid
+    acc = np.int64(1)
+    root = np.int64(0)
+    need_slot = -1
+    for i in range(m):
+        c = np.int64(counts[kinds[i]])
+        hs[H_BASE + i] = acc
+        hs[H_BASE + m + i] = c
+        hs[H_BASE + 2 * m + i] = pen_of_kind[kinds[i]]
+        root += c * acc
+        acc *= c + 1
+        if kinds[i] == need_kind:
+            need_slot = i
+    for i in range(m + 1):
+        hs[H_BASE + 3 * m + i] = first[i]
+    hs[H_JRADIX] = acc
+    root += J * acc
+    cand = np.zeros((C, C_WIDTH), np.int64)
+    for ci in range(C):
+        for t in range(nn[ci]):
+            cand[ci, t] = nat[ci, t]
+        cand[ci, C_NN], cand[ci, C_JK], cand[ci, C_VAL] = nn[ci], jk[ci], val[ci]
+        if not by_value:
+            cand[ci, C_V] = min(val[ci], target)
+        cand[ci, C_R] = run[ci] if need_run else 0
+        if need_kind == JOKER:
+            cand[ci, C_N] = 1 if jk[ci] > 0 else 0
+        elif need_slot >= 0:
+            for t in range(nn[ci]):
+                if nat[ci, t] == need_slot:
+                    cand[ci, C_N] = 1
+    K = V * R * N * L
+    if acc * (J + 1) > tab.shape[0] or K > tab.shape[1]:  # count the states visited, then tables of that size
+        _visit(root, J, cand, hs, smap)
+        tab = np.empty((hs[H_COUNTER], K, 4), np.int64)
+        hs[H_COUNTER] = 0
+    top = _solve(root, J, cand, hs, smap, tab)
+    full = ((V - 1) * R + R - 1) * N * L + (N - 1) * L + keep
+    return top, full, tab, hs, cand, code, kinds, run, root
+
+
+@numba.njit(cache=True)
+def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, keep, by_value, dense_entries):
+    """(penalty, value) of the best arrangement meeting every condition, per hand (-1, -1
+    where none); ``needs``: per hand a kind or -1."""
+    n = hands.shape[0]
+    out_pen = np.full(n, -1, np.int64)
+    out_val = np.full(n, -1, np.int64)
+    biggest = np.int64(1)
+    for i in range(n):
+        biggest = max(biggest, _space(hands[i]))
+    V = 1 if by_value else target + 1
+    any_need = False
+    for i in range(n):
+        any_need |= needs[i] >= 0
+    K = V * (2 if need_run else 1) * (2 if any_need else 1) * (keep + 1)
+    smap = np.zeros((biggest, 2), np.int64)
+    # a row for every state up front (no counting pass) when the batch is big enough to pay for it
+    rows = biggest if n >= 32 and biggest * K <= dense_entries else 0
+    tab = np.empty((rows, K, 4), np.int64)
+    where = np.full(_MAX_CODES, -1, np.int64)
+    for i in range(n):
+        got = _hand(hands[i], wrap, adjacent, more, pen_of_kind, target, need_run, needs[i], keep, by_value, i + 1,
+                    smap, tab, where)
+        top, full, t = got[0], got[1], got[2]
+        if t[top, full, T_CHOICE] != NONE:
+            out_pen[i], out_val[i] = t[top, full, T_PEN], t[top, full, T_VAL]
+    return out_pen, out_val
+
+
+# ----------------------------------------------------------------------------- what the solver calls
+
+
+def _flags(rules):
+    return rules.aces_around_the_corner, rules.adjacent_jokers, rules.naturals_per_meld == "more_than_jokers"
+
+
+def least_penalty(hands: np.ndarray, rules) -> np.ndarray:
+    """``melds.least_penalty`` of checked (n, 53) uint8 hands (int64, (n,))."""
+    wrap, adjacent, more = _flags(rules)
+    needs = np.full(hands.shape[0], -1, np.int64)
+    pen, _ = _batch(np.ascontiguousarray(hands), needs, wrap, adjacent, more, penalty_values(rules), 0, False, 0, False,
+                    DENSE_ENTRIES)
+    return pen
+
+
+def can_come_out(hands: np.ndarray, rules, needs: np.ndarray, keep: int) -> np.ndarray:
+    """``melds.can_come_out`` of checked (n, 53) uint8 hands (``needs``: a kind or -1 each)."""
+    wrap, adjacent, more = _flags(rules)
+    _, val = _batch(np.ascontiguousarray(hands), np.ascontiguousarray(needs, dtype=np.int64), wrap, adjacent, more,
+                    penalty_values(rules), rules.come_out_points, rules.come_out_needs_run, keep, True, DENSE_ENTRIES)
+    return val >= rules.come_out_points
+
+
+@numba.njit(cache=True)
+def _walk(top, full, tab, hs, cand, smap, root):
+    """The choices from the root's best entry down (``melds._Search.arrangement``): the
+    candidates melded (their rows), and the slots left (-1 for a joker)."""
+    m = hs[H_M]
+    first = H_BASE + 3 * m
+    rem = hs[H_BASE + m:H_BASE + 2 * m].copy()  # the search left the counts as they were
+    rem_j = (root // hs[H_JRADIX])
+    melded = np.empty(m + 1, np.int64)
+    left = np.empty(m * 2 + rem_j + 1, np.int64)
+    nm = nl = 0
+    state, ctx, row = root, full, top
+    while True:
+        c, next_ctx = tab[row, ctx, T_CHOICE], tab[row, ctx, T_CHILD]
+        low = -1
+        for i in range(m):
+            if rem[i] > 0:
+                low = i
+                break
+        if c == END:
+            for _ in range(rem_j):
+                left[nl] = -1
+                nl += 1
+            break
+        if c == LEAVE:
+            rem[low] -= 1
+            left[nl] = low
+            nl += 1
+            state -= hs[H_BASE + low]
+        else:
+            ci = hs[first + low] + c
+            for t in range(cand[ci, C_NN]):
+                rem[cand[ci, t]] -= 1
+                state -= hs[H_BASE + cand[ci, t]]
+            rem_j -= cand[ci, C_JK]
+            state -= cand[ci, C_JK] * hs[H_JRADIX]
+            melded[nm] = ci
+            nm += 1
+        ctx = next_ctx
+        row = smap[state, 1]
+    return melded[:nm], left[:nl]
+
+
+_NO_ROWS = np.empty((0, 1, 4), np.int64)
+_SCRATCH: dict = {}  # the single-hand calls' scratch: the candidates' de-duplication, the state map and its stamp
+
+
+def _single(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int, by_value: bool):
+    """One hand's compiled search with this module's scratch arrays (``_hand``'s results)."""
+    if not _SCRATCH:
+        _SCRATCH.update(where=np.full(_MAX_CODES, -1, np.int64), smap=np.zeros((1 << 15, 2), np.int64), sid=0)
+    counts = np.ascontiguousarray(hand, dtype=np.uint8)
+    space = int(_space(counts))
+    if space > _SCRATCH["smap"].shape[0]:
+        _SCRATCH.update(smap=np.zeros((space, 2), np.int64), sid=0)
+    _SCRATCH["sid"] += 1  # stamps of earlier calls are smaller: those states count as not seen
+    wrap, adjacent, more = _flags(rules)
+    return _hand(counts, wrap, adjacent, more, penalty_values(rules), target, need_run, -1 if need is None else int(need),
+                 keep, by_value, _SCRATCH["sid"], _SCRATCH["smap"], _NO_ROWS, _SCRATCH["where"])
+
+
+def _arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int):
+    """The best arrangement of one hand meeting the conditions (``melds._Search.arrangement``)
+    from the compiled search, or None."""
+    from rummy_env.romme.melds import Arrangement, Meld
+
+    top, full, tab, hs, cand, code, kinds, run, root = _single(hand, rules, target, need_run, need, keep, False)
+    if tab[top, full, T_CHOICE] == NONE:
+        return None
+    melded, left = _walk(top, full, tab, hs, cand, _SCRATCH["smap"], root)
+    melds = []
+    for ci in melded.tolist():
+        a, b, c, d = code[ci].tolist()
+        if run[ci]:
+            melds.append(Meld.make_run(a, b, c, [t for t in range(c) if d >> t & 1]))
+        else:
+            melds.append(Meld.make_set(a, [x for x in range(4) if b >> x & 1], c))
+    kinds = kinds.tolist()
+    return Arrangement(tuple(melds), tuple(sorted(JOKER if x < 0 else kinds[x] for x in left.tolist())),
+                       int(tab[top, full, T_PEN]), int(tab[top, full, T_VAL]))
+
+
+def arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int):
+    """``melds._Search(hand, rules, target, need_run, need, keep).arrangement()``, compiled."""
+    return _arrangement(hand, rules, target, need_run, need, keep)
+
+
+def come_out(hand: np.ndarray, rules, need, keep: int):
+    """``melds._python_come_out``, compiled: feasibility (most value), then the least
+    penalty meeting the other conditions, then the search with the value in its context."""
+    target = rules.come_out_points
+    top, full, tab, *_ = _single(hand, rules, target, rules.come_out_needs_run, need, keep, True)
+    if tab[top, full, T_CHOICE] == NONE or tab[top, full, T_VAL] < target:
+        return None
+    plain = _arrangement(hand, rules, 0, rules.come_out_needs_run, need, keep)
+    if plain is not None and plain.value >= target:
+        return plain
+    return _arrangement(hand, rules, target, rules.come_out_needs_run, need, keep)
+
+
+def self_check() -> str:
+    """'' when the kernels compile (or load from numba's cache) and agree with the Python
+    search on a few hands (numbers and arrangements); else what went wrong."""
+    from rummy_env.romme import melds
+    from rummy_env.romme.cards import counts_of
+    from rummy_env.romme.rules import RommeRules
+
+    rng = np.random.default_rng(0)
+    hands = counts_of(np.argsort(rng.random((24, 110)), axis=1)[:, :14])
+    hands[0] = melds.parse_hand("AH 2H 3H 4H 5H 5C 5D JK JK KS KD KC QH QH")
+    hands[1] = melds.parse_hand("6C 6D AH 3H 4H 6S TS JK")
+    try:
+        for rules in (RommeRules(), RommeRules(aces_around_the_corner=True, adjacent_jokers=True,
+                                               naturals_per_meld="more_than_jokers", come_out_needs_run=True)):
+            want = [melds._Search(h, rules).best()[0] for h in hands]
+            if least_penalty(hands, rules).tolist() != want:
+                return "they disagree with the Python search"
+            keep = 1
+            want_can = [melds._python_can_come_out(h, rules, None, keep) for h in hands]
+            if can_come_out(hands, rules, np.full(len(hands), -1), keep).tolist() != want_can:
+                return "they disagree with the Python search"
+            for h in hands[:6]:
+                if (come_out(h, rules, None, keep) != melds._python_come_out(h, rules, None, keep)
+                        or arrangement(h, rules, 0, False, None, 0) != melds._Search(h, rules).arrangement()):
+                    return "they disagree with the Python search"
+    except Exception as exc:  # numba cannot compile or cache here
+        return f"{type(exc).__name__}: {exc}"
+    return ""
