@@ -857,7 +857,180 @@ def joker_swaps(meld: Meld, hand: HandLike, rules: RommeRulesSpec = None) -> lis
     return out
 
 
+
+# ----------------------------------------------------------------------------- a meld being built
+
+
+class Completion(NamedTuple):
+    """One way to finish a meld being built (``completions``): the natural kinds and the
+    jokers it takes from the rest of the hand, its worth and whether it is a run, and the
+    reading (``meld()``) of the finished meld."""
+
+    extra: tuple[int, ...]
+    extra_jokers: int
+    value: int
+    run: bool
+    reading: tuple  # ('set', rank, suits, jokers) or ('run', suit, start, length, joker places)
+
+    def meld(self) -> Meld:
+        if self.reading[0] == "set":
+            return Meld.make_set(*self.reading[1:])
+        return Meld.make_run(*self.reading[1:])
+
+
+def _pending(naturals, jokers_as) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    nat = tuple(sorted(parse_kind(k) if isinstance(k, str) else int(k) for k in naturals))
+    jok = tuple(sorted(parse_kind(k) if isinstance(k, str) else int(k) for k in jokers_as))
+    if any(not 0 <= k < NUM_CARDS for k in nat + jok):
+        raise ValueError("a meld being built holds natural kinds 0..51 and jokers standing for kinds 0..51")
+    return nat, jok
+
+
+def completions(naturals, jokers_as, hand: HandLike = None, rules: RommeRulesSpec = None) -> list[Completion]:
+    """Every way to finish the meld being built into a legal meld with cards of ``hand``.
+
+    The meld being built holds the natural cards ``naturals`` (kinds) and jokers standing
+    for the kinds ``jokers_as``: in a run a joker keeps the place it was given; in a set
+    only its rank counts (a set's joker stands for any suit the set lacks). ``hand``: the
+    cards that may be added (kind counts or text; None for none: then the readings of
+    exactly these cards). The kinds of the meld being built are distinct (a joker stands
+    for a card the meld does not hold). One completion per distinct use of the hand's cards (extra
+    natural kinds, extra jokers, set or run), the most valuable reading of each."""
+    r = _rules(rules)
+    nat, jok = _pending(naturals, jokers_as)
+    h = np.zeros(NUM_KINDS, dtype=np.uint8) if hand is None else _hand(hand)
+    return list(_completions(nat, jok, h.tobytes(), r))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[Completion, ...]:
+    h = np.frombuffer(hand, dtype=np.uint8)
+    avail = int(h[JOKER])
+    kinds = nat + jok
+    best: dict[tuple, Completion] = {}
+
+    def offer(c: Completion) -> None:
+        key = (c.extra, c.extra_jokers, c.run)
+        old = best.get(key)
+        if old is None or c.value > old.value:
+            best[key] = c
+
+    if not kinds or len(set(kinds)) != len(kinds):
+        return ()
+    allows = r.allows_naturals
+    ranks = {k % NUM_RANKS for k in kinds}
+    nat_suits = [k // NUM_RANKS for k in nat]
+    if len(ranks) == 1 and len(kinds) <= NUM_SUITS:
+        rank = next(iter(ranks))
+        taken = [k // NUM_RANKS for k in kinds]
+        others = [s for s in range(NUM_SUITS) if s not in taken and h[s * NUM_RANKS + rank]]
+        for size in range(len(others) + 1):
+            for chosen in itertools.combinations(others, size):
+                n = len(nat) + size
+                for e in range(avail + 1):
+                    j = len(jok) + e
+                    if n + j > NUM_SUITS:
+                        break
+                    if n + j >= 3 and allows(n, j):
+                        suits = tuple(sorted(nat_suits + list(chosen)))
+                        offer(Completion(tuple(s * NUM_RANKS + rank for s in chosen), e,
+                                         RANK_VALUES[rank] * (n + j), False, ("set", rank, suits, j)))
+    suits = {k // NUM_RANKS for k in kinds}
+    pend_ranks = [k % NUM_RANKS for k in kinds]
+    if len(suits) == 1 and len(set(pend_ranks)) == len(pend_ranks):
+        suit = next(iter(suits))
+        nat_r = {k % NUM_RANKS for k in nat}
+        jok_r = {k % NUM_RANKS for k in jok}
+        need = nat_r | jok_r
+        for start, length in _windows(r.aces_around_the_corner):
+            if length < len(kinds):
+                continue
+            rks = [(start + t) % NUM_RANKS for t in range(length)]
+            if not need <= set(rks):
+                continue
+            have, missing, fixed = [], [], []
+            for t, q in enumerate(rks):
+                if q in jok_r:
+                    fixed.append(t)
+                elif q in nat_r:
+                    continue
+                elif h[suit * NUM_RANKS + q]:
+                    have.append(t)
+                else:
+                    missing.append(t)
+            if len(missing) > avail:
+                continue
+            value = sum(POSITION_VALUE[p] for p in range(start, start + length))
+            for extra in range(avail - len(missing) + 1):
+                for subs in itertools.combinations(have, extra):
+                    places = tuple(sorted(fixed + missing + list(subs)))
+                    j = len(places)
+                    if not allows(length - j, j):
+                        continue
+                    if not r.adjacent_jokers and any(places[i + 1] == places[i] + 1 for i in range(j - 1)):
+                        continue
+                    extra_nat = tuple(sorted(suit * NUM_RANKS + rks[t] for t in have if t not in subs))
+                    offer(Completion(extra_nat, len(missing) + extra, value, True,
+                                     ("run", suit, start, length, places)))
+    return tuple(best[k] for k in sorted(best))
+
+
+def can_complete(hand: HandLike, naturals=(), jokers_as=(), rules: RommeRulesSpec = None, committed: int = 0,
+                 has_run: bool = False, need_card: Optional[int] = None, keep: Optional[int] = None) -> bool:
+    """Whether a player who has not come out can still come out this turn: finish the meld
+    being built (``naturals`` and jokers standing for ``jokers_as``, as for ``completions``;
+    none: no meld is being built) with cards of ``hand`` (the cards not in it), then meld
+    more from the rest, so that with ``committed`` points already laid this turn (and a run
+    among them if ``has_run``) the melds reach ``rules.come_out_points`` (and hold a run if
+    ``rules.come_out_needs_run``), use a card of kind ``need_card`` if given (in the meld
+    being built or another), and leave at least ``keep`` cards (None: the rules' own, as
+    for ``come_out``)."""
+    r = _rules(rules)
+    h = _hands(_hand(hand), r)
+    nat, jok = _pending(naturals, jokers_as)
+    k = _keep(keep, r)
+    need = None if need_card is None else (parse_kind(need_card) if isinstance(need_card, str) else int(need_card))
+    if need is not None and not 0 <= need < NUM_KINDS:
+        raise ValueError(f"need_card is a kind 0..52 (52 the joker), got {need_card}")
+    target = r.come_out_points - int(committed)
+    run = r.come_out_needs_run and not has_run
+    queries = []
+    if not nat and not jok:
+        if need is not None and h[need] == 0:
+            raise ValueError(f"need_card {kind_str(need)} is in neither the hand nor the meld being built")
+        queries.append((h, target, run, need))
+    else:
+        if need is not None and h[need] == 0 and not (need in nat or (need == JOKER and jok)):
+            raise ValueError(f"need_card {kind_str(need)} is in neither the hand nor the meld being built")
+        for c in _completions(nat, jok, h.tobytes(), r):
+            rest = h.copy()
+            for x in c.extra:
+                rest[x] -= 1
+            rest[JOKER] -= c.extra_jokers
+            used = need is None or need in nat or need in c.extra or (need == JOKER and (jok or c.extra_jokers))
+            queries.append((rest, target - c.value, run and not c.run, None if used else need))
+    return any(rest_can_come_out(rest, t, rn, nd, k, r) for rest, t, rn, nd in queries)
+
+
+def rest_can_come_out(rest: np.ndarray, target: int, need_run: bool, need: Optional[int], keep: int,
+                      rules: RommeRules) -> bool:
+    """Whether melds from ``rest`` (kind counts) can be worth ``target`` points (none if
+    ``target`` <= 0), hold a run if ``need_run``, use a card of kind ``need`` (None: any)
+    and leave ``keep`` cards: ``can_come_out`` with those numbers."""
+    if target <= 0 and not need_run and need is None:
+        return int(np.asarray(rest, dtype=np.int64).sum()) >= keep
+    if need is not None and rest[need] == 0:
+        return False
+    q = _query_rules(rules, max(0, int(target)), bool(need_run))
+    return bool(can_come_out(rest, q, need_card=-1 if need is None else need, keep=keep))
+
+
+@functools.lru_cache(maxsize=1024)
+def _query_rules(rules: RommeRules, points: int, need_run: bool) -> RommeRules:
+    return rules.replace(come_out_points=points, come_out_needs_run=need_run)
+
 __all__ = [
-    "Arrangement", "MAX_HAND_CARDS", "Meld", "best_arrangement", "can_come_out", "come_out", "is_meld",
+    "Arrangement", "Completion", "MAX_HAND_CARDS", "Meld", "best_arrangement", "can_come_out", "can_complete",
+    "come_out", "completions", "is_meld", "rest_can_come_out",
     "joker_swaps", "layoffs", "least_penalty", "melds_of", "parse_meld",
 ]

@@ -1,0 +1,1035 @@
+"""The pure Rommé hand for 2 to 6 players: state, legal actions, step, scoring.
+
+One source of truth for the Rommé rules (docs/games/romme/rules.md); the env, the
+encodings and the agents build on ``RommeState`` later, as Basic Rummy's do on
+``BasicRummyState`` (the same ``rummy_env.core.state.CardGameState`` API). Cards are
+tracked *physically* everywhere (ids 0..109 of ``rummy_env.romme.cards``: each hand,
+the meld being built, every table meld, the stock and the discard pile), so the places
+partition the pack at every step (``card_places``); the rules act on *kinds* through
+the exact solver ``rummy_env.romme.melds``.
+
+Why a meld is built card by card. A Rommé meld is any run or set of 3 to 13 cards with
+jokers standing anywhere: far too many to list as actions. So a meld is laid by putting
+its cards one at a time into the *pending meld* (``PICK`` a natural card, ``JOKER_AS`` a
+joker standing for a card) and then ``COMMIT`` lays it on the table: 52 + 52 + 1 ids
+instead of millions.
+
+Action layout (fixed; ``NUM_ACTIONS`` = 5776 for 2 to 6 players):
+
+| id                          | action                                                        | phase |
+|-----------------------------|---------------------------------------------------------------|-------|
+| 0                           | draw the top card of the stock                                | draw  |
+| 1                           | take the top card of the discard pile                         | draw  |
+| 2                           | commit: lay the pending meld on the table                     | play  |
+| 3 + k (k < 53)              | discard a card of kind k (52: a joker): ends the turn         | play  |
+| 56 + k (k < 52)             | put a natural card of kind k into the pending meld            | play  |
+| 108 + k (k < 52)            | put a joker into the pending meld, standing for kind k        | play  |
+| 160 + 52 * s + k (s < 36)   | lay off a natural card of kind k onto table meld s            | play  |
+| 2032 + 52 * s + k           | lay off a joker standing for kind k onto table meld s         | play  |
+| 3904 + 52 * s + k           | swap: give natural k to table meld s in place of its joker    | play  |
+|                             | standing for k, and take that joker into the hand             |       |
+
+Table slots are numbered in the order the melds were laid (``MAX_TABLE_MELDS`` = 36 =
+110 // 3 slots always suffice). A joker laid off on a set stands for the lowest suit the
+set lacks, so only that kind is legal with ``LAYOFF_JOKER`` on a set (on a run: the card
+before its first or after its last place). A swap on a set takes any suit of its rank the
+set lacks (the set then holds that natural card and one joker fewer).
+
+Every masked-in action can be completed: each legal action leaves the player a legal
+way to finish the turn (a discard, or going out). The mask checks this with one
+predicate, "the turn can still end", over a family of plans closed under taking their
+first step: finish the pending meld from the hand and commit it, then lay further melds
+from the hand (reaching the points to come out, with a run if asked, using the card taken
+from the pile if it must be melded, playing a joker taken by a swap, or laying that joker
+off), then discard a card other than the one taken from the pile (or, with
+``go_out_without_discard``, have nothing left). The solver answers it exactly for the
+hand's kinds (``melds.completions`` and ``melds.rest_can_come_out``). An action is legal
+when its own conditions hold and, if it does not end the turn, the predicate holds after
+it; so a player choosing uniformly among legal actions always finishes the turn.
+
+Choices made where the rules are silent (the rules page lists them too):
+
+- Deal from an explicit deck order (``from_deck``; 110 physical ids, 108 with 4 jokers):
+  14 cards (13 without ``deal_extra_card``) to the player left of the dealer, then 13 to
+  each next seat, the dealer last; then the upcard; then the stock top to bottom. The
+  dealer defaults to the last seat, so seat 0 plays first. With ``deal_extra_card`` the
+  first player starts in the play phase (no draw): they may meld, lay off and must discard.
+- Which physical card: two cards of a kind are identical for every rule, so an action
+  names a kind. Melding or laying off a kind takes the card just taken from the pile if it
+  is of that kind (then the lowest id); a joker put down takes the joker taken by a swap
+  first (then the one taken from the pile, then the lowest id); discarding a kind takes
+  the lowest id other than the card taken from the pile this turn.
+- The pending meld: its kinds are distinct (a joker stands for a card the meld does not
+  hold; in a set a joker stands for a suit, any missing suit for swaps later). While it is
+  not empty the player may only add to it or commit it (no discard, lay-off or swap). It
+  is public, like the table.
+- Coming out: the melds committed in the turn the player comes out count together;
+  ``turn_points`` is what was committed this turn before being out. Until the points (and
+  the run) are reached the turn cannot end, and before any meld is committed a player who
+  has not come out may simply discard. Lay-offs and swaps need the player to be out (out
+  earlier, or by this turn's commits).
+- Taking the discard before coming out (``take_discard_before_out: meld``): legal only if
+  the hand with that card can come out using it; it must then be committed this turn
+  (no discard until it is on the table). With ``free`` it is like any draw. The card taken
+  may not be discarded in the same turn (another card of its kind may).
+- A joker taken by a swap must be played (committed in a meld, or laid off) this turn: no
+  discard while it is in the hand; one swap at a time (no swap while such a joker is held).
+- Going out: the hand ends when the player has no card left after a discard, or (with
+  ``go_out_without_discard``) after a commit or lay-off. Hand rummy: going out in a turn
+  that began without having come out multiplies every penalty by ``hand_rummy_multiplier``.
+- The stock: when the stock is empty at the end of a turn, the discard pile but its top
+  card becomes the stock: with ``turnover: shuffle`` in an order drawn from a generator
+  seeded by the hand's own seed (from the deck order; so the deck and the actions replay
+  the hand exactly) and the turnover's number; with ``flip`` turned over as it lies (the
+  first card discarded on top; its order is then public, and a card drawn from it known).
+  If the next player can neither draw nor take the discard, the hand is a stalemate
+  ('stock'); after ``max_turns`` turns (a turn ends with a discard) also ('max_turns'):
+  0 points for everyone.
+- Scoring: each other player's penalty is the value of the cards in hand (ace 11, face
+  cards 10, jokers ``joker_penalty``), doubled if that player never came out and
+  ``never_out_double``, times the hand-rummy multiplier; the winner scores the sum, the
+  others minus their own penalty (zero-sum rewards). After going out every hand is shown.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, ClassVar, Optional, Sequence, Union
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
+from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
+from rummy_env.core.state import CardGameState, HandResultBase
+from rummy_env.romme import melds as M
+from rummy_env.romme.cards import (
+    FIRST_JOKER, JOKER, NUM_KINDS, kind_of, kind_str, num_physical, parse_kinds, penalty_values,
+)
+from rummy_env.romme.rules import RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
+
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+COMMIT = 2
+DISCARD = 3  # + kind 0..52
+PICK = DISCARD + NUM_KINDS  # 56, + kind 0..51
+JOKER_AS = PICK + NUM_CARDS  # 108, + kind 0..51
+MAX_TABLE_MELDS = 36  # 110 // 3
+LAYOFF = JOKER_AS + NUM_CARDS  # 160, + 52 * slot + kind
+LAYOFF_JOKER = LAYOFF + NUM_CARDS * MAX_TABLE_MELDS  # 2032
+SWAP = LAYOFF_JOKER + NUM_CARDS * MAX_TABLE_MELDS  # 3904
+NUM_ACTIONS = SWAP + NUM_CARDS * MAX_TABLE_MELDS  # 5776
+OUTCOMES = ("out", "hand_rummy", "stalemate")
+
+_ALL_KINDS = np.ones(NUM_KINDS, dtype=np.uint8)  # a "hand" holding every kind once: what a meld accepts
+
+
+class Phase(IntEnum):
+    DRAW = 0  # draw from the stock or take the top discard
+    PLAY = 1  # build and commit melds, lay off, swap, then discard (or go out)
+    OVER = 2  # the hand has ended
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id, e.g. ``'discard 7D'`` or ``'lay off JK as 4H on slot 2'``."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    action = int(action)
+    if action == DRAW_STOCK:
+        return "draw stock"
+    if action == TAKE_DISCARD:
+        return "take discard"
+    if action == COMMIT:
+        return "commit meld"
+    if action < PICK:
+        return f"discard {kind_str(action - DISCARD)}"
+    if action < JOKER_AS:
+        return f"meld {kind_str(action - PICK)}"
+    if action < LAYOFF:
+        return f"meld JK as {kind_str(action - JOKER_AS)}"
+    for base, what in ((SWAP, "swap {k} for the joker on slot {s}"), (LAYOFF_JOKER, "lay off JK as {k} on slot {s}"),
+                       (LAYOFF, "lay off {k} on slot {s}")):
+        if action >= base:
+            s, k = divmod(action - base, NUM_CARDS)
+            return what.format(k=kind_str(k), s=s)
+    raise AssertionError(action)
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class RommeHandResult(HandResultBase):
+    """How a hand ended. ``winner`` went out and scores ``points``; ``penalties[i]`` is
+    what seat i pays (0 for the winner); ``rewards`` are zero-sum per seat.
+
+    ``outcome``: 'out', 'hand_rummy' (went out in a turn that began without having come
+    out: penalties times ``hand_rummy_multiplier``) or 'stalemate' (``reason`` 'stock' or
+    'max_turns': no points). ``hands_left``: every hand's physical cards when it ended.
+    """
+
+    outcome: str
+    winner: Optional[int]
+    points: int
+    penalties: tuple[int, ...]
+    hands_left: tuple[tuple[int, ...], ...]
+    came_out: tuple[bool, ...] = ()
+    with_discard: bool = False
+    reason: str = ""
+
+    @property
+    def rewards(self) -> tuple[int, ...]:
+        return tuple(self.points if seat == self.winner else -pen for seat, pen in enumerate(self.penalties))
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "penalties": list(self.penalties),
+            "hands_left": [" ".join(kind_str(kind_of(c)) for c in h) for h in self.hands_left],
+            "came_out": list(self.came_out),
+            "with_discard": self.with_discard,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class TableMeld:
+    """A meld on the table: who laid it, its physical cards (increasing) and its reading."""
+
+    owner: int
+    cards: tuple[int, ...]
+    meld: M.Meld
+
+
+@dataclass(slots=True)
+class RommeInformationSet:
+    """What one player knows, and nothing else: the only input agents and observations are
+    built from. Tuples are indexed by seat; cards are physical ids unless named kinds.
+
+    Public facts: the table (owners, cards, readings), the discard pile in order, the
+    pending meld and this turn's points, every action (``public_history``: (seat, action)
+    pairs; a stock draw does not show the card), hand sizes, came-out flags, and the cards
+    known to be in each hand (taken from the pile, taken by a swap, or drawn from a stock
+    whose order is public, and not played since). After a player goes out all hands are
+    shown (``known``).
+    """
+
+    player: int
+    num_players: int
+    hand: tuple[int, ...]  # own physical cards, increasing
+    hand_counts: tuple[int, ...]  # own 53 kind counts
+    table: tuple[TableMeld, ...]
+    discard_pile: tuple[int, ...]  # bottom to top
+    stock_size: int
+    public_stock: tuple[int, ...]  # top first, when its order is public (after a flip), else ()
+    hand_sizes: tuple[int, ...]
+    came_out: tuple[bool, ...]
+    phase: Phase
+    current_player: int
+    dealer: int
+    turn: int
+    turnovers: int
+    pending: tuple[tuple[int, int], ...]  # (physical card, kind it stands for) of the meld being built
+    turn_points: int  # points committed this turn by the player to move before coming out
+    turn_melds: int
+    turn_run: bool
+    out_at_turn_start: bool
+    taken_card: Optional[int]
+    must_meld_taken: bool
+    swapped_joker: Optional[int]
+    known: tuple[tuple[int, ...], ...]
+    public_history: tuple[tuple[int, int], ...]
+    result: Optional[RommeHandResult]
+
+
+# ----------------------------------------------------------------------------- the hand
+
+
+def _seed_of(deck: Sequence[int]) -> int:
+    """The hand's own seed, from its deal order (for the stock's shuffles)."""
+    return int(np.random.SeedSequence(list(deck)).generate_state(1, np.uint64)[0])
+
+
+Query = tuple  # (rest bytes, target, need run, need kind or -1, keep)
+
+
+@dataclass
+class RommeState(CardGameState):
+    """One hand of Rommé. Build with ``new_hand``, ``from_deck`` or ``from_hands``."""
+
+    num_actions: ClassVar[int] = NUM_ACTIONS
+
+    rules: RommeRules
+    num_players: int
+    hands: list[list[int]]  # physical ids, increasing
+    stock: list[int]  # top is the last element
+    discard_pile: list[int]  # top is the last element
+    dealer: int
+    current_player: int
+    phase: Phase = Phase.DRAW
+    deck: Optional[tuple[int, ...]] = None
+    seed: int = 0  # the hand's own seed for the stock's shuffles
+    turn: int = 0
+    turnovers: int = 0
+    stock_public: bool = False
+    table: list[TableMeld] = field(default_factory=list)
+    came_out: list[bool] = field(default_factory=list)
+    pending: list[tuple[int, int]] = field(default_factory=list)
+    turn_points: int = 0
+    turn_melds: int = 0
+    turn_run: bool = False
+    out_at_turn_start: bool = False
+    taken_card: Optional[int] = None
+    must_meld_taken: bool = False
+    swapped_joker: Optional[int] = None
+    known: list[list[int]] = field(default_factory=list)
+    history: list[tuple[int, int]] = field(default_factory=list)
+    result: Optional[RommeHandResult] = None
+
+    def __post_init__(self) -> None:
+        n = self.num_players
+        if not self.came_out:
+            self.came_out = [False] * n
+        if not self.known:
+            self.known = [[] for _ in range(n)]
+
+    # ----------------------------------------------------------------- construction
+
+    @classmethod
+    def new_hand(cls, num_players: int = 2, rules: RommeRulesSpec = None, seed: Union[int, np.random.Generator, None] = None,
+                 dealer: Optional[int] = None) -> "RommeState":
+        """A hand dealt from a shuffled pack (``seed``: int, numpy Generator or None)."""
+        rules = load_romme_rules(rules)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return cls.from_deck(rng.permutation(num_physical(rules)).tolist(), num_players, rules, dealer)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], num_players: int = 2, rules: RommeRulesSpec = None,
+                  dealer: Optional[int] = None) -> "RommeState":
+        """A hand dealt from an explicit order of the pack's physical ids (see the module
+        docstring). ``dealer`` defaults to the last seat, so seat 0 plays first."""
+        n = check_num_players(num_players)
+        rules = load_romme_rules(rules)
+        size = num_physical(rules)
+        try:
+            cards = tuple(int(c) for c in deck)
+        except (TypeError, ValueError):
+            raise ValueError(f"deck must be a sequence of the {size} physical card ids 0..{size - 1}") from None
+        if sorted(cards) != list(range(size)):
+            raise ValueError(f"deck must be a permutation of the {size} physical card ids 0..{size - 1} "
+                             f"({rules.jokers} jokers), got {len(cards)} ids")
+        dealer = n - 1 if dealer is None else dealer
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        dealer = int(dealer)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        at = 0
+        for i in range(n):
+            seat = (dealer + 1 + i) % n
+            k = rules.cards_dealt(first_player=i == 0)
+            hands[seat] = sorted(cards[at:at + k])
+            at += k
+        first = (dealer + 1) % n
+        return cls(rules=rules, num_players=n, hands=hands, stock=list(reversed(cards[at + 1:])),
+                   discard_pile=[cards[at]], dealer=dealer, current_player=first,
+                   phase=Phase.PLAY if rules.deal_extra_card else Phase.DRAW, deck=cards, seed=_seed_of(cards))
+
+    @classmethod
+    def from_hands(cls, hands: Sequence[Union[str, Sequence[int]]], upcard: Union[str, int],
+                   stock: Union[str, Sequence[int]] = (), rules: RommeRulesSpec = None,
+                   dealer: Optional[int] = None) -> "RommeState":
+        """A hand from explicit cards per seat, for tests: text like ``'AC 2C 3C JK'`` (each
+        kind takes its lowest physical id not named yet) or physical ids. ``stock`` is listed
+        top first; cards not named go below it in id order. The first player (left of the
+        dealer) needs 14 cards with ``deal_extra_card``, the others 13."""
+        rules = load_romme_rules(rules)
+        n = check_num_players(len(hands))
+        dealer = n - 1 if dealer is None else dealer
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        size = num_physical(rules)
+        used: set[int] = set()
+
+        def physical(x) -> list[int]:
+            if isinstance(x, str):
+                out = []
+                for k in parse_kinds(x):
+                    ids = range(FIRST_JOKER, size) if k == JOKER else (k, k + NUM_CARDS)
+                    free = [c for c in ids if c not in used]
+                    if not free:
+                        raise ValueError(f"more cards of {kind_str(k)} named than the pack holds")
+                    used.add(free[0])
+                    out.append(free[0])
+                return out
+            out = [int(c) for c in x]
+            if any(c in used or not 0 <= c < size for c in out):
+                raise ValueError("a physical card is named twice or is not in the pack")
+            used.update(out)
+            return out
+
+        per_seat = [physical(h) for h in hands]
+        for i in range(n):
+            seat = (dealer + 1 + i) % n
+            want = rules.cards_dealt(first_player=i == 0)
+            if len(per_seat[seat]) != want:
+                raise ValueError(f"seat {seat} must be dealt {want} cards, got {len(per_seat[seat])}")
+        up = physical([upcard] if not isinstance(upcard, str) else upcard)
+        if len(up) != 1:
+            raise ValueError(f"upcard must be one card, got {upcard!r}")
+        top = physical(stock)
+        order = [c for i in range(n) for c in per_seat[(dealer + 1 + i) % n]] + up + top
+        order += [c for c in range(size) if c not in used]
+        return cls.from_deck(order, n, rules, dealer)
+
+    def clone(self) -> "RommeState":
+        """An independent copy (for search)."""
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(k) for k in self.known]
+        for name in ("stock", "discard_pile", "table", "came_out", "pending", "history"):
+            setattr(new, name, list(getattr(self, name)))
+        new._infos = {}
+        return new
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def actions(self) -> list[int]:
+        """Every action played this hand, in order (with ``deck`` and ``dealer`` it replays)."""
+        return [a for _, a in self.history]
+
+    def card_places(self) -> dict[str, list[int]]:
+        """Where every physical card is: each hand, the pending meld, each table meld, the
+        stock and the discard pile. The places always partition the pack."""
+        places = {f"hand {seat}": list(h) for seat, h in enumerate(self.hands)}
+        places["pending"] = [c for c, _ in self.pending]
+        for slot, m in enumerate(self.table):
+            places[f"table {slot}"] = list(m.cards)
+        places.update(stock=list(self.stock), discard_pile=list(self.discard_pile))
+        return places
+
+    def counts(self, player: int) -> np.ndarray:
+        """(53,) uint8 kind counts of ``player``'s hand (the pending meld not included)."""
+        out = np.zeros(NUM_KINDS, dtype=np.uint8)
+        for c in self.hands[player]:
+            out[c % NUM_CARDS if c < FIRST_JOKER else JOKER] += 1
+        return out
+
+    def hand_text(self, player: int) -> str:
+        return " ".join(kind_str(kind_of(c)) for c in self.hands[player])
+
+    @property
+    def is_out(self) -> bool:
+        """Whether the player to move has come out (before or this turn)."""
+        return self.came_out[self.current_player]
+
+    # ----------------------------------------------------------------- the turn predicate
+
+    def _ctx(self) -> dict:
+        """The turn's constraints for the predicate, from the state."""
+        p = self.current_player
+        taken = self.taken_card
+        hand = self.hands[p]
+        return dict(
+            out=self.came_out[p],
+            taken_kind=kind_of(taken) if taken is not None and taken in hand else None,
+            must=self.must_meld_taken,
+            debt=self.swapped_joker is not None and self.swapped_joker in hand,
+        )
+
+    def _queries(self, hand: np.ndarray, nat: tuple, jok: tuple, out: bool, taken_kind: Optional[int], must: bool,
+                 debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool) -> list:
+        """The solver queries (any true: the turn can end) for a position: ``hand`` the
+        kind counts not in the pending meld ``nat`` + jokers as ``jok``; ``taken_kind`` the
+        kind of the card taken from the pile if it is in ``hand``; ``must`` it must be melded
+        (before coming out); ``debt`` a joker taken by a swap is in ``hand``. True in the
+        list means the turn can end with no query."""
+        r = self.rules
+        keep_base = 0 if r.go_out_without_discard else 1
+        out_queries: list = []
+        if not nat and not jok:
+            if not debt and not (must and taken_kind is not None) and (out or turn_melds == 0):
+                size = int(hand.sum())
+                if size - (1 if taken_kind is not None else 0) >= 1:
+                    return [True]
+            completions = [None]
+        else:
+            completions = M._completions(nat, jok, hand.tobytes(), r)
+        need_run0 = r.come_out_needs_run and not turn_run
+        for c in completions:
+            if c is None:
+                rest, value, run, uses_joker, used_kinds = hand, 0, False, False, ()
+            else:
+                rest = hand.copy()
+                for x in c.extra:
+                    rest[x] -= 1
+                rest[JOKER] -= c.extra_jokers
+                value, run = c.value, c.run
+                uses_joker = bool(jok) or c.extra_jokers > 0
+                used_kinds = nat + c.extra
+            if out:
+                target, need_run = 0, False
+            else:
+                target, need_run = r.come_out_points - turn_points - value, need_run0 and not run
+                if c is None and turn_melds == 0:
+                    target = max(target, 0)
+            tk = taken_kind
+            need = None
+            if tk is not None and (tk in used_kinds or (tk == JOKER and uses_joker)):
+                tk = None  # the taken card went first into this meld
+            elif tk is not None and must:
+                need = tk
+            joker_paid = not debt or uses_joker
+            variants = []
+            if joker_paid:
+                variants.append((rest, need))
+            else:
+                if rest[JOKER] >= 1 and (slots_take_joker or self._completion_takes_joker(c)):
+                    r2 = rest.copy()
+                    r2[JOKER] -= 1
+                    variants.append((r2, need))
+                if need is None:
+                    variants.append((rest, JOKER))
+            for rest_v, need_v in variants:
+                if tk is not None and rest_v[tk] >= 1:
+                    c_t = int(rest_v[tk])
+                    if need_v != tk:  # (a) the taken card stays in hand: another card is discarded
+                        ra = rest_v.copy()
+                        ra[tk] = 0
+                        if need_v is None or ra[need_v] >= 1:
+                            out_queries.append((ra, target, need_run, need_v, max(0, 2 - c_t)))
+                    if need_v is None or need_v == tk:  # (b) a card of its kind is melded (the taken one first)
+                        out_queries.append((rest_v, target, need_run, tk, keep_base))
+                else:
+                    out_queries.append((rest_v, target, need_run, need_v, keep_base))
+        return out_queries
+
+    def _completion_takes_joker(self, c) -> bool:
+        if c is None:
+            return False
+        return any(k == JOKER for k, _ in _accepts(c.meld(), self.rules)[0])
+
+    def _evaluate(self, groups: list[tuple[Any, list]]) -> list:
+        """The items of ``groups`` ((item, queries)) whose queries hold, in order."""
+        cache = _QUERY_CACHE
+        r = self.rules
+        pending: dict = {}
+        for _, queries in groups:
+            for q in queries:
+                if q is True:
+                    continue
+                rest, target, need_run, need, keep = q
+                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
+                if key in cache:
+                    continue
+                if target <= 0 and not need_run and need is None:
+                    cache[key] = int(rest.sum()) >= keep
+                elif need is not None and rest[need] == 0:
+                    cache[key] = False
+                else:
+                    pending.setdefault((max(0, int(target)), bool(need_run), int(keep)), {})[key] = (rest, need)
+        for (target, need_run, keep), items in pending.items():
+            keys = list(items)
+            hands = np.stack([items[k][0] for k in keys])
+            needs = np.array([-1 if items[k][1] is None else items[k][1] for k in keys], dtype=np.int64)
+            got = M.can_come_out(hands, M._query_rules(r, target, need_run), need_card=needs, keep=keep)
+            for k, v in zip(keys, got.tolist()):
+                cache[k] = v
+        if len(cache) > 400_000:
+            cache.clear()
+        out = []
+        for item, queries in groups:
+            for q in queries:
+                if q is True:
+                    out.append(item)
+                    break
+                rest, target, need_run, need, keep = q
+                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
+                if cache.get(key):
+                    out.append(item)
+                    break
+        return out
+
+    def _slots_take_joker(self) -> bool:
+        return any(_accepts(m.meld, self.rules)[1] for m in self.table)
+
+    # ----------------------------------------------------------------- legal actions
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase == Phase.OVER:
+            return []
+        p = self.current_player
+        r = self.rules
+        hand = self.counts(p)
+        out_ = self.came_out[p]
+        if self.phase == Phase.DRAW:
+            legal = [DRAW_STOCK] if self.stock else []
+            if self.discard_pile and self._can_take():
+                legal.append(TAKE_DISCARD)
+            return legal
+        ctx = self._ctx()
+        tk, must, debt = ctx["taken_kind"], ctx["must"], ctx["debt"]
+        nat = tuple(sorted(k for c, k in self.pending if c < FIRST_JOKER))
+        jok = tuple(sorted(k for c, k in self.pending if c >= FIRST_JOKER))
+        pend_kinds = set(nat + jok)
+        slots_joker = self._slots_take_joker()
+        base = dict(out=out_, taken_kind=tk, must=must, debt=debt, turn_points=self.turn_points,
+                    turn_melds=self.turn_melds, turn_run=self.turn_run, slots_take_joker=slots_joker)
+        groups: list[tuple[int, list]] = []
+        legal: list[int] = []
+        # commit
+        if nat or jok:
+            readings = M._completions(nat, jok, _EMPTY, r)
+            if readings:
+                best = max(readings, key=lambda c: c.value)
+                after_out = out_ or (self.turn_points + best.value >= r.come_out_points
+                                     and (not r.come_out_needs_run or self.turn_run or best.run))
+                if int(hand.sum()) == 0:
+                    if r.go_out_without_discard and after_out:
+                        legal.append(COMMIT)
+                else:
+                    meld = best.meld()
+                    tk2 = None if tk is not None and (tk in nat or (tk == JOKER and jok)) else tk
+                    q = self._queries(hand, (), (), after_out, tk2, must and tk2 is not None,
+                                      debt and not jok, 0 if after_out else self.turn_points + best.value,
+                                      self.turn_melds + 1, self.turn_run or best.run,
+                                      slots_joker or _accepts(meld, r)[1])
+                    groups.append((COMMIT, q))
+        # discard
+        if not nat and not jok and not debt and not (must and tk is not None) and (out_ or self.turn_melds == 0):
+            hand_list = self.hands[p]
+            seen = set()
+            for c in hand_list:
+                if c == self.taken_card:
+                    continue
+                k = kind_of(c)
+                if k not in seen:
+                    seen.add(k)
+                    legal.append(DISCARD + k)
+        # a quick no: before coming out, can the hand come out at all?
+        can_meld = True
+        if not out_ and not nat and not jok:
+            q = self._queries(hand, (), (), False, tk, must, False, self.turn_points, max(self.turn_melds, 1),
+                              self.turn_run, slots_joker)
+            can_meld = bool(self._evaluate([(0, q)]))
+        if can_meld:
+            for k in range(NUM_CARDS):
+                if hand[k] and k not in pend_kinds:
+                    n2 = tuple(sorted(nat + (k,)))
+                    if not M._completions(n2, jok, _hand_minus(hand, k).tobytes(), r):
+                        continue
+                    h2 = _hand_minus(hand, k)
+                    tk2 = None if tk == k else tk
+                    groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
+            if hand[JOKER]:
+                h2 = _hand_minus(hand, JOKER)
+                tk2 = None if tk == JOKER else tk
+                for k in range(NUM_CARDS):
+                    if k in pend_kinds:
+                        continue
+                    j2 = tuple(sorted(jok + (k,)))
+                    if not M._completions(nat, j2, h2.tobytes(), r):
+                        continue
+                    groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2})))
+        # lay-offs and swaps: once out, nothing pending
+        if out_ and not nat and not jok:
+            for slot, tm in enumerate(self.table):
+                acc, joker_kinds, swaps = _accepts(tm.meld, r)
+                for k, _ in acc:
+                    if k != JOKER and hand[k]:
+                        h2 = _hand_minus(hand, k)
+                        tk2 = None if tk == k else tk
+                        if int(h2.sum()) == 0:
+                            if r.go_out_without_discard:
+                                legal.append(LAYOFF + NUM_CARDS * slot + k)
+                            continue
+                        groups.append((LAYOFF + NUM_CARDS * slot + k,
+                                       self._queries(h2, (), (), **{**base, "taken_kind": tk2})))
+                if hand[JOKER]:
+                    h2 = _hand_minus(hand, JOKER)
+                    tk2 = None if tk == JOKER else tk
+                    for k in joker_kinds:
+                        a = LAYOFF_JOKER + NUM_CARDS * slot + k
+                        if int(h2.sum()) == 0:
+                            if r.go_out_without_discard:
+                                legal.append(a)
+                            continue
+                        groups.append((a, self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": False})))
+                if not debt:
+                    for k in swaps:
+                        if hand[k]:
+                            h2 = _hand_minus(hand, k)
+                            h2[JOKER] += 1
+                            tk2 = None if tk == k else tk
+                            groups.append((SWAP + NUM_CARDS * slot + k,
+                                           self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True})))
+        legal += self._evaluate(groups)
+        return sorted(legal)
+
+    def _can_take(self) -> bool:
+        """Whether the player to move (drawing) may take the top discard."""
+        p = self.current_player
+        r = self.rules
+        card = self.discard_pile[-1]
+        k = kind_of(card)
+        hand = self.counts(p)
+        hand[k] += 1
+        must = not self.came_out[p] and r.take_discard_before_out == "meld"
+        q = self._queries(hand, (), (), self.came_out[p], k, must, False, 0, 1 if must else 0, False,
+                          self._slots_take_joker())
+        return bool(self._evaluate([(0, q)]))
+
+    # ----------------------------------------------------------------- stepping
+
+    def step(self, action: int) -> None:
+        """Apply an action of the player to move; raises ``IllegalActionError`` if not legal
+        (naming the legal actions; the state is left as it was)."""
+        action = self._check(action)
+        p = self.current_player
+        self.history.append((p, action))
+        self._moved()
+        r = self.rules
+        if action == DRAW_STOCK:
+            card = self.stock.pop()
+            self._give(p, card)
+            if self.stock_public:
+                self.known[p].append(card)
+            self.taken_card = None
+            self.phase = Phase.PLAY
+        elif action == TAKE_DISCARD:
+            card = self.discard_pile.pop()
+            self._give(p, card)
+            self.known[p].append(card)
+            self.taken_card = card
+            self.must_meld_taken = not self.came_out[p] and r.take_discard_before_out == "meld"
+            self.phase = Phase.PLAY
+        elif action == COMMIT:
+            self._commit(p)
+        elif action < PICK:
+            self._discard(p, action - DISCARD)
+        elif action < JOKER_AS:
+            k = action - PICK
+            self.pending.append((self._take(p, k), k))
+        elif action < LAYOFF:
+            k = action - JOKER_AS
+            self.pending.append((self._take(p, JOKER), k))
+        elif action < LAYOFF_JOKER:
+            slot, k = divmod(action - LAYOFF, NUM_CARDS)
+            self._lay_off(p, slot, k, self._take(p, k))
+        elif action < SWAP:
+            slot, k = divmod(action - LAYOFF_JOKER, NUM_CARDS)
+            self._lay_off(p, slot, JOKER, self._take(p, JOKER), k)
+        else:
+            slot, k = divmod(action - SWAP, NUM_CARDS)
+            self._swap(p, slot, k)
+
+    def _give(self, p: int, card: int) -> None:
+        h = self.hands[p]
+        h.append(card)
+        h.sort()
+
+    def _take(self, p: int, kind: int) -> int:
+        """Remove and return the physical card of ``kind`` that ``p`` plays (see the module
+        docstring: the swapped joker, then the card taken from the pile, then the lowest id)."""
+        h = self.hands[p]
+        if kind == JOKER and self.swapped_joker is not None and self.swapped_joker in h:
+            card = self.swapped_joker
+        elif self.taken_card is not None and self.taken_card in h and kind_of(self.taken_card) == kind:
+            card = self.taken_card
+        else:
+            card = next(c for c in h if kind_of(c) == kind)
+        h.remove(card)
+        if card in self.known[p]:
+            self.known[p].remove(card)
+        return card
+
+    def _commit(self, p: int) -> None:
+        r = self.rules
+        nat = tuple(sorted(k for c, k in self.pending if c < FIRST_JOKER))
+        jok = tuple(sorted(k for c, k in self.pending if c >= FIRST_JOKER))
+        best = max(M._completions(nat, jok, _EMPTY, r), key=lambda c: c.value)
+        cards = tuple(sorted(c for c, _ in self.pending))
+        self.table.append(TableMeld(p, cards, best.meld()))
+        if self.swapped_joker in cards:
+            self.swapped_joker = None
+        if self.taken_card in cards:
+            self.must_meld_taken = False
+        self.pending = []
+        if not self.came_out[p]:
+            self.turn_points += best.value
+            self.turn_melds += 1
+            self.turn_run |= best.run
+            if self.turn_points >= r.come_out_points and (not r.come_out_needs_run or self.turn_run):
+                self.came_out[p] = True
+        if not self.hands[p]:
+            self._go_out(p, with_discard=False)
+
+    def _lay_off(self, p: int, slot: int, kind: int, card: int, stands_for: Optional[int] = None) -> None:
+        old = self.table[slot]
+        new_meld = _layoff_meld(old.meld, kind if stands_for is None else JOKER, stands_for, self.rules)
+        self.table[slot] = TableMeld(old.owner, tuple(sorted(old.cards + (card,))), new_meld)
+        if card == self.swapped_joker:
+            self.swapped_joker = None
+        if card == self.taken_card:
+            self.must_meld_taken = False
+        if not self.hands[p]:
+            self._go_out(p, with_discard=False)
+
+    def _swap(self, p: int, slot: int, kind: int) -> None:
+        old = self.table[slot]
+        card = self._take(p, kind)
+        new_meld = next(m for k, m in M.joker_swaps(old.meld, _one_hot(kind), self.rules) if k == kind)
+        joker = min(c for c in old.cards if c >= FIRST_JOKER)
+        self.table[slot] = TableMeld(old.owner, tuple(sorted([c for c in old.cards if c != joker] + [card])), new_meld)
+        self._give(p, joker)
+        self.known[p].append(joker)
+        self.swapped_joker = joker
+
+    def _discard(self, p: int, kind: int) -> None:
+        h = self.hands[p]
+        card = next(c for c in h if kind_of(c) == kind and c != self.taken_card)
+        h.remove(card)
+        if card in self.known[p]:
+            self.known[p].remove(card)
+        self.discard_pile.append(card)
+        self.turn += 1
+        if not h:
+            self._go_out(p, with_discard=True)
+            return
+        self._end_turn(p)
+
+    def _end_turn(self, p: int) -> None:
+        r = self.rules
+        self.taken_card = None
+        self.must_meld_taken = False
+        self.swapped_joker = None
+        self.turn_points = self.turn_melds = 0
+        self.turn_run = False
+        if not self.stock and len(self.discard_pile) > 1:
+            below = self.discard_pile[:-1]
+            self.discard_pile = self.discard_pile[-1:]
+            self.turnovers += 1
+            if r.turnover == "flip":
+                self.stock = list(reversed(below))  # turned over: the first card discarded on top
+                self.stock_public = True
+            else:
+                order = np.random.default_rng([self.seed, self.turnovers]).permutation(len(below))
+                self.stock = [below[i] for i in order]
+                self.stock_public = False
+        if self.turn >= r.max_turns:
+            self._stalemate("max_turns")
+            return
+        self.current_player = (p + 1) % self.num_players
+        self.out_at_turn_start = self.came_out[self.current_player]
+        self.phase = Phase.DRAW
+        if not self.stock and not (self.discard_pile and self._can_take()):
+            self._stalemate("stock")
+
+    def _go_out(self, p: int, with_discard: bool) -> None:
+        r = self.rules
+        rummy = not self.out_at_turn_start
+        mult = r.hand_rummy_multiplier if rummy else 1
+        pen = penalty_values(r)
+        penalties = []
+        for seat, h in enumerate(self.hands):
+            if seat == p:
+                penalties.append(0)
+                continue
+            value = sum(int(pen[kind_of(c)]) for c in h)
+            if r.never_out_double and not self.came_out[seat]:
+                value *= 2
+            penalties.append(value * mult)
+        self.result = RommeHandResult("hand_rummy" if rummy else "out", p, sum(penalties), tuple(penalties),
+                                      tuple(tuple(h) for h in self.hands), tuple(self.came_out), with_discard)
+        self.phase = Phase.OVER
+
+    def _stalemate(self, reason: str) -> None:
+        n = self.num_players
+        self.result = RommeHandResult("stalemate", None, 0, (0,) * n, (), tuple(self.came_out), reason=reason)
+        self.phase = Phase.OVER
+
+    # ----------------------------------------------------------------- information sets
+
+    def action_name(self, action: int) -> str:
+        return action_name(action)
+
+    def _information_set(self, player: int) -> RommeInformationSet:
+        shown = self.result is not None and self.result.winner is not None
+        return RommeInformationSet(
+            player=player, num_players=self.num_players, hand=tuple(self.hands[player]),
+            hand_counts=tuple(int(x) for x in self.counts(player)), table=tuple(self.table),
+            discard_pile=tuple(self.discard_pile), stock_size=len(self.stock),
+            public_stock=tuple(reversed(self.stock)) if self.stock_public else (),
+            hand_sizes=tuple(len(h) for h in self.hands), came_out=tuple(self.came_out), phase=self.phase,
+            current_player=self.current_player, dealer=self.dealer, turn=self.turn, turnovers=self.turnovers,
+            pending=tuple(self.pending), turn_points=self.turn_points, turn_melds=self.turn_melds,
+            turn_run=self.turn_run, out_at_turn_start=self.out_at_turn_start, taken_card=self.taken_card,
+            must_meld_taken=self.must_meld_taken, swapped_joker=self.swapped_joker,
+            known=tuple(tuple(h) for h in self.hands) if shown else tuple(tuple(sorted(k)) for k in self.known),
+            public_history=tuple(self.history), result=self.result,
+        )
+
+    def redeal_hidden(self, player: int, rng: np.random.Generator) -> "RommeState":
+        """A copy with the cards ``player`` cannot know dealt differently among their places:
+        the other players' cards not known to be theirs, and the stock unless its order is
+        public (and the seed of later shuffles). What ``player`` sees must not change."""
+        t = self.clone()
+        if self.result is not None and self.result.winner is not None:
+            return t
+        others = [q for q in range(self.num_players) if q != player]
+        hidden = {q: [c for c in self.hands[q] if c not in self.known[q]] for q in others}
+        stock = [] if self.stock_public else list(self.stock)
+        pool = [c for q in others for c in hidden[q]] + stock
+        rng.shuffle(pool)
+        for q in others:
+            k = len(hidden[q])
+            t.hands[q] = sorted([c for c in self.hands[q] if c in self.known[q]] + pool[:k])
+            pool = pool[k:]
+        if not self.stock_public:
+            t.stock = pool
+        t.seed = int(rng.integers(2 ** 63))
+        t._legal = None
+        return t
+
+    @classmethod
+    def sample_from_information_set(cls, info: RommeInformationSet, rules: RommeRulesSpec,
+                                    rng: np.random.Generator) -> "RommeState":
+        """A full state consistent with ``info``: the hidden cards dealt uniformly at random
+        (each other player keeps the cards known to be theirs; the stock is the public one
+        after a flip, else the rest in random order). For determinised search; only before
+        the hand is over."""
+        if info.phase == Phase.OVER:
+            raise ValueError("cannot sample a world for a hand that is over")
+        rules = load_romme_rules(rules)
+        n, p = info.num_players, info.player
+        seen = set(info.hand) | set(info.discard_pile) | {c for m in info.table for c in m.cards}
+        seen |= {c for c, _ in info.pending} | set(info.public_stock)
+        for q in range(n):
+            if q != p:
+                seen |= set(info.known[q])
+        unseen = [c for c in range(num_physical(rules)) if c not in seen]
+        rng.shuffle(unseen)
+        hands = []
+        for q in range(n):
+            if q == p:
+                hands.append(list(info.hand))
+                continue
+            need = info.hand_sizes[q] - len(info.known[q])
+            if need < 0 or need > len(unseen):
+                raise ValueError("information set is inconsistent: unseen cards do not fill the other hands")
+            hands.append(sorted(list(info.known[q]) + unseen[:need]))
+            unseen = unseen[need:]
+        if info.public_stock:
+            stock, rest = list(reversed(info.public_stock)), unseen
+        else:
+            stock, rest = unseen, []
+        if rest or len(stock) != info.stock_size:
+            raise ValueError("information set is inconsistent: the unseen cards do not fill the stock")
+        return cls(
+            rules=rules, num_players=n, hands=hands, stock=stock, discard_pile=list(info.discard_pile),
+            dealer=info.dealer, current_player=info.current_player, phase=info.phase, deck=None,
+            seed=int(rng.integers(2 ** 63)), turn=info.turn, turnovers=info.turnovers,
+            stock_public=bool(info.public_stock), table=list(info.table), came_out=list(info.came_out),
+            pending=list(info.pending), turn_points=info.turn_points, turn_melds=info.turn_melds,
+            turn_run=info.turn_run, out_at_turn_start=info.out_at_turn_start, taken_card=info.taken_card,
+            must_meld_taken=info.must_meld_taken, swapped_joker=info.swapped_joker,
+            known=[list(k) for k in info.known], history=list(info.public_history),
+        )
+
+    # ----------------------------------------------------------------- text
+
+    def render(self, perspective: Optional[int] = None) -> str:
+        """Readable text; with ``perspective`` only what that seat may see."""
+        shown_all = self.result is not None and self.result.winner is not None
+        lines = []
+        for seat in range(self.num_players):
+            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}{' (out)' if self.came_out[seat] else ''}"
+            if perspective is None or perspective == seat or shown_all:
+                cards = self.hand_text(seat) or "-"
+            else:
+                cards = f"[{len(self.hands[seat])} cards]"
+            lines.append(f"{who}: {cards}")
+        for slot, m in enumerate(self.table):
+            lines.append(f"  table {slot} (player_{m.owner}): {m.meld}")
+        if self.pending:
+            lines.append("  pending: " + " ".join(kind_str(k) if c < FIRST_JOKER else f"[{kind_str(k)}]"
+                                                  for c, k in self.pending))
+        top = kind_str(kind_of(self.discard_pile[-1])) if self.discard_pile else "-"
+        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards")
+        if self.is_over:
+            res = self.result
+            assert res is not None
+            if res.winner is None:
+                lines.append(f"hand over: stalemate ({res.reason}), no points")
+            else:
+                lines.append(f"hand over: player_{res.winner} went out ({res.outcome}), scores {res.points}")
+        else:
+            lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+_EMPTY = bytes(NUM_KINDS)
+_QUERY_CACHE: dict = {}
+
+
+def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:
+    out = hand.copy()
+    out[kind] -= 1
+    return out
+
+
+def _one_hot(kind: int) -> np.ndarray:
+    out = np.zeros(NUM_KINDS, dtype=np.uint8)
+    out[kind] = 1
+    return out
+
+
+_ACCEPTS: dict = {}
+
+
+def _accepts(meld: M.Meld, rules: RommeRules) -> tuple:
+    """(lay-offs as (kind, new meld) for any hand, the kinds a joker laid off may stand for,
+    the natural kinds a swap takes) of a table meld, cached."""
+    key = (meld, rules)
+    got = _ACCEPTS.get(key)
+    if got is None:
+        everything = _ALL_KINDS
+        lay = M.layoffs(meld, everything, rules)
+        joker_kinds = []
+        for k, new in lay:
+            if k == JOKER:
+                joker_kinds.append(_new_joker_kind(meld, new))
+        swaps = [k for k, _ in M.joker_swaps(meld, everything, rules)]
+        got = _ACCEPTS[key] = (lay, tuple(sorted(set(joker_kinds))), tuple(swaps))
+        if len(_ACCEPTS) > 100_000:
+            _ACCEPTS.clear()
+    return got
+
+
+def _new_joker_kind(old: M.Meld, new: M.Meld) -> int:
+    """The kind the joker laid off on ``old`` (making ``new``) stands for."""
+    if new.kind == "set":
+        return next(k for k in new.stands_for if k not in old.stands_for)
+    if new.start != old.start or new.length == old.length:
+        return new.represented[0]
+    return new.represented[-1]
+
+
+def _layoff_meld(meld: M.Meld, kind: int, stands_for: Optional[int], rules: RommeRules) -> M.Meld:
+    for k, new in M.layoffs(meld, _ALL_KINDS, rules):
+        if k == kind and (kind != JOKER or _new_joker_kind(meld, new) == stands_for):
+            return new
+    raise AssertionError("no such lay-off")
+
+
+__all__ = [
+    "COMMIT", "DISCARD", "DRAW_STOCK", "JOKER_AS", "LAYOFF", "LAYOFF_JOKER", "MAX_TABLE_MELDS", "NUM_ACTIONS", "OUTCOMES",
+    "PICK", "Phase", "RommeHandResult", "RommeInformationSet", "RommeState", "SWAP", "TAKE_DISCARD", "TableMeld",
+    "action_name",
+]
