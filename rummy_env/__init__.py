@@ -6,8 +6,9 @@ The layers, each using only the ones before it:
   the PettingZoo AEC base, rendering, and the game interface with its registry
   (``rummy_env.core.game``: ``get_game("gin")``, ``games()``).
 - one package per game: ``rummy_env.gin`` (Gin Rummy: rules, pure game, scoring,
-  matches, encodings, env, vector engine) and ``rummy_env.basic`` (Basic Rummy for 2-4
-  players). The envs are public as ``rummy_env.gin_rummy_v0`` and ``rummy_env.rummy_v0``.
+  matches, encodings, env, vector engine), ``rummy_env.basic`` (Basic Rummy for 2-4
+  players) and ``rummy_env.romme`` (Rommé for 2-6 players, two decks and jokers). The envs
+  are public as ``rummy_env.gin_rummy_v0``, ``rummy_env.rummy_v0`` and ``rummy_env.romme_v0``.
 - ``rummy_env.agents``: one ``Agent`` interface, a registry of specs, agents per game.
 - ``rummy_env.gym``: Gymnasium views, one seat against agents;
   ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)`` is registered on import.
@@ -30,6 +31,7 @@ __version__ = "0.2.0"
 _compat.install()
 provide_games("rummy_env.gin.interface")
 provide_games("rummy_env.basic.interface")
+provide_games("rummy_env.romme.interface")
 
 if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
     _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym.gin:GinRummyEnv")

@@ -13,7 +13,8 @@ network; needs torch, imported only when one is made), and the levels
 Basic Rummy (``rummy_v0``, 2-4 players) has its own agents, named so they cannot be
 confused with the Gin ones: ``rummy-random`` and ``rummy-heuristic``
 (``rummy_env.agents.basic``). Every agent says which game it plays (``game``, a name of
-the game registry); ``available(game="basic")`` lists those of one game.
+the game registry); ``available(game="basic")`` lists those of one game. Rommé
+(``romme_v0``, 2-6 players) has ``romme-random`` (``rummy_env.agents.romme``).
 """
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
@@ -22,9 +23,10 @@ from rummy_env.agents.registry import (
 )
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
 from rummy_env.agents.basic import RummyHeuristicAgent, RummyRandomAgent  # registers them
+from rummy_env.agents.romme import RommeRandomAgent  # registers it
 
 __all__ = [
-    "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
+    "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RommeRandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
     "SimpleAgent",
     "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
     "register_human", "register_level", "seed_of",

@@ -102,6 +102,12 @@ class RommeRules(RuleOptions):
                              "set one of them above 0")
 
     @property
+    def match(self) -> bool:
+        """Whether the env plays whole tables (``episode="match"``): not yet, so False; a
+        table's options (``hands_per_table``, ``loss_limit``) are kept for when it does."""
+        return False
+
+    @property
     def num_cards(self) -> int:
         """Cards in the pack: two 52-card decks plus the jokers."""
         return 104 + self.jokers

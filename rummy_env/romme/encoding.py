@@ -1,0 +1,220 @@
+"""Rommé observation encoders: a player's information set -> arrays, from named slices.
+
+Built from ``RommeInformationSet`` alone, so they cannot show a card the player does not
+know. The layout is the same for 2 to 6 players (one network can play every table size):
+seats are *relative* (``rel0`` = the observing player, ``rel1`` = the next player to the
+left, who moves after them, ...) and slices of seats absent at the table are 0.
+
+Rommé plays with two decks and jokers, so a card slice is 52 wide over the natural
+*kinds* in card-id order (``suit * 13 + rank``) and holds a count scaled to 0..1: 0.5 for
+one card of the kind, 1.0 for both (``count / 2``; a slice that can hold a kind at most
+once is 0/1). Jokers have no place in a 4 x 13 plane: each slice that can hold jokers has
+a scalar ``..._jokers`` with the number of jokers / 6 (flags: 0/1).
+
+| card slice              | meaning                                                              |
+|-------------------------|----------------------------------------------------------------------|
+| hand                    | the player's hand (count / 2)                                        |
+| discard_top             | the top card of the discard pile (0/1)                               |
+| discard_pile            | every card in the discard pile, top included (count / 2)             |
+| public_stock            | cards of a stock whose order is public (after a ``flip`` turnover)   |
+| pending                 | natural cards of the meld being built this turn (0/1)                |
+| pending_joker_as        | the kinds the jokers of the pending meld stand for (0/1)             |
+| table                   | natural cards in every table meld (count / 2)                        |
+| table_rel0..rel5        | natural cards in the table melds laid by each relative seat          |
+| known_rel1..rel5        | cards known to be in each other seat's hand: taken from the pile or  |
+|                         | by a swap, or drawn from a public stock (all cards once shown)       |
+| discarded_rel1..rel5    | cards each other seat discarded this hand (count / 2, at most 1)     |
+| layoff_targets          | kinds a natural card of which some table meld takes now (0/1)        |
+| swap_targets            | kinds that would free a joker of some table meld by a swap (0/1)     |
+| taken                   | the card the player to move took from the pile this turn (0/1)       |
+| slot_0..slot_35         | for each table slot (``LAYOFF`` actions name slots), the natural     |
+|                         | kinds that meld takes now (0/1; 0 for an empty slot)                 |
+
+| scalar                          | meaning                                                      |
+|---------------------------------|--------------------------------------------------------------|
+| phase_draw, phase_play, phase_over | the phase, one-hot                                        |
+| stock_size                      | cards in the stock / 110                                     |
+| turn                            | turns played / ``max_turns``                                 |
+| stock_public                    | 1 when the stock's order is public (a ``flip`` turnover)     |
+| turn_points                     | points committed this turn before coming out / ``come_out_points`` (at most 1) |
+| pending_size                    | cards in the pending meld / 13                               |
+| must_meld_taken                 | 1 when the card taken from the pile must still be melded     |
+| joker_debt                      | 1 when the player to move holds a joker taken by a swap      |
+| out_at_turn_start               | 1 when the player to move had come out before this turn      |
+| came_out_rel0..rel5             | 1 per relative seat that has come out                        |
+| hand_size_rel0..rel5            | cards in each relative seat's hand / 14                      |
+| dealer_rel0..rel5               | the dealer, one-hot by relative seat                         |
+| players_2..players_6            | the number of players, one-hot                               |
+| hand_jokers, discard_top_joker, discard_pile_jokers, public_stock_jokers, pending_jokers, table_jokers, table_jokers_rel0..rel5, known_jokers_rel1..rel5, discarded_jokers_rel1..rel5, taken_joker | the jokers of the card slice of that name / 6 (``discard_top_joker`` and ``taken_joker``: 0/1) |
+
+- ``flat``: float32 vector of the 62 card slices then the 57 scalars: shape (3281,).
+- ``planes``: float32 (119, 4, 13): the card slices as 4 x 13 planes (suit rows, rank
+  columns), then each scalar as a constant plane.
+
+Matches are not encoded: ``romme_v0`` plays one hand per episode (``rummy_env.romme.env``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.encoding import CardLayout, lookup, standard_encodings
+from rummy_env.romme.cards import FIRST_JOKER, JOKER, MAX_JOKERS, MAX_PHYSICAL, NUM_KINDS
+from rummy_env.romme.game import DISCARD, MAX_TABLE_MELDS, PICK, RommeInformationSet, RommeState, _accepts
+from rummy_env.romme.rules import MAX_PLAYERS, MIN_PLAYERS, RommeRules
+
+SEATS = range(MAX_PLAYERS)
+OTHERS = range(1, MAX_PLAYERS)
+CARD_SLICES = (
+    "hand", "discard_top", "discard_pile", "public_stock", "pending", "pending_joker_as", "table",
+    *[f"table_rel{k}" for k in SEATS], *[f"known_rel{k}" for k in OTHERS], *[f"discarded_rel{k}" for k in OTHERS],
+    "layoff_targets", "swap_targets", "taken", *[f"slot_{s}" for s in range(MAX_TABLE_MELDS)],
+)
+JOKER_SCALARS = (
+    "hand_jokers", "discard_top_joker", "discard_pile_jokers", "public_stock_jokers", "pending_jokers", "table_jokers",
+    *[f"table_jokers_rel{k}" for k in SEATS], *[f"known_jokers_rel{k}" for k in OTHERS],
+    *[f"discarded_jokers_rel{k}" for k in OTHERS], "taken_joker",
+)
+SCALARS = (
+    "phase_draw", "phase_play", "phase_over", "stock_size", "turn", "stock_public", "turn_points", "pending_size",
+    "must_meld_taken", "joker_debt", "out_at_turn_start",
+    *[f"came_out_rel{k}" for k in SEATS], *[f"hand_size_rel{k}" for k in SEATS], *[f"dealer_rel{k}" for k in SEATS],
+    *[f"players_{n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+    *JOKER_SCALARS,
+)
+LAYOUT = CardLayout(CARD_SLICES, SCALARS)
+FLAT_SIZE = LAYOUT.flat_size
+PLANES_SHAPE = LAYOUT.planes_shape
+HAND_SIZE_SCALE = 14.0  # the most cards a hand holds (13 dealt, one drawn; 14 dealt to the first player)
+PENDING_SCALE = 13.0  # the longest meld
+STATE_SIZE = (MAX_PLAYERS + 5) * NUM_KINDS + 3 + MAX_PLAYERS
+
+_CARD_AT = {name: i * NUM_CARDS for i, name in enumerate(CARD_SLICES)}
+_SCALAR_AT = {name: LAYOUT.card_size + i for i, name in enumerate(SCALARS)}
+
+
+def flat_slices() -> dict[str, slice]:
+    """Where each named part lies in the flat vector."""
+    return LAYOUT.slices()
+
+
+def encode(info: RommeInformationSet, rules: RommeRules, encoding: str = "flat",
+           scores: Optional[Sequence[int]] = None) -> np.ndarray:
+    """The observation array of ``info`` in the named encoding (a key of ``ENCODINGS``)."""
+    return lookup(ENCODINGS, encoding).encode(info, rules, scores)
+
+
+def observation_shape(encoding: str) -> tuple[int, ...]:
+    return lookup(ENCODINGS, encoding).shape()
+
+
+def _counts(cards) -> np.ndarray:
+    """(53,) kind counts of physical ``cards``."""
+    out = np.zeros(NUM_KINDS, dtype=np.float32)
+    for c in cards:
+        out[c % NUM_CARDS if c < FIRST_JOKER else JOKER] += 1
+    return out
+
+
+def _put(out: np.ndarray, name: str, counts: np.ndarray, joker: Optional[str] = None, scale: float = 2.0) -> None:
+    """Write the 52 natural counts of ``counts`` (scaled, at most 1) into the card slice
+    ``name`` and its jokers / 6 into the scalar ``joker``."""
+    at = _CARD_AT[name]
+    out[at:at + NUM_CARDS] = np.minimum(counts[:NUM_CARDS] / scale, 1.0)
+    if joker is not None:
+        out[_SCALAR_AT[joker]] = min(counts[JOKER] / MAX_JOKERS, 1.0)
+
+
+def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]] = None) -> np.ndarray:
+    """The flat vector (``scores`` is accepted for the ``Encoding`` protocol and unused:
+    the env plays single hands)."""
+    n, p = info.num_players, info.player
+    rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
+    out = np.zeros(FLAT_SIZE, dtype=np.float32)
+    sc = _SCALAR_AT
+    _put(out, "hand", _counts(info.hand), "hand_jokers")
+    if info.discard_pile:
+        _put(out, "discard_top", _counts(info.discard_pile[-1:]), "discard_top_joker", 1.0)
+    _put(out, "discard_pile", _counts(info.discard_pile), "discard_pile_jokers")
+    _put(out, "public_stock", _counts(info.public_stock), "public_stock_jokers")
+    pending = np.zeros(NUM_KINDS, dtype=np.float32)
+    joker_as = np.zeros(NUM_KINDS, dtype=np.float32)
+    for card, kind in info.pending:
+        if card < FIRST_JOKER:
+            pending[kind] = 1.0
+        else:
+            joker_as[kind] = 1.0
+            pending[JOKER] += 1
+    _put(out, "pending", pending, "pending_jokers", 1.0)
+    _put(out, "pending_joker_as", joker_as, None, 1.0)
+    _put(out, "table", _counts(c for m in info.table for c in m.cards), "table_jokers")
+    for k, seat in enumerate(rel):
+        _put(out, f"table_rel{k}", _counts(c for m in info.table if m.owner == seat for c in m.cards),
+             f"table_jokers_rel{k}")
+    discarded = [np.zeros(NUM_KINDS, dtype=np.float32) for _ in range(n)]
+    for seat, action in info.public_history:
+        if DISCARD <= action < PICK:
+            discarded[seat][action - DISCARD] += 1
+    for k, seat in enumerate(rel[1:], start=1):
+        _put(out, f"known_rel{k}", _counts(info.known[seat]), f"known_jokers_rel{k}")
+        _put(out, f"discarded_rel{k}", discarded[seat], f"discarded_jokers_rel{k}")
+    layoff = np.zeros(NUM_KINDS, dtype=np.float32)
+    swap = np.zeros(NUM_KINDS, dtype=np.float32)
+    for slot, m in enumerate(info.table):
+        takes, _, swaps = _accepts(m.meld, rules)
+        at = _CARD_AT[f"slot_{slot}"]
+        for kind, _ in takes:
+            if kind != JOKER:
+                out[at + kind] = 1.0
+                layoff[kind] = 1.0
+        for kind in swaps:
+            swap[kind] = 1.0
+    _put(out, "layoff_targets", layoff, None, 1.0)
+    _put(out, "swap_targets", swap, None, 1.0)
+    if info.taken_card is not None:
+        _put(out, "taken", _counts([info.taken_card]), "taken_joker", 1.0)
+    out[sc["phase_draw"] + int(info.phase)] = 1.0
+    out[sc["stock_size"]] = info.stock_size / MAX_PHYSICAL
+    out[sc["turn"]] = min(info.turn / rules.max_turns, 1.0)
+    out[sc["stock_public"]] = float(bool(info.public_stock))
+    out[sc["turn_points"]] = min(info.turn_points / max(1, rules.come_out_points), 1.0)
+    out[sc["pending_size"]] = len(info.pending) / PENDING_SCALE
+    out[sc["must_meld_taken"]] = float(info.must_meld_taken)
+    out[sc["joker_debt"]] = float(info.swapped_joker is not None)  # set by a swap, cleared once that joker is played
+    out[sc["out_at_turn_start"]] = float(info.out_at_turn_start)
+    for k, seat in enumerate(rel):
+        out[sc[f"came_out_rel{k}"]] = float(info.came_out[seat])
+        out[sc[f"hand_size_rel{k}"]] = min(info.hand_sizes[seat] / HAND_SIZE_SCALE, 1.0)
+    out[sc[f"dealer_rel{(info.dealer - p) % n}"]] = 1.0
+    out[sc[f"players_{n}"]] = 1.0
+    return out
+
+
+def _high(rules: RommeRules) -> np.ndarray:
+    """Upper bounds of the flat vector (lower bounds are 0): every entry is at most 1."""
+    return np.ones(FLAT_SIZE, dtype=np.float32)
+
+
+ENCODINGS = standard_encodings(LAYOUT, _flat, _high)
+
+
+def state_vector(state: RommeState) -> np.ndarray:
+    """Full state for centralised critics (absolute seats), kind counts over 53 kinds
+    (natural counts / 2, jokers / 6).
+
+    Layout: hands of seats 0..5 (6 x 53; 0 for absent seats), stock (53), discard pile
+    (53), discard top (53), table (53), pending meld (53), phase one-hot (3), seat to move
+    one-hot (6): (592,).
+    """
+    scale = np.array([2.0] * NUM_CARDS + [float(MAX_JOKERS)], dtype=np.float32)
+    parts = [_counts(h) for h in state.hands] + [np.zeros(NUM_KINDS, np.float32)] * (MAX_PLAYERS - state.num_players)
+    parts += [_counts(state.stock), _counts(state.discard_pile), _counts(state.discard_pile[-1:]),
+              _counts(c for m in state.table for c in m.cards), _counts(c for c, _ in state.pending)]
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    out[: (MAX_PLAYERS + 5) * NUM_KINDS] = np.minimum(np.concatenate(parts) / np.tile(scale, MAX_PLAYERS + 5), 1.0)
+    out[(MAX_PLAYERS + 5) * NUM_KINDS + int(state.phase)] = 1.0
+    out[(MAX_PLAYERS + 5) * NUM_KINDS + 3 + state.current_player] = 1.0
+    return out

@@ -1,0 +1,66 @@
+"""Rommé on the game interface (``rummy_env.core.game``), registered as ``romme``.
+
+Glue only: every method hands over to the modules of this package, where the rules live.
+Matches (tables of ``hands_per_table`` hands) are not played by the env yet: ``new_match``
+refuses with the reason (``rummy_env.romme.env``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from rummy_env.core.game import Game, Seed, register_game
+from rummy_env.romme import encoding, text
+from rummy_env.romme.cards import MAX_PHYSICAL
+from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, RommeState, action_name
+from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
+
+MATCH_UNSUPPORTED = ("Rommé tables (hands_per_table hands, loss_limit) are not played by romme_v0 yet: "
+                     "use episode='hand' and add up the hands' rewards")
+
+
+class Romme(Game):
+    name = "romme"
+    title = "Rommé"
+    env_module = "rummy_env.romme.env"
+    env_name = "romme_v0"
+    min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
+    deck_size = MAX_PHYSICAL  # 110 physical cards with the default 6 jokers
+    num_actions = NUM_ACTIONS
+    state_type = RommeState
+    information_set_type = RommeInformationSet
+    outcomes = OUTCOMES
+    rules_type = RommeRules
+    default_preset = DEFAULT_PRESET
+    presets = PRESETS
+    encodings = encoding.ENCODINGS
+    state_size = encoding.STATE_SIZE
+
+    def load_rules(self, spec: Any = None) -> Any:
+        return load_romme_rules(spec)
+
+    def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
+             dealer: Optional[int] = None) -> RommeState:
+        if deck is not None:
+            return RommeState.from_deck(deck, num_players, rules, dealer)
+        return RommeState.new_hand(num_players, rules, seed, dealer)
+
+    def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Any:
+        raise NotImplementedError(MATCH_UNSUPPORTED)
+
+    def state_vector(self, state: Any) -> np.ndarray:
+        return encoding.state_vector(state)
+
+    def action_name(self, action: int, rules: Any = None) -> str:
+        return action_name(action)
+
+    def describe_move(self, action: int, rules: Any = None) -> str:
+        return text.describe_move(action)
+
+    def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
+        return text.explain(result, names)
+
+
+ROMME = register_game(Romme())
