@@ -20,6 +20,11 @@ CASES = [(name, n) for name in games() for n in range(get_game(name).min_players
 IDS = [f"{name}-{n}p" for name, n in CASES]
 
 
+def hands(game, count: int, least: int = 2) -> range:
+    """Seeds for ``count`` random hands, fewer for a game whose hands cost more (``Game.hand_cost``)."""
+    return range(max(least, count // game.hand_cost))
+
+
 def random_play(game, n: int, seed: int, on_step=None):
     """A hand of random legal moves from a seeded deal; ``on_step(state)`` before each move."""
     rng = np.random.default_rng(seed)
@@ -63,7 +68,7 @@ def test_invariants_over_random_games(name, n):
         for action in rng.choice(legal, size=min(3, len(legal)), replace=False):  # masked-in actions step
             state.clone().step(int(action))
 
-    for seed in range(30):
+    for seed in hands(game, 30):
         state = random_play(game, n, seed, check)
         result = state.result
         assert result is not None and state.legal_actions() == [] and not state.legal_mask().any()
@@ -83,7 +88,7 @@ def test_no_leak_when_hidden_cards_are_dealt_differently(name, n):
     env = game.raw_env(num_players=n)
     rng = np.random.default_rng(7)
     checked = changed = 0
-    for episode in range(6):
+    for episode in hands(game, 6):
         env.reset(seed=episode)
         while True:
             g = env.game
@@ -119,7 +124,7 @@ def test_sampled_worlds_reproduce_the_information_set(name, n):
                 assert world.legal_actions() == state.legal_actions()
             checked += 1
 
-    for seed in range(8):
+    for seed in hands(game, 8):
         random_play(game, n, seed, check)
     assert checked > 50
 

@@ -209,6 +209,8 @@ class Game(ABC):
     encodings: dict[str, Encoding]
     state_size: int  # length of the env's ``state()`` vector
     batched: bool = False  # whether ``play_batched`` plays many hands at once (a batch engine)
+    hand_cost: int = 1  # a random hand's cost relative to a Gin hand: suites that play many random hands
+    # (tests/test_conformance.py) play about 1/hand_cost as many of this game's
 
     # ------------------------------------------------------------------ rules
 

@@ -37,6 +37,7 @@ class Romme(Game):
     presets = PRESETS
     encodings = encoding.ENCODINGS
     state_size = encoding.STATE_SIZE
+    hand_cost = 3  # a random hand is 100 to 400 moves, each checked by the exact solver
 
     def load_rules(self, spec: Any = None) -> Any:
         return load_romme_rules(spec)
