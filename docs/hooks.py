@@ -18,8 +18,8 @@ Sources, all reached through the game registry (``rummy_env.core.game``) where a
 a game's: each game's rules dataclass (field, default, attribute docstring, and the
 values the validation accepts, found by trying them), its presets, the action table of
 its game module's docstring, its observation layout (the ``flat`` encoding's named
-slices; a game not registered yet, such as Rommé, gives its rules and presets from its
-package's ``rules`` module); the training config ``rummy_env.train.config.PPOConfig`` and the tournament
+slices; a game not registered yet gives its rules and presets from its package's
+``rules`` module); the training config ``rummy_env.train.config.PPOConfig`` and the tournament
 settings ``rummy_env.eval.config.TournamentConfig`` (attribute docstrings), the agent
 registry and the 0.1 module paths kept as aliases (``rummy_env._compat``).
 """
@@ -183,7 +183,7 @@ def _presets(presets: dict[str, Any]) -> str:
 
 def _rules_of(game: str) -> tuple[type, dict[str, Any]]:
     """A game's rules type and presets: from the registry, or, for a game whose package has
-    its rules but is not registered yet (``romme``), from ``rummy_env.GAME.rules``
+    its rules but is not registered yet, from ``rummy_env.GAME.rules``
     (``RULES_TYPE`` and ``PRESETS``)."""
     import importlib
 
