@@ -186,3 +186,21 @@ def test_a_tournament_of_romme_random_at_three_players(tmp_path):
         assert sum(r["points"]) == 0
         state = replay_hand(r["hands"][0], cfg.rules, "romme", 3)
         assert state.result.to_dict() == r["hands"][0]["result"]
+
+
+def test_a_tournament_with_four_jokers_deals_108_cards(tmp_path):
+    """Rules that change the pack (4 jokers: 108 cards) deal decks of that size
+    (``Game.deck_size_of``), and the recorded hands replay under those rules."""
+    import json
+
+    rules = {"preset": "romme", "jokers": 4}
+    cfg = TournamentConfig(agents=["romme-random", "romme-random:seed=9"], deals=1, out=str(tmp_path / "t"), seed=2,
+                           game="romme", rules=rules)
+    summary = run(cfg, progress=False)
+    assert summary["games"] == 2
+    for line in (cfg.out_dir / "results.jsonl").read_text().splitlines()[1:]:
+        hand = json.loads(line)["hands"][0]
+        assert sorted(hand["deck"]) == list(range(108))
+        assert replay_hand(hand, rules, "romme", 2).result.to_dict() == hand["result"]
+    with pytest.raises(ValueError, match="episode='match'.*not played by romme_v0 yet"):
+        romme_v0.raw_env(episode="match")

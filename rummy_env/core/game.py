@@ -198,7 +198,7 @@ class Game(ABC):
     env_module: str  # the module of its ``raw_env`` class and ``env()``, e.g. "rummy_env.gin.env"
     min_players: int = 2
     max_players: int = 2
-    deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1
+    deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1 (under the default rules: ``deck_size_of``)
     num_actions: int
     state_type: type  # the class of its hands (a ``GameState``)
     information_set_type: type  # what ``GameState.information_set`` returns
@@ -234,6 +234,11 @@ class Game(ABC):
         return check_num_players(num_players, self.min_players, self.max_players)
 
     # ------------------------------------------------------------------ dealing and matches
+
+    def deck_size_of(self, rules: Any) -> int:
+        """The number of cards dealt under ``rules`` (card ids 0..n-1 of a deal order): ``deck_size``
+        unless a game's rules change the pack (Rommé with 4 jokers)."""
+        return self.deck_size
 
     @abstractmethod
     def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,

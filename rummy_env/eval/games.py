@@ -143,7 +143,7 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
     env = rules_game.raw_env(num_players=k, rules=spec["rules"], episode="match" if match else "hand")
     options: dict[str, Any] = {"dealer": k - 1}
     if not match:
-        options["deck"] = deck_for(spec["seed"], game.deal, rules_game.deck_size)
+        options["deck"] = deck_for(spec["seed"], game.deal, rules_game.deck_size_of(rules_game.load_rules(spec["rules"])))
     env.reset(seed=base, options=options)
     hands: list[dict[str, Any]] = []
     for seat, obs, info in decisions(env):
@@ -229,7 +229,7 @@ def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int
         raise ValueError(f"agents without an array policy cannot be played many at once: {missing}")
     column = {i: c for c, i in enumerate(members)}
     deals = sorted({g.deal for g in games})
-    decks = {d: deck_for(spec["seed"], d, played.deck_size) for d in deals}
+    decks = {d: deck_for(spec["seed"], d, played.deck_size_of(played.load_rules(spec["rules"]))) for d in deals}
     bases = {d: deal_seed(spec["seed"], d) for d in deals}
     own = {i: agents.seed_of(spec["agents"][i]) for i in members}  # a spec's own seed=, which make() keeps
     dealer = len(games[0].seats) - 1  # as play_game deals

@@ -81,7 +81,7 @@ Version History
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pettingzoo import AECEnv
 
@@ -108,7 +108,9 @@ class raw_env(CardGameEnv):
     info_extras = {"game": GAME}
     game_interface = ROMME
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if kwargs.get("episode") == "match" or (len(args) > 4 and args[4] == "match"):
+    def __init__(self, num_players: Optional[int] = None, render_mode: Optional[str] = None, rules: Any = None,
+                 encoding: Any = "flat", episode: str = "hand", reward: str = "points", illegal_action: str = "raise",
+                 illegal_reward: float = -1.0) -> None:
+        if episode == "match":  # before the base's check, which would ask for a target score
             raise ValueError(f"episode='match': {MATCH_UNSUPPORTED}")
-        super().__init__(*args, **kwargs)
+        super().__init__(num_players, render_mode, rules, encoding, episode, reward, illegal_action, illegal_reward)

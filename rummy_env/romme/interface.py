@@ -13,7 +13,7 @@ import numpy as np
 
 from rummy_env.core.game import Game, Seed, register_game
 from rummy_env.romme import encoding, text
-from rummy_env.romme.cards import MAX_PHYSICAL
+from rummy_env.romme.cards import MAX_PHYSICAL, num_physical
 from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, RommeState, action_name
 from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
 
@@ -41,6 +41,9 @@ class Romme(Game):
 
     def load_rules(self, spec: Any = None) -> Any:
         return load_romme_rules(spec)
+
+    def deck_size_of(self, rules: Any) -> int:
+        return num_physical(self.load_rules(rules))
 
     def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
              dealer: Optional[int] = None) -> RommeState:
