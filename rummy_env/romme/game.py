@@ -420,7 +420,8 @@ class RommeState(CardGameState):
         return out
 
     def hand_text(self, player: int) -> str:
-        return " ".join(kind_str(kind_of(c)) for c in self.hands[player])
+        """A seat's cards as text, sorted by suit then rank, jokers last (``'AC AC 7D JK'``)."""
+        return " ".join(kind_str(k) for k in sorted(kind_of(c) for c in self.hands[player]))
 
     @property
     def is_out(self) -> bool:
