@@ -16,54 +16,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine  # noqa: E402
+from common import machine, random_play_rates  # noqa: E402
 
 from rummy_env import romme_v0  # noqa: E402
 from rummy_env.romme.game import RommeState  # noqa: E402
-
-
-def env_rate(num_players: int, seconds: float, seed: int = 0) -> float:
-    env = romme_v0.env(num_players=num_players)
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    env.reset(seed=seed + 10**6)  # one untimed hand first: what a process does once (compiled kernels
-    for _ in env.agent_iter():  # loaded and checked, caches) is not part of the rate
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=seed + games)
-        games += 1
-        for _ in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-                steps += 1
-            env.step(action)
-    return steps / (time.perf_counter() - start)
-
-
-def game_rate(num_players: int, seconds: float, seed: int = 0) -> float:
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        s = RommeState.new_hand(num_players, seed=seed + games)
-        games += 1
-        while not s.is_over:
-            legal = s.legal_actions()
-            s.step(legal[rng.integers(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -74,12 +33,8 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(x) for x in args.players.split(",")]
     print(f"machine: {machine()}")
-    measures = {(kind, n): (lambda k=kind, n=n: (env_rate if k == "env" else game_rate)(n, args.seconds))
-                for n in sizes for kind in ("env", "game")}
-    best = dict.fromkeys(measures, 0.0)
-    for _ in range(args.repeats):  # interleaved rounds, so a slow spell hits every figure alike
-        for key, measure in measures.items():
-            best[key] = max(best[key], measure())
+    best = random_play_rates(lambda n: romme_v0.env(num_players=n),
+                             lambda n, seed: RommeState.new_hand(n, seed=seed), sizes, args.seconds, args.repeats)
     for n in sizes:
         print(f"romme_v0.env(num_players={n})  (AEC loop)        {best[('env', n)]:>10,.0f} steps/s")
         print(f"RommeState, {n} players (pure game)            {best[('game', n)]:>10,.0f} steps/s")

@@ -11,8 +11,9 @@ import json
 import os
 import platform
 import subprocess
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -48,3 +49,59 @@ def random_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     """n random hands of ``size`` cards (the same draw as the peer scripts for one seed)."""
     idx = np.argsort(rng.random((n, 52)), axis=1)[:, :size]
     return idx
+
+
+def random_play_rates(make_env: Callable[[int], Any], deal: Callable[[int, int], Any], sizes: Sequence[int],
+                      seconds: float, repeats: int, seed: int = 0) -> dict[tuple[str, int], float]:
+    """Steps/s of uniformly random legal play, ``{("env", n): ..., ("game", n): ...}`` for each
+    table size ``n`` of ``sizes``: the AEC loop every PettingZoo user writes on
+    ``make_env(n)`` (``agent_iter()`` / ``last()`` / ``step()``, the action drawn from the
+    mask, observation and mask built every step), and the pure game alone
+    (``deal(n, seed)`` -> a state; legal actions + step). Each figure is the best of
+    ``repeats`` interleaved rounds: a slow spell of the machine hits every figure alike."""
+    measures = {(kind, n): (lambda k=kind, n=n: (_env_rate(make_env, n, seconds, seed) if k == "env"
+                                                 else _game_rate(deal, n, seconds, seed)))
+                for n in sizes for kind in ("env", "game")}
+    best = dict.fromkeys(measures, 0.0)
+    for _ in range(repeats):
+        for key, measure in measures.items():
+            best[key] = max(best[key], measure())
+    return best
+
+
+def _env_rate(make_env: Callable[[int], Any], num_players: int, seconds: float, seed: int) -> float:
+    env = make_env(num_players)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    env.reset(seed=seed + 10**6)  # one untimed hand first: what a process does once (compiled kernels
+    for _ in env.agent_iter():  # loaded and checked, caches) is not part of the rate
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + games)
+        games += 1
+        for _ in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                steps += 1
+            env.step(action)
+    return steps / (time.perf_counter() - start)
+
+
+def _game_rate(deal: Callable[[int, int], Any], num_players: int, seconds: float, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s = deal(num_players, seed + games)
+        games += 1
+        while not s.is_over:
+            legal = s.legal_actions()
+            s.step(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - start)
