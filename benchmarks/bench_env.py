@@ -29,50 +29,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, peer_python, run_peer  # noqa: E402
+from common import aec_rate, machine, peer_python, run_peer, state_rate  # noqa: E402
 
 from pettingzoo.utils import wrappers  # noqa: E402
 
 from rummy_env import gin_rummy_v0  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.interface import GIN  # noqa: E402
-
-
-def aec_rate(env, seconds: float, seed: int = 0) -> float:
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    env.reset(seed=seed + 10**6)  # one untimed hand first: what a process does once (compiled kernels
-    for _ in env.agent_iter():  # loaded and checked, caches) is not part of the rate
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=seed + games)
-        games += 1
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-                steps += 1
-            env.step(action)
-    return steps / (time.perf_counter() - start)
-
-
-def game_rate(seconds: float, seed: int = 0) -> float:
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        s = GinRummyState.new_hand(seed=seed + games, dealer=games % 2)
-        games += 1
-        while not s.is_over:
-            legal = s.legal_actions()
-            s.step(legal[rng.integers(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - start)
 
 
 def positions(games: int = 200, seed: int = 0) -> list[GinRummyState]:
@@ -129,7 +92,7 @@ def main() -> None:
         "stack": lambda: aec_rate(wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
             wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(), illegal_reward=-1))), args.seconds),
         "raw": lambda: aec_rate(gin_rummy_v0.raw_env(), args.seconds),
-        "game": lambda: game_rate(args.seconds),
+        "game": lambda: state_rate(lambda g: GinRummyState.new_hand(seed=g, dealer=g % 2), args.seconds),
     }
     if python is not None:
         measures.update({

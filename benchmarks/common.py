@@ -54,13 +54,11 @@ def random_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
 def random_play_rates(make_env: Callable[[int], Any], deal: Callable[[int, int], Any], sizes: Sequence[int],
                       seconds: float, repeats: int, seed: int = 0) -> dict[tuple[str, int], float]:
     """Steps/s of uniformly random legal play, ``{("env", n): ..., ("game", n): ...}`` for each
-    table size ``n`` of ``sizes``: the AEC loop every PettingZoo user writes on
-    ``make_env(n)`` (``agent_iter()`` / ``last()`` / ``step()``, the action drawn from the
-    mask, observation and mask built every step), and the pure game alone
-    (``deal(n, seed)`` -> a state; legal actions + step). Each figure is the best of
-    ``repeats`` interleaved rounds: a slow spell of the machine hits every figure alike."""
-    measures = {(kind, n): (lambda k=kind, n=n: (_env_rate(make_env, n, seconds, seed) if k == "env"
-                                                 else _game_rate(deal, n, seconds, seed)))
+    table size ``n`` of ``sizes``: ``aec_rate`` of ``make_env(n)`` and ``state_rate`` of
+    ``deal(n, seed)`` (a state). Each figure is the best of ``repeats`` interleaved rounds:
+    a slow spell of the machine hits every figure alike."""
+    measures = {(kind, n): (lambda k=kind, n=n: (aec_rate(make_env(n), seconds, seed) if k == "env"
+                                                 else state_rate(lambda g, n=n: deal(n, seed + g), seconds, seed)))
                 for n in sizes for kind in ("env", "game")}
     best = dict.fromkeys(measures, 0.0)
     for _ in range(repeats):
@@ -69,8 +67,10 @@ def random_play_rates(make_env: Callable[[int], Any], deal: Callable[[int, int],
     return best
 
 
-def _env_rate(make_env: Callable[[int], Any], num_players: int, seconds: float, seed: int) -> float:
-    env = make_env(num_players)
+def aec_rate(env: Any, seconds: float, seed: int = 0) -> float:
+    """Steps/s of the AEC loop every PettingZoo user writes on ``env`` (``agent_iter()`` /
+    ``last()`` / ``step()``, a uniformly random action from the mask, observation and mask
+    built every step), after one untimed hand."""
     rng = np.random.default_rng(seed)
     steps = games = 0
     env.reset(seed=seed + 10**6)  # one untimed hand first: what a process does once (compiled kernels
@@ -93,12 +93,14 @@ def _env_rate(make_env: Callable[[int], Any], num_players: int, seconds: float, 
     return steps / (time.perf_counter() - start)
 
 
-def _game_rate(deal: Callable[[int, int], Any], num_players: int, seconds: float, seed: int) -> float:
+def state_rate(deal: Callable[[int], Any], seconds: float, seed: int = 0) -> float:
+    """Steps/s of the pure game alone: hands ``deal(0)``, ``deal(1)``, ... played by
+    uniformly random legal actions (legal actions + step, no observation)."""
     rng = np.random.default_rng(seed)
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        s = deal(num_players, seed + games)
+        s = deal(games)
         games += 1
         while not s.is_over:
             legal = s.legal_actions()
