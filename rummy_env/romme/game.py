@@ -100,7 +100,7 @@ from typing import Any, ClassVar, Optional, Sequence, Union
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
+from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase
 from rummy_env.romme import melds as M
@@ -131,29 +131,35 @@ class Phase(IntEnum):
     OVER = 2  # the hand has ended
 
 
-def action_name(action: int) -> str:
-    """Readable name of an action id, e.g. ``'discard 7D'`` or ``'lay off JK as 4H on slot 2'``."""
+def decode_action(action: int) -> tuple[str, int, int]:
+    """``(move, slot, kind)`` of an action id: ``move`` one of 'draw', 'take', 'commit',
+    'discard', 'pick', 'joker_as', 'layoff', 'layoff_joker', 'swap'; ``slot`` the table
+    slot and ``kind`` the card kind it names (-1 where it names none). The one reading of
+    the action layout that ``action_name`` and the third-person text both use."""
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
     action = int(action)
-    if action == DRAW_STOCK:
-        return "draw stock"
-    if action == TAKE_DISCARD:
-        return "take discard"
-    if action == COMMIT:
-        return "commit meld"
-    if action < PICK:
-        return f"discard {kind_str(action - DISCARD)}"
-    if action < JOKER_AS:
-        return f"meld {kind_str(action - PICK)}"
-    if action < LAYOFF:
-        return f"meld JK as {kind_str(action - JOKER_AS)}"
-    for base, what in ((SWAP, "swap {k} for the joker on slot {s}"), (LAYOFF_JOKER, "lay off JK as {k} on slot {s}"),
-                       (LAYOFF, "lay off {k} on slot {s}")):
+    if action < DISCARD:
+        return ("draw", "take", "commit")[action], -1, -1
+    for base, move in ((SWAP, "swap"), (LAYOFF_JOKER, "layoff_joker"), (LAYOFF, "layoff")):
         if action >= base:
-            s, k = divmod(action - base, NUM_CARDS)
-            return what.format(k=kind_str(k), s=s)
+            slot, kind = divmod(action - base, NUM_CARDS)
+            return move, slot, kind
+    for base, move in ((JOKER_AS, "joker_as"), (PICK, "pick"), (DISCARD, "discard")):
+        if action >= base:
+            return move, -1, action - base
     raise AssertionError(action)
+
+
+_NAMES = {"draw": "draw stock", "take": "take discard", "commit": "commit meld", "discard": "discard {k}",
+          "pick": "meld {k}", "joker_as": "meld JK as {k}", "layoff": "lay off {k} on slot {s}",
+          "layoff_joker": "lay off JK as {k} on slot {s}", "swap": "swap {k} for the joker on slot {s}"}
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id, e.g. ``'discard 7D'`` or ``'lay off JK as 4H on slot 2'``."""
+    move, slot, kind = decode_action(action)
+    return _NAMES[move].format(k=kind_str(kind) if kind >= 0 else "", s=slot)
 
 
 # ----------------------------------------------------------------------------- results

@@ -9,37 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from rummy_env.core.cards import NUM_CARDS
 from rummy_env.romme.cards import kind_str
-from rummy_env.romme.game import (
-    COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, action_name,
-)
+from rummy_env.romme.game import decode_action
+
+_MOVES = {"draw": "draws from the stock", "take": "takes the top discard",
+          "commit": "lays the pending meld on the table", "discard": "discards {k}",
+          "pick": "puts {k} into the pending meld", "joker_as": "puts a joker into the pending meld as {k}",
+          "layoff": "lays off {k} on slot {s}", "layoff_joker": "lays off a joker as {k} on slot {s}",
+          "swap": "swaps {k} for the joker on slot {s}"}
 
 
 def describe_move(action: int) -> str:
     """A move in the third person, e.g. ``'discards 7D'`` or ``'lays off a joker as 4H on slot 2'``."""
-    action_name(action)  # refuses what is not an action id
-    action = int(action)
-    if action == DRAW_STOCK:
-        return "draws from the stock"
-    if action == TAKE_DISCARD:
-        return "takes the top discard"
-    if action == COMMIT:
-        return "lays the pending meld on the table"
-    if action < PICK:
-        return f"discards {kind_str(action - DISCARD)}"
-    if action < JOKER_AS:
-        return f"puts {kind_str(action - PICK)} into the pending meld"
-    if action < LAYOFF:
-        return f"puts a joker into the pending meld as {kind_str(action - JOKER_AS)}"
-    if action < LAYOFF_JOKER:
-        slot, kind = divmod(action - LAYOFF, NUM_CARDS)
-        return f"lays off {kind_str(kind)} on slot {slot}"
-    if action < SWAP:
-        slot, kind = divmod(action - LAYOFF_JOKER, NUM_CARDS)
-        return f"lays off a joker as {kind_str(kind)} on slot {slot}"
-    slot, kind = divmod(action - SWAP, NUM_CARDS)
-    return f"swaps {kind_str(kind)} for the joker on slot {slot}"
+    move, slot, kind = decode_action(action)
+    return _MOVES[move].format(k=kind_str(kind) if kind >= 0 else "", s=slot)
 
 
 def explain(result: Mapping[str, Any], names: Sequence[str]) -> str:
