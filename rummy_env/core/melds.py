@@ -41,7 +41,7 @@ import itertools
 import os
 import warnings
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -115,6 +115,30 @@ def numba_switched_off() -> bool:
     return os.environ.get("RUMMY_ENV_NO_NUMBA", "").lower() in ("1", "true", "yes")
 
 
+def checked_kernels(package: str, name: str, what: str, fallback: str) -> Any:
+    """The compiled-kernels module ``package.name`` when numba is installed, not switched off
+    (``numba_switched_off``), the module loads and its ``self_check()`` finds it agreeing
+    with the Python path (an empty string); else None. Not installed: None silently. Fails
+    to load (numba cannot compile or cache here) or disagrees: None with one warning,
+    "``what`` are not used (why); ``fallback``". Each solver keeps the answer once a
+    process; this is the one way they decide it."""
+    if numba_switched_off():
+        return None
+    problem = ""
+    try:
+        kernels = getattr(__import__(package, fromlist=[name]), name)
+    except ImportError:  # numba is not installed: the Python path, silently
+        return None
+    except Exception as exc:  # e.g. numba finds no writable cache folder for its compiled code
+        kernels, problem = None, f"{type(exc).__name__}: {exc}"
+    if kernels is not None:
+        problem = kernels.self_check()
+    if problem:
+        warnings.warn(f"rummy_env: {what} are not used ({problem}); {fallback}", RuntimeWarning, stacklevel=4)
+        return None
+    return kernels
+
+
 def _kernels():
     """``rummy_env.core.melds_jit`` (compiled single-hand loops over the same tables) when numba
     is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and
@@ -123,21 +147,8 @@ def _kernels():
     importing the solver does not import numba, and setting the variable later has no
     effect."""
     if not _KERNELS:
-        kernels, problem = None, ""
-        if not numba_switched_off():
-            try:
-                from rummy_env.core import melds_jit
-            except ImportError:  # numba is not installed: the array operations, silently
-                melds_jit = None
-            except Exception as exc:  # e.g. numba finds no writable cache folder for its compiled code
-                melds_jit, problem = None, f"{type(exc).__name__}: {exc}"
-            if melds_jit is not None:
-                problem = melds_jit.self_check()
-                kernels = None if problem else melds_jit
-        if problem:
-            warnings.warn(f"rummy_env: the numba kernels are not used ({problem}); "
-                          "the meld solver runs as numpy array operations", RuntimeWarning, stacklevel=3)
-        _KERNELS.append(kernels)
+        _KERNELS.append(checked_kernels("rummy_env.core", "melds_jit", "the numba kernels",
+                                        "the meld solver runs as numpy array operations"))
     return _KERNELS[0]
 
 

@@ -40,14 +40,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Union
 
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from rummy_env.core.melds import numba_switched_off
+from rummy_env.core.melds import checked_kernels
 from rummy_env.romme.cards import (
     JOKER, NUM_KINDS, RANK_VALUES, check_counts, kind_str, parse_hand, parse_kind, penalty_values,
 )
@@ -616,21 +615,8 @@ def _kernels():
     search. Decided once per process, on the first call that would use them; a warning
     says why when they compile badly or disagree."""
     if not _KERNELS:
-        kernels, problem = None, ""
-        if not numba_switched_off():
-            try:
-                from rummy_env.romme import melds_jit
-            except ImportError:  # numba is not installed: the Python search, silently
-                melds_jit = None
-            except Exception as exc:  # e.g. numba finds no writable cache folder
-                melds_jit, problem = None, f"{type(exc).__name__}: {exc}"
-            if melds_jit is not None:
-                problem = melds_jit.self_check()
-                kernels = None if problem else melds_jit
-        if problem:
-            warnings.warn(f"rummy_env: the Rommé solver's numba kernels are not used ({problem}); "
-                          "it runs its Python search", RuntimeWarning, stacklevel=3)
-        _KERNELS.append(kernels)
+        _KERNELS.append(checked_kernels("rummy_env.romme", "melds_jit", "the Rommé solver's numba kernels",
+                                        "it runs its Python search"))
     return _KERNELS[0]
 
 
