@@ -1,8 +1,10 @@
 """Agent strength: each pair over duplicate deals, with 95% confidence intervals.
 
 Every deal is played twice with the seats swapped, so the luck of the cards cancels
-out; the unit of the statistics is the deal pair. For each pair of agents (A vs B) it
-prints A's share of hands won (a drawn hand counts as half), A's mean points per hand,
+out; the unit of the statistics is the deal pair. With ``--players N`` (games for more
+than two, such as Rommé or Basic Rummy) A plays against N - 1 copies of B and every deal
+is played N times, A in each seat in turn. For each pair of agents (A vs B) it prints
+A's share of hands won (a drawn hand counts as 1/N), A's mean points per hand,
 both with 95% intervals (normal approximation over deal pairs), and with ``--matches``
 A's share of matches won (duplicate matches: same seed, seats swapped). Deals run on
 worker processes; each finished pair is appended to ``--out`` as a JSON line.
@@ -20,6 +22,7 @@ agent's code changes.
     python benchmarks/bench_agents.py --pair simple random --pair heuristic simple --rules classic --hands 2000
     python benchmarks/bench_agents.py --pair heuristic simple --rules eaai --hands 0 --matches 1000
     python benchmarks/bench_agents.py --pair mcts heuristic --hands 2000 --log runs/mcts_heuristic.jsonl
+    python benchmarks/bench_agents.py --pair romme-heuristic romme-random --rules romme --players 4 --hands 2000
 """
 
 from __future__ import annotations
@@ -57,19 +60,24 @@ class Timed:
         return action
 
 
-def deal_pair(job: tuple[str, str, str, int]) -> tuple[float, float, float, int]:
-    """(A's share of the 2 hands won, A's mean points, A's seconds thinking, A's moves)
-    over one deal played both ways."""
-    a, b, rules, seed = job
-    timed = [Timed(agents.make(a, seed=seed)), Timed(agents.make(a, seed=seed))]
-    first = play_hand([timed[0], agents.make(b, seed=seed + 1)], rules, seed=seed)
-    second = play_hand([agents.make(b, seed=seed + 1), timed[1]], rules, seed=seed)
-    share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
-    return share, (first.rewards[0] + second.rewards[1]) / 2, sum(t.seconds for t in timed), sum(t.moves for t in timed)
+def deal_pair(job: tuple[str, str, str, int, int]) -> tuple[float, float, float, int]:
+    """(A's share of the hands won, A's mean points, A's seconds thinking, A's moves) over
+    one deal played once with A in each of the ``players`` seats (B in the others)."""
+    a, b, rules, seed, players = job
+    share = points = 0.0
+    timed = []
+    for seat in range(players):
+        others = iter(agents.make(b, seed=seed + 1 + j) for j in range(players - 1))
+        timed.append(Timed(agents.make(a, seed=seed)))
+        seats = [timed[-1] if s == seat else next(others) for s in range(players)]
+        result = play_hand(seats, rules, seed=seed)
+        share += 1.0 if result.winner == seat else 1.0 / players if result.winner is None else 0.0
+        points += result.rewards[seat]
+    return share / players, points / players, sum(t.seconds for t in timed), sum(t.moves for t in timed)
 
 
-def match_pair(job: tuple[str, str, str, int]) -> tuple[float, float]:
-    a, b, rules, seed = job
+def match_pair(job: tuple[str, str, str, int, int]) -> tuple[float, float]:
+    a, b, rules, seed, _ = job
     first = play_match([agents.make(a, seed=seed), agents.make(b, seed=seed + 1)], rules, seed=seed)
     second = play_match([agents.make(b, seed=seed + 1), agents.make(a, seed=seed)], rules, seed=seed)
     share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
@@ -90,10 +98,10 @@ def interval(values: np.ndarray) -> tuple[float, float]:
 ROW_SIZES = {"hands": 4, "matches": 2}  # what deal_pair and match_pair return
 
 
-def read_log(path: str) -> dict[tuple[str, str, str, str, int], list[float]]:
-    """The finished deal pairs in a ``--log`` file, by (a, b, rules, kind, seed); a
+def read_log(path: str) -> dict[tuple[str, str, str, str, int, int], list[float]]:
+    """The finished deals in a ``--log`` file, by (a, b, rules, kind, seed, players); a
     truncated last line (a crash mid-write) is ignored and will be played again."""
-    done: dict[tuple[str, str, str, str, int], list[float]] = {}
+    done: dict[tuple[str, str, str, str, int, int], list[float]] = {}
     if not os.path.exists(path):
         return done
     with open(path, "rb") as f:
@@ -109,7 +117,7 @@ def read_log(path: str) -> dict[tuple[str, str, str, str, int], list[float]]:
             row = [float(x) for x in rec["row"]]
             if len(row) != ROW_SIZES[rec["kind"]]:
                 raise ValueError(f"a {rec['kind']} row has {ROW_SIZES[rec['kind']]} numbers, this one {len(row)}")
-            done[(rec["a"], rec["b"], rec["rules"], rec["kind"], int(rec["seed"]))] = row
+            done[(rec["a"], rec["b"], rec["rules"], rec["kind"], int(rec["seed"]), int(rec.get("players", 2)))] = row
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{number} is not a bench_agents log line ({exc}); use another --log file") from None
     return done
@@ -119,7 +127,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"), help="agent specs; repeat")
     ap.add_argument("--rules", default="classic")
-    ap.add_argument("--hands", type=int, default=2000, help="hands per pair (an even number: deals x 2)")
+    ap.add_argument("--hands", type=int, default=2000, help="hands per pair (a multiple of --players: deals x players)")
+    ap.add_argument("--players", type=int, default=2, help="seats at the table: A against players - 1 copies of B")
     ap.add_argument("--matches", type=int, default=0, help="also this many matches per pair (duplicate)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
@@ -127,10 +136,15 @@ def main() -> None:
     ap.add_argument("--log", help="append every finished deal pair here, and skip those it holds (resume)")
     ap.add_argument("--progress", type=int, default=0, metavar="DEALS", help="print running figures every DEALS deals")
     args = ap.parse_args()
+    n = args.players
+    if n < 2:
+        ap.error(f"--players must be at least 2, got {n}")
+    if args.matches and n != 2:
+        ap.error("--matches is for two players only")
     for name, count in (("--hands", args.hands), ("--matches", args.matches)):
-        if count != 0 and (count < 4 or count % 2):
-            ap.error(f"{name} must be 0 or an even number of at least 4 (each deal is played twice, seats "
-                     f"swapped, and an interval needs two deals), got {count}")
+        if count != 0 and (count < 2 * n or count % n):
+            ap.error(f"{name} must be 0 or a multiple of --players ({n}) of at least {2 * n} (each deal is played "
+                     f"{n} times, A in each seat, and an interval needs two deals), got {count}")
     if args.workers < 1:
         ap.error(f"--workers must be at least 1, got {args.workers}")
     for a, b in args.pair:
@@ -142,23 +156,23 @@ def main() -> None:
                 if count <= 0:
                     continue
                 start = time.perf_counter()
-                seeds = [args.seed + 10_000 * i for i in range(count // 2)]
-                rows = {s: done[(a, b, args.rules, kind, s)] for s in seeds if (a, b, args.rules, kind, s) in done}
+                seeds = [args.seed + 10_000 * i for i in range(count // n)]
+                rows = {s: done[(a, b, args.rules, kind, s, n)] for s in seeds if (a, b, args.rules, kind, s, n) in done}
                 if rows:
-                    print(f"  {a} vs {b}: {2 * len(rows)} of the {2 * len(seeds)} {kind} are in {args.log}", flush=True)
+                    print(f"  {a} vs {b}: {n * len(rows)} of the {n * len(seeds)} {kind} are in {args.log}", flush=True)
                 todo = [s for s in seeds if s not in rows]
                 played = 0
-                for seed, row in pool.imap_unordered(keyed, [(fn, (a, b, args.rules, s)) for s in todo]):
+                for seed, row in pool.imap_unordered(keyed, [(fn, (a, b, args.rules, s, n)) for s in todo]):
                     rows[seed] = list(row)
                     played += 1
                     if args.log:
                         with open(args.log, "a") as f:
                             f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "seed": seed,
-                                                "row": list(row)}) + "\n")
+                                                "players": n, "row": list(row)}) + "\n")
                     if args.progress and played % args.progress == 0 and 2 <= len(rows) < len(seeds):
                         part = np.array(list(rows.values()))
                         (w, w_ci), (p, p_ci) = interval(part[:, 0]), interval(part[:, 1])
-                        print(f"  ... {a} vs {b}: {2 * len(rows)} {kind}, {a} wins {100 * w:.1f}% +- {100 * w_ci:.1f}, "
+                        print(f"  ... {a} vs {b}: {n * len(rows)} {kind}, {a} wins {100 * w:.1f}% +- {100 * w_ci:.1f}, "
                               f"points {p:+.2f} +- {p_ci:.2f}  [{time.perf_counter() - start:.0f} s]", flush=True)
                 results = np.array([rows[s] for s in seeds])
                 share, share_ci = interval(results[:, 0])
@@ -168,12 +182,14 @@ def main() -> None:
                 if kind == "hands" and results[:, 3].sum():
                     per_move = float(results[:, 2].sum() / results[:, 3].sum())
                     think = f", {a} thinks {per_move:.3f} s a move"
-                line = (f"{a} vs {b}, {args.rules}, {len(seeds) * 2} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
+                table = f", {n} players ({a} and {n - 1} x {b})" if n != 2 else ""
+                line = (f"{a} vs {b}, {args.rules}{table}, {len(seeds) * n} {kind}: {a} wins {100 * share:.1f}% +- {100 * share_ci:.1f}, "
                         f"points per {unit} {pts:+.2f} +- {pts_ci:.2f}{think}  [{time.perf_counter() - start:.0f} s]")
                 print(line, flush=True)
                 if args.out:
                     with open(args.out, "a") as f:
-                        f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(seeds) * 2,
+                        f.write(json.dumps({"a": a, "b": b, "rules": args.rules, "kind": kind, "n": len(seeds) * n,
+                                            "players": n,
                                             "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
                                             "a_seconds_per_move": per_move}) + "\n")
 

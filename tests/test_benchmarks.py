@@ -27,6 +27,9 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
                             "--set", "advice=true"], "opponents simple+pool"),
         ("bench_agents.py", ["--pair", "simple", "random", "--hands", "4", "--matches", "4", "--workers", "1"],
          "simple vs random, classic, 4 hands"),
+        ("bench_agents.py", ["--pair", "romme-heuristic", "romme-random", "--rules", "romme", "--players", "3",
+                             "--hands", "6", "--workers", "1"],
+         "romme-heuristic vs romme-random, romme, 3 players (romme-heuristic and 2 x romme-random), 6 hands"),
         ("bench_search.py", ["--hands", "2", "--oracle", "2", "--workers", "1", "--options", "simulations=24"],
          "confidence 1.5:"),
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
@@ -80,11 +83,15 @@ def test_bench_agents_log_rejects_a_damaged_line_and_leaves_the_file_alone(tmp_p
     assert "4 numbers, this one 2" in out.stderr and log.read_text() == text
 
 
-@pytest.mark.parametrize("flag, count", [("--hands", "2"), ("--hands", "7"), ("--matches", "1")])
-def test_bench_agents_refuses_counts_without_two_whole_deals(tmp_path, flag, count):
+@pytest.mark.parametrize("flag, count, players", [("--hands", "2", "2"), ("--hands", "7", "2"), ("--matches", "1", "2"),
+                                                  ("--hands", "8", "3"), ("--hands", "3", "3")])
+def test_bench_agents_refuses_counts_without_two_whole_deals(tmp_path, flag, count, players):
     out = subprocess.run([sys.executable, str(BENCH / "bench_agents.py"), "--pair", "simple", "random", "--workers", "1",
-                          "--hands", "4", flag, count], capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert out.returncode != 0 and f"{flag} must be 0 or an even number of at least 4" in out.stderr
+                          "--hands", "4", "--players", players, flag, count], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    n = int(players)
+    assert out.returncode != 0
+    assert f"{flag} must be 0 or a multiple of --players ({n}) of at least {2 * n}" in out.stderr
 
 
 def test_bench_knocks_parts_add_up_to_the_points_a_hand(tmp_path):

@@ -1,8 +1,9 @@
-"""Rommé agents, registered on import: ``romme-random``."""
+"""Rommé agents, registered on import: ``romme-random`` and ``romme-heuristic``."""
 
 from rummy_env.agents.registry import register
-from rummy_env.agents.romme.agents import RommeRandomAgent
+from rummy_env.agents.romme.agents import RommeHeuristicAgent, RommeRandomAgent
 
 register("romme-random", RommeRandomAgent)
+register("romme-heuristic", RommeHeuristicAgent)
 
-__all__ = ["RommeRandomAgent"]
+__all__ = ["RommeHeuristicAgent", "RommeRandomAgent"]
