@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from conftest import assert_seats_see_nothing_hidden
 from rummy_env import romme_v0
 from rummy_env.core.game import get_game
 from rummy_env.eval.config import TournamentConfig
@@ -276,3 +277,20 @@ def test_a_tournament_of_tables(tmp_path):
             assert hand["dealer"] == (2 + k) % 3
             totals += replay_hand(hand, rules, "romme", 3).result.rewards
         assert totals.tolist() == r["points"]
+
+
+def test_no_leak_at_a_table_after_its_first_hand():
+    """The totals are public: in the second hand of a table (totals not 0) each seat's
+    observation, mask and information set still do not change when the cards it cannot
+    know are dealt otherwise."""
+    env = romme_v0.raw_env(num_players=4, rules={"hands_per_table": 2}, episode="match")
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    changed = checked = 0
+    while not all(env.terminations.values()):
+        if env.match.hands_played == 1 and env.game.turn % 5 == 0:
+            assert any(env.match.totals)
+            changed += assert_seats_see_nothing_hidden(env, rng)[0]
+            checked += 1
+        env.step(int(rng.choice(env.game.legal_actions())))
+    assert checked > 5 and changed > 5
