@@ -1,9 +1,9 @@
 """The conformance suite every registered game passes by being registered
 (``rummy_env.core.game``): PettingZoo's API and seed tests, invariants over random games,
-no hidden information leaks (hidden cards dealt differently change nothing a player
-sees or any agent does), worlds sampled from an information set that reproduce it, and
-tournament records that replay exactly. A new game gets all of these without a line
-added here."""
+whole matches through the env (for a game whose rules have matches), no hidden
+information leaks (hidden cards dealt differently change nothing a player sees or any
+agent does), worlds sampled from an information set that reproduce it, and tournament
+records that replay exactly. A new game gets all of these without a line added here."""
 
 import warnings
 
@@ -77,6 +77,67 @@ def test_invariants_over_random_games(name, n):
         assert sorted(c for cards in state.card_places().values() for c in cards) == deck
         outcomes.add(result.outcome)
     assert outcomes
+
+
+def match_preset(game):
+    """The game's default preset if its rules have matches, else its first preset that has
+    them (None: the game has no matches)."""
+    return next((p for p in (game.default_preset, *game.presets) if game.load_rules(p).match), None)
+
+
+# whole matches at the game's fewest players and at 4 (when it seats 4): a match is many hands
+MATCH_CASES = [(name, n) for name in games()
+               for n in sorted({get_game(name).min_players, min(4, get_game(name).max_players)})]
+
+
+@pytest.mark.parametrize("name, n", MATCH_CASES, ids=[f"{name}-{n}p" for name, n in MATCH_CASES])
+def test_match_episodes_play_whole_matches(name, n):
+    """A whole match of random legal moves (``episode="match"``), in two envs stepped alike,
+    rewards ``points`` and ``win_loss``: each hand's result and the running ``match_points``
+    reach every agent's info, the deal passes to the left, no reward comes but at a hand's
+    end, each ``points`` return is the seat's hand rewards plus the match's
+    ``bonus_rewards`` (zero-sum), and ``win_loss`` gives the match winner +1 at the last
+    hand (the others -1 / (N - 1); 0 to all without a winner); the episode ends exactly
+    when the match is over, with ``match_result`` in every info."""
+    game = get_game(name)
+    preset = match_preset(game)
+    if preset is None:
+        pytest.skip(f"{game.title} has no rules with matches")
+    envs = [game.raw_env(num_players=n, rules=preset, episode="match", reward=r) for r in ("points", "win_loss")]
+    for env in envs:
+        env.reset(seed=n)
+    points, win_loss = envs
+    agents_ = points.possible_agents
+    rng = np.random.default_rng(n)
+    returns = np.zeros((2, n))
+    hand_rewards = np.zeros(n)
+    hands = 0
+    while not all(points.terminations.values()):
+        hand = points.game
+        assert win_loss.game.actions == hand.actions and win_loss.game.dealer == hand.dealer
+        action = int(rng.choice(hand.legal_actions()))
+        for row, env in enumerate(envs):
+            env.step(action)
+            returns[row] += [env.rewards[a] for a in agents_]
+        if not hand.is_over:
+            assert not any(points.rewards.values()) and not any(win_loss.rewards.values())
+            continue
+        hands += 1
+        hand_rewards += hand.result.rewards
+        for a in agents_:
+            assert points.infos[a]["hand_result"] == hand.result.to_dict()
+            assert points.infos[a]["match_points"] == list(points.match.points)
+        if not points.match.is_over:
+            assert not any(win_loss.rewards.values())
+            assert points.game is not hand and points.game.dealer == points.match.dealer == (hand.dealer + 1) % n
+            assert not any(points.terminations.values())
+    final = points.match.result()
+    assert hands >= 1 and points.match.is_over and all(win_loss.terminations.values())
+    assert all(points.infos[a]["match_result"] == final.to_dict() for a in agents_)
+    np.testing.assert_allclose(returns[0], hand_rewards + np.array(final.bonus_rewards))
+    assert returns[0].sum() == pytest.approx(0)
+    expected = [0.0] * n if final.winner is None else [1.0 if s == final.winner else -1 / (n - 1) for s in range(n)]
+    np.testing.assert_allclose(returns[1], expected)
 
 
 @pytest.mark.parametrize("name, n", CASES, ids=IDS)

@@ -37,7 +37,7 @@ def part(obs, name):
 def test_slices_of_a_scripted_position_worked_by_hand():
     s = scripted()
     o = E.encode(s.information_set(0), s.rules)
-    assert o.shape == (E.FLAT_SIZE,) == (3281,) and o.dtype == np.float32
+    assert o.shape == (E.FLAT_SIZE,) == (3288,) and o.dtype == np.float32
     assert part(o, "hand")[K("2H")] == 0.5 and part(o, "hand")[K("7C")] == 0  # 7C is in the pending meld
     assert part(o, "hand").sum() == 11 * 0.5
     assert sorted(np.flatnonzero(part(o, "pending"))) == sorted([K("7C"), K("7D"), K("7S")])
@@ -107,7 +107,7 @@ def test_planes_and_flat_agree_and_the_state_vector_holds_every_card():
     info = s.information_set(1)
     flat = E.encode(info, s.rules, "flat")
     planes = E.encode(info, s.rules, "planes")
-    assert planes.shape == E.PLANES_SHAPE == (119, 4, 13)
+    assert planes.shape == E.PLANES_SHAPE == (126, 4, 13)
     k = len(E.CARD_SLICES)
     np.testing.assert_array_equal(planes[:k].reshape(-1), flat[: k * 52])
     np.testing.assert_array_equal(planes[k:, 2, 7], flat[k * 52:])
@@ -136,10 +136,6 @@ def test_env_spaces_rewards_and_infos():
 def test_bad_arguments_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="num_players must be an integer 2..6"):
         romme_v0.env(num_players=7)
-    with pytest.raises(ValueError, match="episode='match'.*not played by romme_v0"):
-        romme_v0.raw_env(episode="match")
-    with pytest.raises(NotImplementedError, match="not played by romme_v0"):
-        get_game("romme").new_match(RommeRules(), 3)
     with pytest.raises(ValueError, match="unknown encoding"):
         romme_v0.env(encoding="pixels")
     with pytest.raises(ValueError, match="unknown Rommé rule option"):
@@ -202,5 +198,3 @@ def test_a_tournament_with_four_jokers_deals_108_cards(tmp_path):
         hand = json.loads(line)["hands"][0]
         assert sorted(hand["deck"]) == list(range(108))
         assert replay_hand(hand, rules, "romme", 2).result.to_dict() == hand["result"]
-    with pytest.raises(ValueError, match="episode='match'.*not played by romme_v0 yet"):
-        romme_v0.raw_env(episode="match")

@@ -160,10 +160,11 @@ class CardGameEnv(AECEnv, ABC):
         self.agents = []
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         high = self._encoder.high(rules)
+        low = self._encoder.low(rules) if hasattr(self._encoder, "low") else 0.0  # ``low`` is optional: 0
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, high, obs_shape, dtype=np.float32),
+                    "observation": spaces.Box(low, high, obs_shape, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
                 }
             )
@@ -208,8 +209,13 @@ class CardGameEnv(AECEnv, ABC):
         return self.game_interface.state_vector(self.game)
 
     def _scores(self) -> Optional[tuple[int, ...]]:
-        """Match points to encode in observations (None outside a match)."""
-        return tuple(self.match.points) if self.match is not None else None
+        """Match points to encode in observations (None outside a match), as a tuple; a
+        match whose ``points`` is a tuple already (a game's subclass may carry more, as
+        Rommé's hands played) is passed on as it is."""
+        if self.match is None:
+            return None
+        points = self.match.points
+        return points if isinstance(points, tuple) else tuple(points)
 
     def _begin(self) -> None:
         """Fresh per-episode bookkeeping, once ``reset`` has dealt ``self.game``."""

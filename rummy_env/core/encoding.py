@@ -123,18 +123,28 @@ class CardLayout:
 
 
 class FlatEncoding:
-    """The ``flat`` view of a layout: ``encode_flat(info, rules, scores)`` as it is."""
+    """The ``flat`` view of a layout: ``encode_flat(info, rules, scores)`` as it is.
+
+    ``high_flat(rules)`` gives the upper bounds of the flat vector, ``low_flat(rules)`` its
+    lower bounds (None: every entry is at least 0); the env's observation space is the box
+    between them."""
 
     name = "flat"
 
-    def __init__(self, layout: CardLayout, encode_flat: FlatEncoder, high_flat: Callable[[Any], np.ndarray]) -> None:
-        self.layout, self._encode, self._high = layout, encode_flat, high_flat
+    def __init__(self, layout: CardLayout, encode_flat: FlatEncoder, high_flat: Callable[[Any], np.ndarray],
+                 low_flat: Optional[Callable[[Any], np.ndarray]] = None) -> None:
+        self.layout, self._encode, self._high, self._low = layout, encode_flat, high_flat, low_flat
 
     def shape(self, rules: Any = None) -> tuple[int, ...]:
         return (self.layout.flat_size,)
 
     def high(self, rules: Any) -> np.ndarray:
         return self._high(rules)
+
+    def low(self, rules: Any) -> np.ndarray:
+        if self._low is None:
+            return np.zeros(self.layout.flat_size, dtype=np.float32)
+        return self._low(rules)
 
     def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
         return self._encode(info, rules, scores)
@@ -151,15 +161,19 @@ class PlanesEncoding(FlatEncoding):
     def high(self, rules: Any) -> np.ndarray:
         return self.layout.planes(self._high(rules))
 
+    def low(self, rules: Any) -> np.ndarray:
+        return self.layout.planes(super().low(rules))
+
     def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
         return self.layout.planes(self._encode(info, rules, scores))
 
 
-def standard_encodings(layout: CardLayout, encode_flat: FlatEncoder,
-                       high_flat: Callable[[Any], np.ndarray]) -> dict[str, FlatEncoding]:
+def standard_encodings(layout: CardLayout, encode_flat: FlatEncoder, high_flat: Callable[[Any], np.ndarray],
+                       low_flat: Optional[Callable[[Any], np.ndarray]] = None) -> dict[str, FlatEncoding]:
     """``{"flat": ..., "planes": ...}`` for a game's layout: the dict a game registers its
-    encodings in (``Game.add_encoding`` adds to it)."""
-    return {cls.name: cls(layout, encode_flat, high_flat) for cls in (FlatEncoding, PlanesEncoding)}
+    encodings in (``Game.add_encoding`` adds to it). ``low_flat``: lower bounds where some
+    entry can be negative (None: 0)."""
+    return {cls.name: cls(layout, encode_flat, high_flat, low_flat) for cls in (FlatEncoding, PlanesEncoding)}
 
 
 def lookup(encodings: dict, name: str) -> Any:

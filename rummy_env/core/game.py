@@ -124,8 +124,9 @@ class GameState(Protocol):
 
 @runtime_checkable
 class Match(Protocol):
-    """Hands added up to the rules' target: ``new_hand`` deals the next one (dealer
-    rotating), ``record`` books its result, ``result()`` once ``is_over``."""
+    """Hands added up until the rules end the match (a target score; Rommé: a number of
+    hands or a loss limit): ``new_hand`` deals the next one (dealer rotating), ``record``
+    books its result, ``result()`` once ``is_over``."""
 
     dealer: int
 
@@ -151,7 +152,10 @@ class Encoding(Protocol):
     """An observation encoder: a player's information set -> float32 array.
 
     Built from the information set alone, so it cannot show a card the player does not
-    know. ``scores`` are the match points per seat (None outside a match)."""
+    know. ``scores`` are the match points per seat (None outside a match): the match's
+    ``points`` (a game's match may give a tuple that carries more, as Rommé's hands
+    played). ``high(rules)`` bounds every entry from above; an encoding whose entries can
+    be negative also has ``low(rules)`` (without it the lower bound is 0)."""
 
     name: str
 
@@ -248,7 +252,7 @@ class Game(ABC):
 
     @abstractmethod
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Match:
-        """A match to the rules' target score."""
+        """A match under ``rules`` (to the target score, or as the game's rules end one)."""
 
     def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
                      policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:

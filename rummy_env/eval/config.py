@@ -43,7 +43,8 @@ class TournamentConfig:
     """Rules preset name or YAML path (default: the game's default preset, ``classic`` for
     Gin Rummy, ``basic`` for Basic Rummy)."""
     mode: str = "hands"
-    """'hands' (one hand per game) or 'matches' (a match to the target per game)."""
+    """'hands' (one hand per game) or 'matches' (a whole match per game: to the target
+    score; in Rommé a table of hands)."""
     deals: int = 100
     """Deals per pair; each is played twice with the seats swapped (duplicate)."""
     format: str = "round_robin"

@@ -46,12 +46,21 @@ a scalar ``..._jokers`` with the number of jokers / 6 (flags: 0/1).
 | dealer_rel0..rel5               | the dealer, one-hot by relative seat                         |
 | players_2..players_6            | the number of players, one-hot                               |
 | hand_jokers, discard_top_joker, discard_pile_jokers, public_stock_jokers, pending_jokers, table_jokers, table_jokers_rel0..rel5, known_jokers_rel1..rel5, discarded_jokers_rel1..rel5, taken_joker | the jokers of the card slice of that name / 6 (``discard_top_joker`` and ``taken_joker``: 0/1) |
+| total_rel0..rel5                | each relative seat's running total at the table / ``total_scale`` (signed; 0 outside a table) |
+| hands_played                    | hands finished at the table / ``hands_per_table`` (0 outside a table or with ``hands_per_table`` 0) |
 
-- ``flat``: float32 vector of the 62 card slices then the 57 scalars: shape (3281,).
-- ``planes``: float32 (119, 4, 13): the card slices as 4 x 13 planes (suit rows, rank
+- ``flat``: float32 vector of the 62 card slices then the 64 scalars: shape (3288,).
+- ``planes``: float32 (126, 4, 13): the card slices as 4 x 13 planes (suit rows, rank
   columns), then each scalar as a constant plane.
 
-Matches are not encoded: ``romme_v0`` plays one hand per episode (``rummy_env.romme.env``).
+The table (``episode="match"``, ``rummy_env.romme.match``): the encoders read the totals
+per seat from ``scores`` (the table's ``points``, a ``TableScores`` that also carries the
+hands played; a plain sequence of totals counts as 0 hands played; None outside a table).
+``total_scale`` is ``loss_limit`` when the rules have one, so -1 is the total that ends
+the table, else 500 (``TOTAL_SCALE``, the usual limit). Totals are the only entries that
+can be negative or above 1: an env's observation space bounds them by the most a table
+under its rules can reach (``low``, ``high``; ``rummy_env.romme.match.total_bounds``).
+Every other entry is in [0, 1].
 """
 
 from __future__ import annotations
@@ -64,6 +73,7 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.encoding import CardLayout, lookup, standard_encodings
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, MAX_JOKERS, MAX_PHYSICAL, NUM_KINDS
 from rummy_env.romme.game import DISCARD, MAX_TABLE_MELDS, PICK, RommeInformationSet, RommeState, _accepts
+from rummy_env.romme.match import total_bounds
 from rummy_env.romme.rules import MAX_PLAYERS, MIN_PLAYERS, RommeRules
 
 SEATS = range(MAX_PLAYERS)
@@ -84,6 +94,7 @@ SCALARS = (
     *[f"came_out_rel{k}" for k in SEATS], *[f"hand_size_rel{k}" for k in SEATS], *[f"dealer_rel{k}" for k in SEATS],
     *[f"players_{n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
     *JOKER_SCALARS,
+    *[f"total_rel{k}" for k in SEATS], "hands_played",
 )
 LAYOUT = CardLayout(CARD_SLICES, SCALARS)
 FLAT_SIZE = LAYOUT.flat_size
@@ -91,6 +102,7 @@ PLANES_SHAPE = LAYOUT.planes_shape
 HAND_SIZE_SCALE = 14.0  # the most cards a hand holds (13 dealt, one drawn; 14 dealt to the first player)
 PENDING_SCALE = 13.0  # the longest meld
 STATE_SIZE = (MAX_PLAYERS + 5) * NUM_KINDS + 3 + MAX_PLAYERS
+TOTAL_SCALE = 500.0  # totals are divided by the loss limit, or by this (the usual limit) without one
 
 _CARD_AT = {name: i * NUM_CARDS for i, name in enumerate(CARD_SLICES)}
 _SCALAR_AT = {name: LAYOUT.card_size + i for i, name in enumerate(SCALARS)}
@@ -111,6 +123,12 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
     return lookup(ENCODINGS, encoding).shape()
 
 
+def total_scale(rules: RommeRules) -> float:
+    """What a table's totals are divided by in observations: ``loss_limit`` (so -1 ends the
+    table), or ``TOTAL_SCALE`` (500) without a loss limit."""
+    return float(rules.loss_limit) if rules.loss_limit > 0 else TOTAL_SCALE
+
+
 def _counts(cards) -> np.ndarray:
     """(53,) kind counts of physical ``cards``."""
     out = np.zeros(NUM_KINDS, dtype=np.float32)
@@ -129,8 +147,8 @@ def _put(out: np.ndarray, name: str, counts: np.ndarray, joker: Optional[str] = 
 
 
 def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]] = None) -> np.ndarray:
-    """The flat vector (``scores`` is accepted for the ``Encoding`` protocol and unused:
-    the env plays single hands)."""
+    """The flat vector; ``scores``: the table's totals per seat (a ``TableScores`` also gives
+    the hands played), None outside a table."""
     n, p = info.num_players, info.player
     rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
@@ -190,15 +208,38 @@ def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequenc
         out[sc[f"hand_size_rel{k}"]] = min(info.hand_sizes[seat] / HAND_SIZE_SCALE, 1.0)
     out[sc[f"dealer_rel{(info.dealer - p) % n}"]] = 1.0
     out[sc[f"players_{n}"]] = 1.0
+    if scores is not None:
+        if len(scores) != n:
+            raise ValueError(f"scores must hold one total per seat ({n}), got {len(scores)}")
+        scale = total_scale(rules)
+        for k, seat in enumerate(rel):
+            out[sc[f"total_rel{k}"]] = scores[seat] / scale
+        if rules.hands_per_table > 0:
+            out[sc["hands_played"]] = getattr(scores, "hands_played", 0) / rules.hands_per_table
+    return out
+
+
+def _bounds(rules: RommeRules, which: int) -> np.ndarray:
+    """Lower (``which`` 0) or upper (1) bounds of the flat vector: [0, 1] but for the
+    totals, bounded by what a table under ``rules`` can reach (``total_bounds``)."""
+    out = np.full(FLAT_SIZE, float(which), dtype=np.float32)
+    bound = total_bounds(rules)[which] / total_scale(rules)
+    for k in SEATS:
+        out[_SCALAR_AT[f"total_rel{k}"]] = bound
     return out
 
 
 def _high(rules: RommeRules) -> np.ndarray:
-    """Upper bounds of the flat vector (lower bounds are 0): every entry is at most 1."""
-    return np.ones(FLAT_SIZE, dtype=np.float32)
+    """Upper bounds of the flat vector: 1, the totals' highest reachable / ``total_scale``."""
+    return _bounds(rules, 1)
 
 
-ENCODINGS = standard_encodings(LAYOUT, _flat, _high)
+def _low(rules: RommeRules) -> np.ndarray:
+    """Lower bounds of the flat vector: 0, the totals' lowest reachable / ``total_scale``."""
+    return _bounds(rules, 0)
+
+
+ENCODINGS = standard_encodings(LAYOUT, _flat, _high, _low)
 
 
 def state_vector(state: RommeState) -> np.ndarray:

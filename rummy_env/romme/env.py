@@ -5,8 +5,8 @@
 | Actions            | Discrete(5776), masked                                         |
 | Parallel API       | No                                                             |
 | Agents             | ``['player_0', ..., 'player_{N-1}']``, ``num_players`` N = 2..6  |
-| Observation shape  | ``flat``: (3281,); ``planes``: (119, 4, 13)                    |
-| Observation values | [0, 1]                                                         |
+| Observation shape  | ``flat``: (3288,); ``planes``: (126, 4, 13)                    |
+| Observation values | [0, 1]; a table's running totals signed (``total_rel*``)       |
 | Action mask        | int8 (5776,)                                                   |
 | State shape        | (592,)                                                         |
 
@@ -46,25 +46,35 @@ observing player's information set (``rummy_env.romme.encoding`` documents every
 seats are relative to the observer, so one network plays 2 to 6 players). The mask is all
 zeros for players not to move.
 
-Episodes: one hand (``episode="hand"``). Tables of ``hands_per_table`` hands are not
-played by the env yet: ``episode="match"`` is refused with that reason. The dealer is
-drawn from the env's seeded generator (or ``reset(options={"dealer": seat})``;
-``options={"deck": [110 ids]}`` deals a fixed order of the physical cards).
+Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` plays a
+table (``rummy_env.romme.match``): ``hands_per_table`` hands (8), or fewer when a player's
+total falls to minus ``loss_limit`` or lower (when the rules set one); a stalemate is a
+hand played, scoring 0. The first dealer is drawn from the env's seeded generator (or
+``reset(options={"dealer": seat})``; ``options={"deck": [110 ids]}`` deals a fixed order of
+the physical cards for the first hand); the deal passes to the left each hand.
 
-Rewards (zero-sum, given when the hand ends):
+Rewards (zero-sum, given when a hand ends):
 - ``points``: the player who went out gets the sum of the others' penalties (cards left in
   hand: ace 11, faces 10, jokers 20; times the hand-rummy multiplier); every other player
-  gets minus their own penalty. A stalemate gives 0 to everybody.
+  gets minus their own penalty. A stalemate gives 0 to everybody. Over a table each
+  player's return is its total (no bonuses).
 - ``scaled``: ``points`` / 100.
-- ``win_loss``: +1 to the player who went out, -1 / (N - 1) to each other player; 0 to all
-  on a stalemate.
+- ``win_loss``: +1 to the winner of the hand (``episode="hand"``: the player who went out)
+  or of the table (the highest total, given at the table's last hand; 0 for the hands
+  before), and -1 / (N - 1) to each other player; 0 to all on a stalemate or when several
+  players share the highest total.
 A stalemate (nobody can draw, or ``max_turns``) is terminal, never truncated.
 
 Infos: the info of the agent to move (and of every agent when the episode ends) holds its
 ``information_set`` (``rummy_env.romme.game.RommeInformationSet``) and the ``rules``,
-which is what agents read, plus ``game: "romme"``. At the step that ends the hand every
+which is what agents read, plus ``game: "romme"``. At the step that ends a hand every
 agent's info also has ``hand_result`` (outcome ``out``, ``hand_rummy`` or ``stalemate``,
-winner, points, each seat's penalty and rewards, the hands shown) and ``hand_results``.
+winner, points, each seat's penalty and rewards, the hands shown) and ``hand_results``
+(every result since that agent last acted), and at a table ``match_points`` (the running
+totals per seat) and, at its end, ``match_result`` (``winner``, ``totals``, ``hands_won``,
+``hands_played``, ``stalemates``, ``ended_by``: ``hands`` or ``loss_limit``).
+Observations show the totals by relative seat and the hands played
+(``rummy_env.romme.encoding``); ``state()`` is the hand's alone, as the other games'.
 
 Illegal actions: ``raw_env()`` raises ``IllegalActionError`` naming the action and the
 legal ones. ``env()`` follows PettingZoo's convention: the offender gets
@@ -76,18 +86,19 @@ Render modes: ``ansi`` returns the table as text (every hand: a spectator's view
 ``human`` prints it, ``rgb_array`` returns that text drawn as an image.
 
 Version History
-- v0: initial release.
+- v0: initial release; tables (``episode="match"``) and the totals and hands played in
+  the observation (3288 values, from 3281) added before any release.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from pettingzoo import AECEnv
 
 from rummy_env.core.aec import CardGameEnv, user_env
 from rummy_env.core.game import IllegalActionError
-from rummy_env.romme.interface import MATCH_UNSUPPORTED, ROMME
+from rummy_env.romme.interface import ROMME
 
 GAME = "romme"
 
@@ -107,10 +118,3 @@ class raw_env(CardGameEnv):
                 "render_fps": 1}
     info_extras = {"game": GAME}
     game_interface = ROMME
-
-    def __init__(self, num_players: Optional[int] = None, render_mode: Optional[str] = None, rules: Any = None,
-                 encoding: Any = "flat", episode: str = "hand", reward: str = "points", illegal_action: str = "raise",
-                 illegal_reward: float = -1.0) -> None:
-        if episode == "match":  # before the base's check, which would ask for a target score
-            raise ValueError(f"episode='match': {MATCH_UNSUPPORTED}")
-        super().__init__(num_players, render_mode, rules, encoding, episode, reward, illegal_action, illegal_reward)

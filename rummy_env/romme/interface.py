@@ -1,8 +1,8 @@
 """Rommé on the game interface (``rummy_env.core.game``), registered as ``romme``.
 
 Glue only: every method hands over to the modules of this package, where the rules live.
-Matches (tables of ``hands_per_table`` hands) are not played by the env yet: ``new_match``
-refuses with the reason (``rummy_env.romme.env``).
+A match is a table (``rummy_env.romme.match.RommeTable``): ``hands_per_table`` hands, or
+fewer when a total reaches the ``loss_limit``.
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ from rummy_env.core.game import Game, Seed, register_game
 from rummy_env.romme import encoding, text
 from rummy_env.romme.cards import MAX_PHYSICAL, num_physical
 from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, RommeState, action_name
+from rummy_env.romme.match import RommeTable
 from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
-
-MATCH_UNSUPPORTED = ("Rommé tables (hands_per_table hands, loss_limit) are not played by romme_v0 yet: "
-                     "use episode='hand' and add up the hands' rewards")
-
 
 class Romme(Game):
     name = "romme"
@@ -51,8 +48,8 @@ class Romme(Game):
             return RommeState.from_deck(deck, num_players, rules, dealer)
         return RommeState.new_hand(num_players, rules, seed, dealer)
 
-    def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Any:
-        raise NotImplementedError(MATCH_UNSUPPORTED)
+    def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> RommeTable:
+        return RommeTable.create(num_players, rules, first_dealer)
 
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)

@@ -14,7 +14,8 @@ options.
 
 Every field is an ``int`` (>= 0), a ``bool`` or a ``str`` from ``choices``: a number
 that means "none" is 0 (``loss_limit: 0`` is no limit; 500 ends the table when a total
-falls to -500).
+falls to -500). A table (``rummy_env.romme.match.RommeTable``) plays
+``hands_per_table`` hands unless ``loss_limit`` ends it first.
 """
 
 from __future__ import annotations
@@ -103,9 +104,10 @@ class RommeRules(RuleOptions):
 
     @property
     def match(self) -> bool:
-        """Whether the env plays whole tables (``episode="match"``): not yet, so False; a
-        table's options (``hands_per_table``, ``loss_limit``) are kept for when it does."""
-        return False
+        """Whether these rules make a match (``episode="match"``, tournaments' ``matches``):
+        always, a table (``rummy_env.romme.match``), since ``hands_per_table`` or
+        ``loss_limit`` (one of them is above 0, ``check`` sees to it) ends one."""
+        return True
 
     @property
     def num_cards(self) -> int:
