@@ -313,12 +313,12 @@ def test_rummy_play_in_the_terminal():
     # the hand ends in a showdown explained in words with its sum, or in a draw
     assert re.search(r"(scores?|points?) .*= \d+|the hand is a draw", out.stdout), out.stdout[-2000:]
     assert "match points" not in out.stdout  # one hand, no match score
-    # a match: scores after each hand, then the grand totals
+    # a match: scores after each hand, then the final scores (Gin: the grand totals)
     out = subprocess.run(
         [sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "simple", "--seed", "2", "--seat", "1", "--match"],
         input="0\n" * 4000, capture_output=True, text=True, timeout=300,
     )
-    assert out.returncode == 0 and "match over: grand totals you" in out.stdout
+    assert out.returncode == 0 and "match over: final scores you" in out.stdout
     assert out.stdout.count("match points: you") >= 2
     # a Basic Rummy agent is refused before the game starts, naming the Gin agents
     out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "rummy-heuristic"],

@@ -97,7 +97,7 @@ def _play(args: argparse.Namespace) -> int:
                 if args.match and "match_points" in info:
                     print(f"match points: {_you_first(short, seat, info['match_points'])}")
                 if "match_result" in info:
-                    print(f"match over: grand totals {_you_first(short, seat, env.match.result().scores)}")
+                    print(f"match over: final scores {_you_first(short, seat, env.match.result().scores)}")
             if term or trunc:
                 env.step(None)
                 continue
