@@ -2,12 +2,14 @@
 (coming out with its best arrangement, laying off, swapping a joker it can meld, the
 discard by penalty, partial melds and danger, the draw), the pile replay behind its
 "passed" cards checked against the full state, whole hands under every rule variant with
-no illegal move, and its edge over random play at 2, 4 and 6 players."""
+no illegal move, no peeking at hidden cards (at a table, its totals in the info), and its
+edge over random play at 2, 4 and 6 players."""
 
 import numpy as np
 import pytest
 
-from rummy_env import agents
+from conftest import play_checking_no_peeking
+from rummy_env import agents, romme_v0
 from rummy_env.agents.arena import play_hand
 from rummy_env.agents.romme.agents import RommeHeuristicAgent, passed_kinds
 from rummy_env.romme.cards import JOKER, kind_of
@@ -156,6 +158,20 @@ def test_heuristic_plays_whole_hands_under_every_rule_variant(spec):
         seats = [agents.make("romme-heuristic" if i % 2 == 0 else "romme-random", seed=seed + i) for i in range(n)]
         result = play_hand(seats, spec, seed=seed)  # an illegal move would raise
         assert result.outcome in ("out", "hand_rummy", "stalemate")
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+@pytest.mark.parametrize("spec", ["romme-random", "romme-heuristic"])
+def test_no_agent_peeks_at_hidden_cards(spec, n):
+    """Same seed, same information set, other hidden cards: the same action, at a table of
+    hands (the totals in the info), at 2 to 6 players."""
+    rng = np.random.default_rng(n)
+    env = romme_v0.raw_env(num_players=n, episode="match", rules={"hands_per_table": 2})
+    checked = scored = 0
+    for game in range(2):
+        done = play_checking_no_peeking(env, spec, game, lambda g, seat, r: g.redeal_hidden(seat, r), rng, 400)
+        checked, scored = checked + done[0], scored + done[1]
+    assert checked > 150 and scored > 0  # a table's second hand was checked too
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
