@@ -26,6 +26,9 @@ A ``Game`` gives:
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
 - ``outcomes``: the names a ``HandResult.outcome`` can take, in report order;
+- for people's screens (the web app, ``rummy serve``): ``view(information_set, rules)``,
+  one seat's table as JSON built from its information set alone, and ``move_view``, how
+  a legal move is offered (``rummy_env.core.view`` describes both shapes);
 - optionally, many hands at once: a game with a batch engine sets ``batched`` and
   implements ``play_batched``, which plays many dealt hands together with agents' array
   policies (``BatchPolicy``: an agent's decisions over many games at once, offered by
@@ -292,6 +295,21 @@ class Game(ABC):
         if result["winner"] is None:
             return f"the hand ends without a winner ({result['outcome']}): no points"
         return f"{names[result['winner']]} wins the hand ({result['outcome']}): {result['points']} points"
+
+    # ------------------------------------------------------------------ views for people
+
+    def view(self, info: Any, rules: Any) -> dict[str, Any]:
+        """One seat's table as JSON (``rummy_env.core.view``), built from its information set
+        ``info`` alone, so it shows nothing that seat may not see. A game without one is not
+        offered by the web app."""
+        raise NotImplementedError(f"{self.title} has no view for people's screens (Game.view)")
+
+    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
+        """How a legal move is offered to a person (``rummy_env.core.view``): by default a
+        button labelled with the action's name."""
+        from rummy_env.core.view import move
+
+        return move(self.action_name(action, rules))
 
     # ------------------------------------------------------------------ envs and encodings
 
