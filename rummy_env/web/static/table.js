@@ -4,7 +4,9 @@
 "use strict";
 
 const GAME_ID = location.pathname.split("/").pop();
-const AGENT_DELAY = 700; // ms before an agent's move, in a game played
+// ms before an agent's move in a game played (?delay=MS in the address changes it)
+const AGENT_DELAY = Number(new URLSearchParams(location.search).get("delay") || 700);
+let version = 0; // renders so far (tests wait for the next one)
 let data = null;
 let busy = false; // a request is under way
 let paused = false; // watching: paused by the person
@@ -112,7 +114,7 @@ function groupEl(g, handMoves, seat) {
 
 function handEl(view, title, handMoves) {
   return el("div", {class: "hand", dataset: {seat: view.seat}},
-    el("div", {}, el("b", {}, title), " ", el("span", {class: "note"}, view.hand.note)),
+    el("div", {}, el("b", {}, title), " \u00b7 ", el("span", {class: "note"}, view.hand.note)),
     el("div", {class: "groups"}, view.hand.groups.map((g) => groupEl(g, handMoves, view.seat))));
 }
 
@@ -174,7 +176,10 @@ function render() {
     list.map((m) => el("button", {class: "action legal", type: "button", onclick: () => play(m), title: `action ${m.id}`,
       dataset: {action: m.id, group: m.group}}, m.label))));
   const facts = el("div", {class: "facts"}, first.facts.map(([k, v]) => el("span", {}, `${k}: ${v}`)));
-  document.getElementById("table").replaceChildren(bar, status, seats, middle, ...hands, el("div", {class: "moves"}, moveRows), facts);
+  const tableNode = document.getElementById("table");
+  tableNode.replaceChildren(bar, status, seats, middle, ...hands, el("div", {class: "moves"}, moveRows), facts);
+  tableNode.dataset.state = data.over ? "over" : waiting ? "waiting" : data.to_move === data.you ? "yours" : "others";
+  tableNode.dataset.version = String(++version);
   renderShowdowns();
   renderLog();
   renderControls();
