@@ -51,8 +51,8 @@ def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
     if info.taken_card is not None:
         facts.append(["taken from the pile", kind_str(kind_of(info.taken_card))])
     return {
-        "hand": {"groups": groups, "note": f"{best.penalty} penalty points left over after these melds "
-                                           f"(melds worth {best.value})"},
+        "hand": {"groups": groups, "note": f"{best.penalty} penalty points left over"
+                                           + (f" after these melds (worth {best.value})" if best.melds else "")},
         "players": players,
         "table": table,
         "discard_pile": [kind_str(kind_of(c)) for c in info.discard_pile],

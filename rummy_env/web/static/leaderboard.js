@@ -3,6 +3,8 @@
 
 const FOLDER = new URLSearchParams(location.search).get("folder") || "";
 const SHOWN_GAMES = 200; // the games listed (the first ones of results.jsonl)
+const PLOT_TITLES = {"crosstable.png": "Cross-table: share of games won by the row agent",
+  "ratings.png": "Ratings with their 95% intervals"};
 
 function fail(e) {
   const box = document.getElementById("error");
@@ -34,7 +36,7 @@ async function summary() {
       el("td", {}, `${(100 * a.win_share).toFixed(1)}% \u00b1 ${(100 * a.win_share_ci95).toFixed(1)}`),
       el("td", {}, `${signed(a.points, 2)} \u00b1 ${a.points_ci95.toFixed(2)}`)));
   }
-  document.getElementById("plots").replaceChildren(...s.plots.map((name) => el("div", {}, el("h2", {}, name),
+  document.getElementById("plots").replaceChildren(...s.plots.map((name) => el("div", {}, el("h2", {}, PLOT_TITLES[name] || name),
     el("img", {alt: name, src: `/api/records/plot?folder=${encodeURIComponent(FOLDER)}&name=${name}`}))));
 }
 
