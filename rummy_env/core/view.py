@@ -27,7 +27,8 @@ another player laid off onto them). A card is text: ``7D``, ``JK`` (a joker) or 
 
 A move (``Game.move_view(action, rules)``) is ``{"label", "target", "card", "group"}``:
 ``target`` says where a person makes it by clicking: ``"hand"`` (the ``card`` in the
-hand), ``"stock"``, ``"pile"``, or None for a button (buttons are shown by ``group``).
+hand; ``JK`` is any joker there, ``JK:7D`` too), ``"stock"``, ``"pile"``, or None for a
+button (buttons are shown by ``group``).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ function prompt() {
 function groupEl(g, handMoves, seat) {
   const classes = "group " + g.label.replace(/ /g, "-");
   const cards = g.cards.map((c) => {
-    const move = handMoves && handMoves[c];
+    const move = handMoves && handMoves[c.split(":")[0]]; // a joker shown as JK:7D is the card JK
     return cardEl(c, move ? {class: "legal", onclick: () => play(move), title: move.label,
       dataset: {action: move.id, target: "hand", group: move.group}} : undefined);
   });
