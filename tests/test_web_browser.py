@@ -97,3 +97,34 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "web-play-gin.png"), full_page=True)
     assert (ARTIFACTS / "web-play-gin.png").stat().st_size > 10_000
+
+
+def test_a_leaderboard_and_a_game_replayed_step_by_step_one_seat_or_every_seat(browser_ready, tmp_path):
+    from rummy_env.web.app import create_app
+    from web_helpers import small_tournament
+
+    small_tournament(tmp_path / "gin_small")
+    app = create_app(records=tmp_path)
+    with running_server(app) as url, chromium_page() as page:
+        page.goto(url + "/records")
+        page.click("text=gin_small")
+        page.wait_for_selector("#ratings tbody tr")
+        assert page.locator("#ratings tbody tr").count() == 2
+        page.wait_for_function("[...document.querySelectorAll('#plots img')].every((i) => i.complete && i.naturalWidth > 0)"
+                               " && document.querySelectorAll('#plots img').length === 2")
+        page.locator("#games button[data-key]").first.click()
+        page.wait_for_url(re.compile(r"/table/[\w-]+$"))
+        page.wait_for_selector("#table[data-state]")
+        page.click("#pause")
+        page.wait_for_timeout(800)  # a move asked for before the pause lands first (a replay's moves take ms)
+        table = page.locator("#table")
+        assert page.locator("#table .hand").count() == 2  # a replay shows every hand
+        version = table.get_attribute("data-version")
+        log = page.locator("#log div").count()
+        page.click("#step")
+        page.wait_for_function(f"document.getElementById('table').dataset.version !== '{version}'")
+        assert page.locator("#log div").count() == log + 1  # one move further, and no more: paused
+        page.select_option("#seat-view", "1")
+        page.wait_for_function("document.querySelectorAll('#table .hand').length === 1")
+        assert page.locator("#table .hand").get_attribute("data-seat") == "1"
+        assert page.locator("#table .seat").count() == 1  # the other seat: its card count only

@@ -52,17 +52,22 @@ def web_games() -> list[Game]:
     return [g for g in map(get_game, games()) if has_view(g)]
 
 
+def default_agent(game: Game) -> str:
+    """The opponent offered first: the game's medium level, else its last agent (as ``rummy play``)."""
+    names = agents.available(game=game.name)
+    return "medium" if "medium" in names else agents.available(game=game.name, levels=False)[-1]
+
+
 def options() -> dict[str, Any]:
     """What the start page offers: each game with its presets (and whether each plays a
     match), player counts, agents (names and levels) and default opponent."""
     out = []
     for game in web_games():
-        names = agents.available(game=game.name)
-        default = "medium" if "medium" in names else agents.available(game=game.name, levels=False)[-1]
         out.append({
             "name": game.name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
             "presets": [{"name": p, "match": bool(getattr(game.load_rules(p), "match", False))} for p in game.presets],
-            "default_preset": game.default_preset, "agents": names, "default_agent": default,
+            "default_preset": game.default_preset, "agents": agents.available(game=game.name),
+            "default_agent": default_agent(game),
         })
     return {"games": out}
 
@@ -147,7 +152,7 @@ def new_table(data: dict[str, Any]) -> Table:
     if episode == "match" and not getattr(rules, "match", False):
         raise WebError(400, f"the {preset!r} rules of {game.title} have no match (no target score): play a hand")
     seed = integer(data, "seed", 0, 2**63 - 1)
-    default = options_default(game)
+    default = default_agent(game)
     if mode == "play":
         if "agents" in data:
             raise WebError(400, "a game to play takes 'opponents' (the other seats), not 'agents'")
@@ -165,11 +170,6 @@ def new_table(data: dict[str, Any]) -> Table:
                for s, spec in enumerate(seated)]
     names = ["you" if spec is None else spec for spec in seated]
     return AgentTable(game, rules, preset, names, players, episode, seed)
-
-
-def options_default(game: Game) -> str:
-    names = agents.available(game=game.name)
-    return "medium" if "medium" in names else agents.available(game=game.name, levels=False)[-1]
 
 
 def seats_of(table: Table, request: Request) -> list[int]:

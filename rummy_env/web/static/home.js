@@ -27,10 +27,12 @@ function update(form, kind) {
   fill(episode, preset.match ? [["hand", "one hand"], ["match", "a match"]] : [["hand", "one hand"]], episode.value || "hand");
   document.getElementById(`${kind}-agent-names`).replaceChildren(...game.agents.map((a) => el("option", {value: a})));
   const seatSelect = form.querySelector("[name=seat]");
-  if (seatSelect) fill(seatSelect, [["", "random"]].concat(Array.from({length: n}, (_, s) => [String(s), `player_${s}` + (s === 0 ? " (moves first)" : "")])), seatSelect.value);
+  if (seatSelect) fill(seatSelect, [["", "random"]].concat(Array.from({length: n}, (_, s) => [String(s), `player_${s}`])), seatSelect.value);
   const box = document.getElementById(kind === "play" ? "play-opponents" : "watch-agents");
   const seats = kind === "play" ? n - 1 : n;
-  const old = Array.from(box.querySelectorAll("input")).map((i) => i.value);
+  // the specs typed so far stay while the game stays (another game has other agents)
+  const old = form.dataset.game === game.name ? Array.from(box.querySelectorAll("input")).map((i) => i.value) : [];
+  form.dataset.game = game.name;
   box.replaceChildren(...Array.from({length: seats}, (_, k) => {
     const id = `${kind}-agent-${k}`;
     const label = kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
