@@ -10,7 +10,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from rummy_env.basic import encoding, text, view
+from rummy_env.basic import encoding, text
 from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState, RummyInformationSet, action_name
 from rummy_env.basic.match import BasicRummyMatch
 from rummy_env.basic.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, BasicRummyRules, load_rummy_rules
@@ -23,6 +23,7 @@ class BasicRummy(Game):
     aliases = ("rummy",)
     env_module = "rummy_env.basic.env"
     env_name = "rummy_v0"
+    view_module = "rummy_env.basic.view"  # its view for people's screens (Game.view)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     num_actions = NUM_ACTIONS
     state_type = BasicRummyState
@@ -57,12 +58,6 @@ class BasicRummy(Game):
 
     def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
         return text.explain(result, names)
-
-    def view(self, info: Any, rules: Any) -> dict[str, Any]:
-        return view.view(info, self.load_rules(rules))
-
-    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
-        return view.move_view(action, self.load_rules(rules).aces_high)
 
 
 BASIC = register_game(BasicRummy())

@@ -63,13 +63,14 @@ def _showdown(result: Any, aces_high: bool) -> Any:
     return {"seats": seats}
 
 
-def move_view(action: int, aces_high: bool) -> dict[str, Any]:
+def move_view(action: int, rules: BasicRummyRules) -> dict[str, Any]:
     """How a Basic Rummy move is offered: draws on the stock and the pile, a discard on its
     card in the hand, melds and lay-offs as buttons."""
     if action == DRAW_STOCK:
         return move("draw from the stock", "stock")
     if action == TAKE_DISCARD:
         return move("take the top discard", "pile")
+    aces_high = rules.aces_high
     name = action_name(action, aces_high)
     if action < MELD:
         return move(name, "hand", card_str(action - DISCARD), "discard")

@@ -10,7 +10,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 import numpy as np
 
 from rummy_env.core.game import BatchHand, BatchPolicy, Game, Seed, register_game
-from rummy_env.gin import encoding, text, view
+from rummy_env.gin import encoding, text
 from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, InformationSet, action_name
 from rummy_env.gin.match import Match
 from rummy_env.gin.rules import PRESETS, Rules, load_rules
@@ -22,6 +22,7 @@ class GinRummy(Game):
     title = "Gin Rummy"
     env_module = "rummy_env.gin.env"
     env_name = "gin_rummy_v0"
+    view_module = "rummy_env.gin.view"  # its view for people's screens (Game.view)
     min_players = max_players = 2
     num_actions = NUM_ACTIONS
     state_type = GinRummyState
@@ -66,12 +67,6 @@ class GinRummy(Game):
 
     def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
         return text.explain(result, names=(names[0], names[1]))
-
-    def view(self, info: Any, rules: Any) -> dict[str, Any]:
-        return view.view(info, self.load_rules(rules))
-
-    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
-        return view.move_view(action)
 
 
 GIN = register_game(GinRummy())

@@ -66,7 +66,7 @@ def _showdown(result: Any, aces_high: bool) -> Any:
     ]}
 
 
-def move_view(action: int) -> dict[str, Any]:
+def move_view(action: int, rules: Rules) -> dict[str, Any]:
     """How a Gin Rummy move is offered: draws on the stock and the pile, a discard on its
     card in the hand, the rest as buttons."""
     if action == DRAW_STOCK:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from rummy_env.core.game import Game, Seed, register_game
-from rummy_env.romme import encoding, text, view
+from rummy_env.romme import encoding, text
 from rummy_env.romme.cards import MAX_PHYSICAL, num_physical
 from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, RommeState, action_name
 from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
@@ -26,6 +26,7 @@ class Romme(Game):
     title = "Rommé"
     env_module = "rummy_env.romme.env"
     env_name = "romme_v0"
+    view_module = "rummy_env.romme.view"  # its view for people's screens (Game.view)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     deck_size = MAX_PHYSICAL  # 110 physical cards with the default 6 jokers
     num_actions = NUM_ACTIONS
@@ -65,12 +66,6 @@ class Romme(Game):
 
     def explain(self, result: Mapping[str, Any], names: Sequence[str]) -> str:
         return text.explain(result, names)
-
-    def view(self, info: Any, rules: Any) -> dict[str, Any]:
-        return view.view(info, self.load_rules(rules))
-
-    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
-        return view.move_view(action)
 
 
 ROMME = register_game(Romme())

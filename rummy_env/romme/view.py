@@ -84,7 +84,7 @@ _GROUPS = {"commit": "meld", "pick": "meld", "joker_as": "meld with a joker", "l
            "layoff_joker": "lay off", "swap": "swap a joker"}
 
 
-def move_view(action: int) -> dict[str, Any]:
+def move_view(action: int, rules: RommeRules) -> dict[str, Any]:
     """How a Rommé move is offered: draws on the stock and the pile, a discard or a card
     put into the pending meld on its card in the hand, the rest as buttons."""
     name, slot, kind = decode_action(action)

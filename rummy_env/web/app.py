@@ -43,13 +43,9 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 16_384  # bytes: every request body is a small JSON object
 
 
-def has_view(game: Game) -> bool:
-    """Whether ``game`` implements ``Game.view`` (only such games are offered)."""
-    return type(game).view is not Game.view
-
-
 def web_games() -> list[Game]:
-    return [g for g in map(get_game, games()) if has_view(g)]
+    """The registered games that draw people's screens (``Game.has_view``)."""
+    return [g for g in map(get_game, games()) if g.has_view]
 
 
 def default_agent(game: Game) -> str:
