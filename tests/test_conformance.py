@@ -5,6 +5,7 @@ information leaks (hidden cards dealt differently change nothing a player sees o
 agent does), worlds sampled from an information set that reproduce it, and tournament
 records that replay exactly. A new game gets all of these without a line added here."""
 
+import json
 import warnings
 
 import numpy as np
@@ -203,3 +204,40 @@ def test_tournament_records_replay_move_for_move(name, n):
         state = replay_hand(hand, game.default_preset, name, n)
         assert state.result.to_dict() == hand["result"] and state.actions == hand["actions"]
         assert record["points"] == list(state.result.rewards)
+
+
+VIEW_KEYS = {"hand", "players", "table", "discard_pile", "stock", "facts", "showdown"}
+TARGETS = {None, "hand", "stock", "pile"}
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_views_for_people_show_nothing_hidden(name, n):
+    """``Game.view`` (what the web app draws) is plain JSON of the shape of
+    ``rummy_env.core.view``, the same when the cards a seat cannot know are dealt otherwise;
+    every legal move has a ``move_view``, a card it targets in the hand being in that hand
+    (a joker shown standing for a card, ``JK:7D``, is the card ``JK``)."""
+    game = get_game(name)
+    rules = game.load_rules()
+    checked = 0
+
+    def check(state, rng):
+        nonlocal checked
+        for seat in range(n):
+            view = game.view(state.information_set(seat), rules)
+            assert set(view) == VIEW_KEYS and json.loads(json.dumps(view)) == view
+            assert view["stock"] == len(state.card_places()["stock"]) and len(view["players"]) == n
+            assert sum(len(g["cards"]) for g in view["hand"]["groups"]) == view["players"][seat]["cards"]
+            other = game.redeal_hidden(state, seat, rng)
+            assert game.view(other.information_set(seat), rules) == view
+            if seat == state.current_player and not state.is_over:
+                held = {c.split(":")[0] for g in view["hand"]["groups"] for c in g["cards"]}  # JK:7D is a JK
+                for action in state.legal_actions():
+                    move = game.move_view(action, rules)
+                    assert move["label"] and move["target"] in TARGETS
+                    assert move["target"] != "hand" or move["card"] in held
+            checked += 1
+
+    for seed in hands(game, 4):
+        state = random_play(game, n, seed, lambda s, rng: check(s, rng) if len(s.actions) < 40 else None)
+        check(state, np.random.default_rng(seed))
+    assert checked > 40

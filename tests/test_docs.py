@@ -13,8 +13,9 @@ Conventions (docs/index.md, "How the docs are tested", says the same to readers)
   ``rummy_env.cli.main`` (its argument parser, then the subcommand's own code: the
   training config loader, the tournament settings with their agent specs, ...) with the
   functions that would do the work (``Trainer.start``/``resume``, ``tournament.run``,
-  the label collectors and fits, ``plot_curves``, reading a results file to replay, and
-  standard input, where ``rummy play`` waits for the player) replaced by a stop; it must
+  the label collectors and fits, ``plot_curves``, reading a results file to replay, the
+  web server's start (``rummy serve``), and standard input, where ``rummy play`` waits
+  for the player) replaced by a stop; it must
   reach that stop. A ``python SCRIPT`` command imports the script and calls its
   ``main()`` with ``ArgumentParser.parse_args`` stopping right after parsing. Policy files
   under ``runs/`` that earlier steps of a page would have written are stood in for by the
@@ -253,6 +254,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
 
     from rummy_env.eval import store, tournament
     from rummy_env.train import curves, distill, knock_labels, ppo
+    from rummy_env.web import server
 
     class Trainer:
         @classmethod
@@ -275,6 +277,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
                 if hasattr(module, fn):
                     patch.setattr(module, fn, _stop)
         patch.setattr(store, "read_results", _stop)  # rummy replay
+        patch.setattr(server, "run", _stop)  # rummy serve
         patch.setattr(sys, "stdin", _Terminal())  # rummy play, or anything else that would wait for a player
         err = io.StringIO()
         try:

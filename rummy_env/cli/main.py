@@ -16,9 +16,11 @@
 - ``rummy knock-labels``: fine-tune a ppo network's knock decisions on both choices
   played out (``rummy_env.train.knock_labels``).
 - ``rummy curves RUN_DIR... -o curves.png``: learning curves from TensorBoard logs.
+- ``rummy serve``: a local web app to play and watch the agents and replay tournaments
+  (``rummy_env.web``; needs the ``web`` extra).
 
 The commands live by what they drive: ``games`` (deadwood, rules, play), ``tournaments``
-(tournament, replay) and ``training`` (demo, train, distill, knock-labels, curves).
+(tournament, replay), ``training`` (demo, train, distill, knock-labels, curves) and ``web`` (serve).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from rummy_env.cli import games, tournaments, training
+from rummy_env.cli import games, tournaments, training, web
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     training.register(sub)
     games.register(sub)
     tournaments.register(sub)
+    web.register(sub)
     return parser
 
 

@@ -26,6 +26,9 @@ A ``Game`` gives:
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
 - ``outcomes``: the names a ``HandResult.outcome`` can take, in report order;
+- for people's screens (the web app, ``rummy serve``): ``view(information_set, rules)``,
+  one seat's table as JSON built from its information set alone, and ``move_view``, how
+  a legal move is offered (``rummy_env.core.view`` describes both shapes);
 - optionally, many hands at once: a game with a batch engine sets ``batched`` and
   implements ``play_batched``, which plays many dealt hands together with agents' array
   policies (``BatchPolicy``: an agent's decisions over many games at once, offered by
@@ -200,6 +203,7 @@ class Game(ABC):
     aliases: tuple[str, ...] = ()  # other names ``get_game`` accepts
     env_name: str  # the PettingZoo env's name, e.g. "gin_rummy_v0"
     env_module: str  # the module of its ``raw_env`` class and ``env()``, e.g. "rummy_env.gin.env"
+    view_module: Optional[str] = None  # the module of its ``view`` and ``move_view`` functions (``Game.view``)
     min_players: int = 2
     max_players: int = 2
     deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1 (under the default rules: ``deck_size_of``)
@@ -296,6 +300,30 @@ class Game(ABC):
         if result["winner"] is None:
             return f"the hand ends without a winner ({result['outcome']}): no points"
         return f"{names[result['winner']]} wins the hand ({result['outcome']}): {result['points']} points"
+
+    # ------------------------------------------------------------------ views for people
+
+    @property
+    def has_view(self) -> bool:
+        """Whether the game draws people's screens (``view``): the web app offers only those."""
+        return self.view_module is not None or type(self).view is not Game.view
+
+    def view(self, info: Any, rules: Any) -> dict[str, Any]:
+        """One seat's table as JSON (``rummy_env.core.view``), built from its information set
+        ``info`` alone, so it shows nothing that seat may not see: ``view(info, rules)`` of
+        ``view_module``, the game's own module (imported when first asked)."""
+        if self.view_module is None:
+            raise NotImplementedError(f"{self.title} has no view for people's screens (set Game.view_module)")
+        return importlib.import_module(self.view_module).view(info, self.load_rules(rules))
+
+    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
+        """How a legal move is offered to a person (``rummy_env.core.view``): ``move_view(action,
+        rules)`` of ``view_module``; without one, a button labelled with the action's name."""
+        if self.view_module is None:
+            from rummy_env.core.view import move
+
+            return move(self.action_name(action, rules))
+        return importlib.import_module(self.view_module).move_view(action, self.load_rules(rules))
 
     # ------------------------------------------------------------------ envs and encodings
 

@@ -22,6 +22,7 @@ class GinRummy(Game):
     title = "Gin Rummy"
     env_module = "rummy_env.gin.env"
     env_name = "gin_rummy_v0"
+    view_module = "rummy_env.gin.view"  # its view for people's screens (Game.view)
     min_players = max_players = 2
     num_actions = NUM_ACTIONS
     state_type = GinRummyState

@@ -23,6 +23,7 @@ class Romme(Game):
     title = "Rommé"
     env_module = "rummy_env.romme.env"
     env_name = "romme_v0"
+    view_module = "rummy_env.romme.view"  # its view for people's screens (Game.view)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     deck_size = MAX_PHYSICAL  # 110 physical cards with the default 6 jokers
     num_actions = NUM_ACTIONS

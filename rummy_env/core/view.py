@@ -1,0 +1,70 @@
+"""What a person's screen is drawn from: one JSON shape for every game (``Game.view``,
+``Game.move_view``).
+
+Why one shape: the web app (``rummy_env.web``) draws any game's table with one page and
+never asks which game it is. Each game fills this shape in its own package (its hand
+grouped into its melds, its table, its showdown) from one seat's *information set* alone,
+so a view cannot show a card that seat may not see: the no-leak guarantee of the env's
+observations carries over to the screen.
+
+A view (``Game.view(info, rules)``) is a dict:
+
+- ``hand``: ``{"groups": [Group], "note": str}``: the seat's cards, sorted and grouped
+  into melds (labels ``set``, ``run``) and the rest (``deadwood``, ``others``); ``note``
+  says what they are worth (Gin's deadwood, the points a hand would pay);
+- ``players``: per seat ``{"seat", "cards": count, "known": [card], "note": str}``: what
+  is public about each hand (cards known to be in it, whether it has melded);
+- ``table``: the melds on the table, each a Group with ``owner`` (a seat, or None);
+- ``discard_pile``: its cards, bottom to top; ``stock``: the number of cards in it;
+- ``facts``: ``[[name, value]]``, the game's other public facts (turn, knock limit, ...);
+- ``showdown``: None, or once a hand is over with its hands shown
+  ``{"seats": [{"seat", "title", "groups": [Group], "note"}]}``: how each hand was laid
+  out and scored (the game's ``explain`` says it in words).
+
+A Group is ``{"label": str, "cards": [card]}`` (Gin's melds can carry ``added``: cards
+another player laid off onto them). A card is text: ``7D``, ``JK`` (a joker) or ``JK:7D``
+(a joker standing for 7D).
+
+A move (``Game.move_view(action, rules)``) is ``{"label", "target", "card", "group"}``:
+``target`` says where a person makes it by clicking: ``"hand"`` (the ``card`` in the
+hand; ``JK`` is any joker there, ``JK:7D`` too), ``"stock"``, ``"pile"``, or None for a
+button (buttons are shown by ``group``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+from rummy_env.core.cards import NUM_RANKS, card_str, mask_to_cards
+
+Group = dict[str, Any]
+
+
+def sorted_cards(cards: Iterable[int], aces_high: bool = False) -> list[int]:
+    """Card ids (0..51) by suit then rank, the ace after the king when aces are high, so a
+    run reads in order (Q K A)."""
+    def key(c: int) -> tuple[int, int]:
+        rank = c % NUM_RANKS
+        return c // NUM_RANKS, (NUM_RANKS if aces_high and rank == 0 else rank)
+
+    return sorted(cards, key=key)
+
+
+def mask_texts(mask: int, aces_high: bool = False) -> list[str]:
+    """The cards of a 52-bit mask as texts, in ``sorted_cards`` order."""
+    return [card_str(c) for c in sorted_cards(mask_to_cards(mask), aces_high)]
+
+
+def group(label: str, cards: list[str], **extra: Any) -> Group:
+    """A Group of the view: a label and its cards (and any extra keys, such as ``owner``)."""
+    return {"label": label, "cards": cards, **extra}
+
+
+def player(seat: int, cards: int, known: Optional[list[str]] = None, note: str = "") -> dict[str, Any]:
+    """One seat's public entry of ``players``."""
+    return {"seat": seat, "cards": cards, "known": known or [], "note": note}
+
+
+def move(label: str, target: Optional[str] = None, card: Optional[str] = None, group: str = "") -> dict[str, Any]:
+    """A move of ``Game.move_view``: how a person is offered it."""
+    return {"label": label, "target": target, "card": card, "group": group}

@@ -1,0 +1,83 @@
+"""Gin Rummy on a person's screen: one seat's table and the legal moves as
+``rummy_env.core.view`` shapes them (``Game.view``, ``Game.move_view``).
+
+Built from the seat's ``InformationSet`` alone: the hand grouped into its least-deadwood
+melds, what is known of the opponent's hand, the pile and the stock; after a knock the
+showdown as the rules lay it out (the knocker's melds with the cards laid off onto them,
+both deadwoods).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rummy_env.core import melds
+from rummy_env.core.cards import card_str
+from rummy_env.core.view import group, mask_texts, move, player
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, action_name
+from rummy_env.gin.rules import Rules
+
+
+def view(info: InformationSet, rules: Rules) -> dict[str, Any]:
+    """The seat ``info.player``'s table (``rummy_env.core.view``)."""
+    high = rules.aces_high
+    best = melds.best_arrangement(info.hand, aces_high=high, five_under_ten=rules.five_under_ten)
+    groups = [group(m.kind, mask_texts(m.cards, high)) for m in best.melds]
+    if best.deadwood_cards:
+        groups.append(group("deadwood", mask_texts(best.deadwood_cards, high)))
+    opponent = info.opponent
+    players = [None, None]
+    players[info.player] = player(info.player, info.hand.bit_count())
+    players[opponent] = player(opponent, info.opponent_hand_size, mask_texts(info.opponent_known, high))
+    facts = [["turn", str(info.turn + 1)], ["knock limit", str(info.knock_limit)],
+             ["dealer", f"player_{info.dealer}"], ["phase", info.phase.name.lower()]]
+    if info.taken_card is not None:
+        facts.append(["taken from the pile", card_str(info.taken_card)])
+    return {
+        "hand": {"groups": groups, "note": f"deadwood {best.deadwood}"},
+        "players": players,
+        "table": [],
+        "discard_pile": [card_str(c) for c in info.discard_pile],
+        "stock": info.stock_size,
+        "facts": facts,
+        "showdown": _showdown(info.result, high),
+    }
+
+
+def _showdown(result: Any, aces_high: bool) -> Any:
+    """Both hands as the showdown laid them out, or None (no hand over, or a draw: nothing shown)."""
+    if result is None or result.knocker is None:
+        return None
+    knocker, defender = result.knocker, 1 - result.knocker
+    laid = {i: [c for c, k in result.layoffs if k == i] for i in range(len(result.knocker_melds))}
+    kgroups = [group(m.kind, mask_texts(m.cards, aces_high), added=[card_str(c) for c in laid[i]])
+               for i, m in enumerate(result.knocker_melds)]
+    if result.knocker_deadwood_cards:
+        kgroups.append(group("deadwood", mask_texts(result.knocker_deadwood_cards, aces_high)))
+    dgroups = [group(m.kind, mask_texts(m.cards, aces_high)) for m in result.defender_melds]
+    if result.layoffs:
+        dgroups.append(group("laid off", [card_str(c) for c, _ in result.layoffs]))
+    if result.defender_deadwood_cards:
+        dgroups.append(group("deadwood", mask_texts(result.defender_deadwood_cards, aces_high)))
+    did = {"big_gin": "Big Gin", "gin": "gin"}.get(result.outcome, "knocked")
+    return {"seats": [
+        {"seat": knocker, "title": did, "groups": kgroups, "note": f"deadwood {result.knocker_deadwood}"},
+        {"seat": defender, "title": "defender", "groups": dgroups, "note": f"deadwood {result.defender_deadwood}"},
+    ]}
+
+
+def move_view(action: int, rules: Rules) -> dict[str, Any]:
+    """How a Gin Rummy move is offered: draws on the stock and the pile, a discard on its
+    card in the hand, the rest as buttons."""
+    if action == DRAW_STOCK:
+        return move("draw from the stock", "stock")
+    if action == TAKE_DISCARD:
+        return move("take the face-up card", "pile")
+    if action == PASS:
+        return move("pass", group="pass")
+    if DISCARD <= action < KNOCK:
+        return move(action_name(action), "hand", card_str(action - DISCARD), "discard")
+    if KNOCK <= action < BIG_GIN:
+        card = card_str(action - KNOCK)
+        return move(f"knock, {card} face down", card=card, group="knock")
+    return move("declare Big Gin", group="knock") if action == BIG_GIN else move(action_name(action))

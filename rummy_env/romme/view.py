@@ -1,0 +1,99 @@
+"""Rommé on a person's screen: one seat's table and the legal moves as
+``rummy_env.core.view`` shapes them (``Game.view``, ``Game.move_view``).
+
+Built from the seat's ``RommeInformationSet`` alone: the hand grouped into its
+least-penalty melds (the exact solver, ``rummy_env.romme.melds.best_arrangement``; a joker
+shows the card it would stand for, ``JK:7D``), the pending meld and the melds on the
+table, each player's hand size, whether they have come out and their known cards; once a
+player has gone out, every hand left with what it pays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.view import group, move, player
+from rummy_env.romme import melds
+from rummy_env.romme.cards import FIRST_JOKER, kind_of, kind_str
+from rummy_env.romme.game import RommeInformationSet, decode_action
+from rummy_env.romme.rules import RommeRules
+
+
+def _meld_cards(meld: melds.Meld) -> list[str]:
+    """A meld's places in order, a joker as ``JK:`` the card it stands for."""
+    return [f"JK:{kind_str(k)}" if joker else kind_str(k) for k, joker in zip(meld.represented, meld.is_joker)]
+
+
+def _kinds(cards: Any) -> list[str]:
+    """Physical cards as kind texts, by suit then rank, jokers last."""
+    return [kind_str(k) for k in sorted(kind_of(c) for c in cards)]
+
+
+def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
+    """The seat ``info.player``'s table (``rummy_env.core.view``)."""
+    best = melds.best_arrangement(np.array(info.hand_counts, dtype=np.uint8), rules)
+    groups = [group(m.kind, _meld_cards(m)) for m in best.melds]
+    if best.left:
+        groups.append(group("others", [kind_str(k) for k in best.left]))
+    players = [player(s, info.hand_sizes[s], [] if s == info.player else _kinds(info.known[s]),
+                      "came out" if info.came_out[s] else "")
+               for s in range(info.num_players)]
+    table = [group(f"slot {slot}", _meld_cards(m.meld), owner=m.owner) for slot, m in enumerate(info.table)]
+    if info.pending:
+        table.append(group("pending meld", [kind_str(k) if c < FIRST_JOKER else f"JK:{kind_str(k)}"
+                                            for c, k in info.pending], owner=info.current_player))
+    facts = [["turn", str(info.turn + 1)], ["dealer", f"player_{info.dealer}"], ["phase", info.phase.name.lower()],
+             ["to come out", f"{rules.come_out_points} points" + (" with a run" if rules.come_out_needs_run else "")]]
+    if info.turn_points:
+        facts.append(["points laid this turn", str(info.turn_points)])
+    if info.taken_card is not None:
+        facts.append(["taken from the pile", kind_str(kind_of(info.taken_card))])
+    return {
+        "hand": {"groups": groups, "note": f"{best.penalty} penalty points left over"
+                                           + (f" after these melds (worth {best.value})" if best.melds else "")},
+        "players": players,
+        "table": table,
+        "discard_pile": [kind_str(kind_of(c)) for c in info.discard_pile],
+        "stock": info.stock_size,
+        "facts": facts,
+        "showdown": _showdown(info.result),
+    }
+
+
+def _showdown(result: Any) -> Any:
+    """Every hand left once a player went out (what each pays), or None."""
+    if result is None or result.winner is None:
+        return None
+    seats = []
+    for seat, (left, pays) in enumerate(zip(result.hands_left, result.penalties)):
+        if seat == result.winner:
+            seats.append({"seat": seat, "title": result.outcome.replace("_", " "), "groups": [],
+                          "note": f"went out: scores {result.points}"})
+        else:
+            seats.append({"seat": seat, "title": "caught", "groups": [group("left in hand", _kinds(left))],
+                          "note": f"pays {pays}"})
+    return {"seats": seats}
+
+
+_LABELS = {"commit": "lay the pending meld on the table", "pick": "meld {k}", "joker_as": "meld a joker as {k}",
+           "layoff": "lay off {k} on slot {s}", "layoff_joker": "lay off a joker as {k} on slot {s}",
+           "swap": "swap {k} for the joker on slot {s}"}
+_GROUPS = {"commit": "meld", "pick": "meld", "joker_as": "meld with a joker", "layoff": "lay off",
+           "layoff_joker": "lay off", "swap": "swap a joker"}
+
+
+def move_view(action: int, rules: RommeRules) -> dict[str, Any]:
+    """How a Rommé move is offered: draws on the stock and the pile, a discard or a card
+    put into the pending meld on its card in the hand, the rest as buttons."""
+    name, slot, kind = decode_action(action)
+    if name == "draw":
+        return move("draw from the stock", "stock")
+    if name == "take":
+        return move("take the top discard", "pile")
+    card = kind_str(kind) if kind >= 0 else None
+    if name == "discard":
+        return move(f"discard {card}", "hand", card, "discard")
+    label = _LABELS[name].format(k=card, s=slot)
+    return move(label, "hand" if name == "pick" else None, card, _GROUPS[name])

@@ -1,0 +1,23 @@
+"""``rummy serve``: a local web app to play any game against the agents, watch agents play
+each other, replay tournament games move by move and read a tournament's leaderboard.
+
+Modules: ``app`` (the Starlette app: pages and JSON API), ``sessions`` (the games the
+server holds), ``views`` (what a request may see of a game), ``records`` (tournament
+folders), ``server`` (running it with uvicorn); the pages are plain HTML, CSS and
+JavaScript under ``static/``. It needs the ``web`` extra (``pip install -e ".[web]"``);
+``require()`` says so in one line when it is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+EXTRA = 'pip install -e ".[web]"'
+NEEDS = ("starlette", "uvicorn")
+
+
+def require() -> None:
+    """An ImportError naming the missing packages and the install command, if any is missing."""
+    missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ImportError(f"the web app needs {', '.join(missing)} (the web extra): {EXTRA}")

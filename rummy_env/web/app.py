@@ -1,0 +1,290 @@
+"""The web app (ASGI, Starlette): the pages and the JSON API they call.
+
+Pages (plain HTML, CSS and JavaScript under ``static/``, no build step): ``/`` to start a
+game to play or watch, ``/table/{id}`` the table of a game (played, watched or replayed),
+``/records`` the tournament folders and ``/leaderboard?folder=F`` one tournament.
+
+API (JSON; every error is a 4xx or 503 ``{"error": message}`` and changes nothing):
+
+- ``GET /api/options``: the games, their presets, player counts and agents;
+- ``POST /api/games``: a new game, ``{"mode": "play" | "watch", "game", "players",
+  "rules" (a preset), "opponents" (play) or "agents" (watch): agent specs, "seat",
+  "episode": "hand" | "match", "seed"}`` -> ``{"id", "table"}``;
+- ``GET /api/games/{id}?seat=K|all``: the table as seat K sees it (a player sees only
+  their own seat; a watcher any seat, or ``all``);
+- ``POST /api/games/{id}/move`` ``{"action": id}``: the person's move;
+- ``POST /api/games/{id}/advance``: the move of the agent (or record) to move;
+- ``DELETE /api/games/{id}``;
+- ``GET /api/records``, ``GET /api/records/summary?folder=F``, ``GET /api/records/plot?folder=F&name=P``,
+  ``GET /api/records/games?folder=F``, ``POST /api/replays`` ``{"folder", "key"}`` -> ``{"id", "table"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from rummy_env import agents
+from rummy_env.core.game import Game, games, get_game
+from rummy_env.web.records import Records
+from rummy_env.web.sessions import AgentTable, Sessions, Table, WebError
+from rummy_env.web.views import table_view
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 16_384  # bytes: every request body is a small JSON object
+
+
+def web_games() -> list[Game]:
+    """The registered games that draw people's screens (``Game.has_view``)."""
+    return [g for g in map(get_game, games()) if g.has_view]
+
+
+def default_agent(game: Game) -> str:
+    """The opponent offered first: the game's medium level, else its last agent (as ``rummy play``)."""
+    names = agents.available(game=game.name)
+    return "medium" if "medium" in names else agents.available(game=game.name, levels=False)[-1]
+
+
+def options() -> dict[str, Any]:
+    """What the start page offers: each game with its presets (and whether each plays a
+    match), player counts, agents (names and levels) and default opponent."""
+    out = []
+    for game in web_games():
+        out.append({
+            "name": game.name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
+            "presets": [{"name": p, "match": bool(getattr(game.load_rules(p), "match", False))} for p in game.presets],
+            "default_preset": game.default_preset, "agents": agents.available(game=game.name),
+            "default_agent": default_agent(game),
+        })
+    return {"games": out}
+
+
+# ------------------------------------------------------------------------ request checks
+
+
+async def body(request: Request, allowed: set[str]) -> dict[str, Any]:
+    """The request's JSON object, refusing other content and unknown keys (naming them)."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise WebError(413, f"the request body is {len(raw)} bytes; at most {MAX_BODY}")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        raise WebError(400, "the request body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise WebError(400, f"the request body must be a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise WebError(400, f"unknown field(s) {unknown}; allowed: {', '.join(sorted(allowed))}")
+    return data
+
+
+def integer(data: dict[str, Any], key: str, low: int, high: int, default: Optional[int] = None,
+            required: bool = False) -> Optional[int]:
+    """``data[key]`` if it is an integer in ``low..high`` (``default`` when absent or null)."""
+    if required and key not in data:
+        raise WebError(400, f"{key} is required: an integer {low}..{high}")
+    value = data.get(key)
+    if value is None and not required:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise WebError(400, f"{key} must be an integer {low}..{high}, got {value!r}")
+    return value
+
+
+def choice(data: dict[str, Any], key: str, allowed: list[str], default: str) -> str:
+    value = data.get(key, default)
+    if value not in allowed:
+        raise WebError(400, f"{key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def specs(data: dict[str, Any], key: str, count: int, default: str) -> list[str]:
+    """``count`` agent specs from ``data[key]``: a list of ``count``, or of one for every seat."""
+    value = data.get(key, [default])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise WebError(400, f"{key} must be a list of agent specs such as ['heuristic'], got {value!r}")
+    if len(value) not in (1, count):
+        raise WebError(400, f"{key}: give one agent spec for each of the {count} seats, or one for all; got {len(value)}")
+    return [v.strip() for v in value] * count if len(value) == 1 else [v.strip() for v in value]
+
+
+def make_agent(spec: str, game: Game, seed: Optional[int]) -> agents.Agent:
+    """The agent ``spec`` for ``game``, or a 400 naming what is wrong and what is allowed."""
+    try:
+        agent = agents.make(spec, seed=seed)
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        raise WebError(400, f"agent {spec!r}: {exc}") from None
+    if agents.plays(agent) != game.name:
+        raise WebError(400, f"agent {spec!r} plays {get_game(agents.plays(agent)).title}, not {game.title}; "
+                            f"choose one of {', '.join(agents.available(game=game.name))}")
+    return agent
+
+
+def new_table(data: dict[str, Any]) -> Table:
+    """A game to play or watch from a checked request (see the module docstring)."""
+    mode = choice(data, "mode", ["play", "watch"], "play")
+    playable = web_games()
+    name = data.get("game", "gin")
+    found = [g for g in playable if isinstance(name, str) and (name == g.name or name in g.aliases)]
+    if not found:
+        raise WebError(400, f"unknown game {name!r}; games: {', '.join(g.name for g in playable)}")
+    game = found[0]
+    n = integer(data, "players", game.min_players, game.max_players, game.min_players)
+    preset = choice(data, "rules", list(game.presets), game.default_preset)
+    rules = game.load_rules(preset)
+    episode = choice(data, "episode", ["hand", "match"], "hand")
+    if episode == "match" and not getattr(rules, "match", False):
+        raise WebError(400, f"the {preset!r} rules of {game.title} have no match (no target score): play a hand")
+    seed = integer(data, "seed", 0, 2**63 - 1)
+    default = default_agent(game)
+    if mode == "play":
+        if "agents" in data:
+            raise WebError(400, "a game to play takes 'opponents' (the other seats), not 'agents'")
+        others = specs(data, "opponents", n - 1, default)
+        seat = integer(data, "seat", 0, n - 1)
+        if seat is None:
+            seat = int(np.random.default_rng(seed).integers(n))
+        seated = others[:seat] + [None] + others[seat:]
+    else:
+        if "opponents" in data or "seat" in data:
+            raise WebError(400, "a game to watch takes 'agents' (one spec per seat, or one for all), "
+                                "not 'opponents' or 'seat'")
+        seated = specs(data, "agents", n, default)
+    players = [None if spec is None else make_agent(spec, game, None if seed is None else seed + 1 + s)
+               for s, spec in enumerate(seated)]
+    names = ["you" if spec is None else spec for spec in seated]
+    return AgentTable(game, rules, preset, names, players, episode, seed)
+
+
+def seats_of(table: Table, request: Request) -> list[int]:
+    """The seats a request may see: the person's own (a game played), or any seat or
+    ``all`` (a game watched or replayed; ``all`` by default)."""
+    asked = request.query_params.get("seat")
+    n = table.num_players
+    if table.human is not None:
+        if asked not in (None, str(table.human)):
+            raise WebError(403, f"a player sees only their own seat ({table.human}); seat={asked!r} is not allowed")
+        return [table.human]
+    if asked in (None, "all"):
+        return list(range(n))
+    if not asked.isdigit() or int(asked) >= n:
+        raise WebError(400, f"seat must be 'all' or a seat 0..{n - 1}, got {asked!r}")
+    return [int(asked)]
+
+
+# ------------------------------------------------------------------------ the app
+
+
+def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minutes: float = 30.0) -> Starlette:
+    """The app: games held in memory (at most ``max_games``, dropped after ``idle_minutes``
+    without a request) and the tournament folders under ``records``."""
+    sessions = Sessions(capacity=max_games, idle_seconds=60 * idle_minutes)
+    folders = Records(Path(records))
+
+    def api(handler: Callable) -> Callable:
+        async def wrapped(request: Request) -> Response:
+            try:
+                return JSONResponse(await handler(request))
+            except WebError as exc:
+                return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return wrapped
+
+    async def with_table(request: Request, work: Callable[[Table], None], seats: bool = True) -> dict[str, Any]:
+        """Run ``work`` on the table (in a worker thread: an agent may think for seconds),
+        one request at a time per table, then its view for the request's seats."""
+        table = sessions.get(request.path_params["id"])
+        async with table.lock:
+            chosen = seats_of(table, request)
+
+            def run() -> dict[str, Any]:
+                work(table)
+                return table_view(table, chosen)
+
+            return await run_in_threadpool(run)
+
+    async def get_options(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(options)
+
+    async def create(request: Request) -> dict[str, Any]:
+        data = await body(request, {"mode", "game", "players", "rules", "opponents", "agents", "seat", "episode", "seed"})
+        table = await run_in_threadpool(new_table, data)
+        key = sessions.add(table)
+        return {"id": key, "table": await run_in_threadpool(table_view, table, seats_of(table, request))}
+
+    async def show(request: Request) -> dict[str, Any]:
+        return await with_table(request, lambda table: None)
+
+    async def move(request: Request) -> dict[str, Any]:
+        data = await body(request, {"action"})
+        table = sessions.get(request.path_params["id"])
+        action = integer(data, "action", 0, table.game.num_actions - 1, required=True)
+        return await with_table(request, lambda t: t.play(action))
+
+    async def advance(request: Request) -> dict[str, Any]:
+        await body(request, set())
+        return await with_table(request, lambda t: t.advance())
+
+    async def delete(request: Request) -> dict[str, Any]:
+        sessions.remove(request.path_params["id"])
+        return {"deleted": request.path_params["id"]}
+
+    async def record_list(request: Request) -> dict[str, Any]:
+        return {"folders": await run_in_threadpool(folders.folders)}
+
+    async def summary(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(folders.summary, request.query_params.get("folder"))
+
+    async def record_games(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(folders.games, request.query_params.get("folder"))
+
+    async def replay(request: Request) -> dict[str, Any]:
+        data = await body(request, {"folder", "key"})
+        table = await run_in_threadpool(folders.replay, data.get("folder"), data.get("key"))
+        key = sessions.add(table)
+        return {"id": key, "table": await run_in_threadpool(table_view, table, list(range(table.num_players)))}
+
+    async def plot(request: Request) -> Response:
+        try:
+            path = folders.plot(request.query_params.get("folder"), request.query_params.get("name"))
+        except WebError as exc:
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return FileResponse(path, media_type="image/png")
+
+    def page(name: str) -> Callable:
+        async def serve_page(request: Request) -> Response:
+            return FileResponse(STATIC / name, media_type="text/html")
+        return serve_page
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/table/{id}", page("table.html")),
+        Route("/records", page("records.html")),
+        Route("/leaderboard", page("leaderboard.html")),
+        Route("/api/options", api(get_options)),
+        Route("/api/games", api(create), methods=["POST"]),
+        Route("/api/games/{id}", api(show), methods=["GET"]),
+        Route("/api/games/{id}", api(delete), methods=["DELETE"]),
+        Route("/api/games/{id}/move", api(move), methods=["POST"]),
+        Route("/api/games/{id}/advance", api(advance), methods=["POST"]),
+        Route("/api/records", api(record_list)),
+        Route("/api/records/summary", api(summary)),
+        Route("/api/records/games", api(record_games)),
+        Route("/api/records/plot", plot),
+        Route("/api/replays", api(replay), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.sessions = sessions
+    return app

@@ -1,0 +1,76 @@
+// The start page: a game to play, or agents to watch; the choices come from GET /api/options.
+"use strict";
+
+let OPTIONS = null;
+
+function fill(select, values, chosen) {
+  select.replaceChildren(...values.map(([value, text]) => el("option", {value, selected: value === chosen}, text)));
+}
+
+function gameOf(form) {
+  return OPTIONS.games.find((g) => g.name === form.querySelector("[name=game]").value);
+}
+
+// Refill the fields that depend on the game (players, rules, seats, agents, length).
+function update(form, kind) {
+  const game = gameOf(form);
+  const players = form.querySelector("[name=players]");
+  const count = Number(players.value) || game.min_players;
+  const counts = [];
+  for (let n = game.min_players; n <= game.max_players; n++) counts.push([String(n), String(n)]);
+  fill(players, counts, String(Math.min(Math.max(count, game.min_players), game.max_players)));
+  const n = Number(players.value);
+  const rules = form.querySelector("[name=rules]");
+  fill(rules, game.presets.map((p) => [p.name, p.name]), game.presets.some((p) => p.name === rules.value) ? rules.value : game.default_preset);
+  const preset = game.presets.find((p) => p.name === rules.value);
+  const episode = form.querySelector("[name=episode]");
+  fill(episode, preset.match ? [["hand", "one hand"], ["match", "a match"]] : [["hand", "one hand"]], episode.value || "hand");
+  document.getElementById(`${kind}-agent-names`).replaceChildren(...game.agents.map((a) => el("option", {value: a})));
+  const seatSelect = form.querySelector("[name=seat]");
+  if (seatSelect) fill(seatSelect, [["", "random"]].concat(Array.from({length: n}, (_, s) => [String(s), `player_${s}`])), seatSelect.value);
+  const box = document.getElementById(kind === "play" ? "play-opponents" : "watch-agents");
+  const seats = kind === "play" ? n - 1 : n;
+  // the specs typed so far stay while the game stays (another game has other agents)
+  const old = form.dataset.game === game.name ? Array.from(box.querySelectorAll("input")).map((i) => i.value) : [];
+  form.dataset.game = game.name;
+  box.replaceChildren(...Array.from({length: seats}, (_, k) => {
+    const id = `${kind}-agent-${k}`;
+    const label = kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
+    return el("div", {}, el("label", {for: id}, label),
+      el("input", {id, class: "agent", list: `${kind}-agent-names`, value: old[k] || game.default_agent, autocomplete: "off"}));
+  }));
+}
+
+async function start(form, kind) {
+  const game = gameOf(form);
+  const body = {mode: kind, game: game.name, players: Number(form.querySelector("[name=players]").value),
+    rules: form.querySelector("[name=rules]").value, episode: form.querySelector("[name=episode]").value};
+  const specs = Array.from(form.querySelectorAll("input.agent")).map((i) => i.value.trim());
+  body[kind === "play" ? "opponents" : "agents"] = specs;
+  const seed = form.querySelector("[name=seed]").value;
+  if (seed !== "") body.seed = Number(seed);
+  if (kind === "play" && form.querySelector("[name=seat]").value !== "") body.seat = Number(form.querySelector("[name=seat]").value);
+  const error = document.getElementById("error");
+  try {
+    form.querySelector("button[type=submit]").disabled = true;
+    const created = await api("POST", "/api/games", body);
+    location.href = `/table/${created.id}`;
+  } catch (e) {
+    error.textContent = e.message;
+    error.hidden = false;
+    form.querySelector("button[type=submit]").disabled = false;
+  }
+}
+
+async function main() {
+  OPTIONS = await api("GET", "/api/options");
+  for (const kind of ["play", "watch"]) {
+    const form = document.getElementById(kind);
+    fill(form.querySelector("[name=game]"), OPTIONS.games.map((g) => [g.name, g.title]), "gin");
+    for (const name of ["game", "players", "rules"]) form.querySelector(`[name=${name}]`).addEventListener("change", () => update(form, kind));
+    update(form, kind);
+    form.addEventListener("submit", (event) => { event.preventDefault(); start(form, kind); });
+  }
+}
+
+main().catch((e) => { const error = document.getElementById("error"); error.textContent = e.message; error.hidden = false; });

@@ -1,0 +1,105 @@
+"""What the web app's tests share: an app with a small recorded tournament, and a person
+playing through the HTTP API (the app's test client, or an HTTP client on a real server)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+import numpy as np
+
+
+def small_tournament(folder: Path, agents: tuple[str, ...] = ("random", "heuristic"), deals: int = 2,
+                     mode: str = "hands") -> Path:
+    """A Gin Rummy tournament of a few deals recorded with its moves, written under ``folder``."""
+    from rummy_env.eval.config import load_config
+    from rummy_env.eval.tournament import run
+
+    run(load_config(None, agents=list(agents), out=str(folder), deals=deals, seed=3, mode=mode), progress=False)
+    return folder
+
+
+def play_through(client: Any, table: dict[str, Any], game_id: str, rng: np.random.Generator,
+                 on_table: Optional[Callable[[dict[str, Any]], None]] = None, limit: int = 3000) -> dict[str, Any]:
+    """Play a game to its end through the API: the person's moves drawn at random among the
+    moves offered, the agents' moves asked for with ``advance``; every answer must be a
+    table (no error). ``on_table`` sees each table answered. Returns the last one."""
+    for _ in range(limit):
+        if on_table is not None:
+            on_table(table)
+        if table["over"]:
+            return table
+        if table["to_move"] == table["you"]:
+            assert table["moves"], "the person is to move: moves must be offered"
+            move = table["moves"][int(rng.integers(len(table["moves"])))]
+            response = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]})
+        else:
+            assert table["moves"] == [], "moves are offered only on the person's turn"
+            response = client.post(f"/api/games/{game_id}/advance")
+        assert response.status_code == 200, response.text
+        table = response.json()
+    raise AssertionError(f"the game did not end in {limit} requests")
+
+
+@contextlib.contextmanager
+def running_server(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on a free port of 127.0.0.1; yields its address."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        time.sleep(0.02)
+    else:
+        raise RuntimeError("the test server did not start in 10 seconds")
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+        sock.close()
+
+
+CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def browser_missing() -> Optional[str]:
+    """Why a browser test cannot run here (no playwright package, no Chromium), or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -e '.[dev]')"
+    if not Path(CHROMIUM).is_file():
+        return f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium; or set RUMMY_CHROMIUM)"
+    return None
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1100, height: int = 860) -> Iterator[Any]:
+    """A headless Chromium page (Debian's chromium driven by playwright); JavaScript errors
+    on the page fail the test."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            yield page
+            assert not errors, f"errors on the page: {errors}"
+        finally:
+            browser.close()
