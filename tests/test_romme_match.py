@@ -294,3 +294,13 @@ def test_no_leak_at_a_table_after_its_first_hand():
             checked += 1
         env.step(int(rng.choice(env.game.legal_actions())))
     assert checked > 5 and changed > 5
+
+
+def test_what_ends_a_table_in_words():
+    from rummy_env.core.game import get_game
+
+    romme = get_game("romme")
+    assert romme.match_goal("romme") == "8 hands"
+    assert romme.match_goal({"loss_limit": 500}) == "8 hands or a total of -500"
+    assert romme.match_goal({"hands_per_table": 0, "loss_limit": 300}) == "a total of -300"
+    assert get_game("gin").match_goal(get_game("gin").load_rules("classic")) == "to 100"

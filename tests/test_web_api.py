@@ -64,8 +64,9 @@ def test_options_list_every_game_with_its_presets_and_agents(client):
     assert set(games) == {"gin", "basic", "romme"}
     assert games["basic"]["max_players"] == 4 and games["gin"]["max_players"] == 2
     assert {"random", "heuristic", "mcts", "ppo", "hard"} <= set(games["gin"]["agents"])
-    assert games["romme"]["agents"] == ["romme-random"]
+    assert games["romme"]["agents"] == ["romme-random", "romme-heuristic"]
     assert {p["name"]: p["match"] for p in games["gin"]["presets"]}["openspiel"] is False
+    assert all(p["match"] for p in games["romme"]["presets"])  # a Rommé table is its match
 
 
 @pytest.mark.parametrize("opponent", ["random", "heuristic"])
@@ -124,6 +125,24 @@ def test_a_match_goes_on_to_the_next_hand_with_the_points_added(client, app):
         expected[hand.result.winner] = hand.result.points
     assert not first["over"] and first["hand_number"] == 2 and first["score"]["points"] == expected
     assert app.state.sessions.get(game_id).state is not hand and not app.state.sessions.get(game_id).state.is_over
+
+
+def test_a_romme_table_adds_up_its_hands(client, app):
+    """A Rommé match is a table: its score names what ends it, and after the first hand the
+    totals are that hand's rewards (zero-sum), against the heuristic."""
+    game_id, table = new_game(client, game="romme", players=3, opponents=["romme-heuristic", "romme-random"],
+                              episode="match", rules="romme", seed=5)
+    assert table["score"] == {"title": "match points (8 hands)", "points": [0, 0, 0], "final": False}
+    rng = np.random.default_rng(4)
+    while not table["hands"]:  # play the first hand only
+        if table["to_move"] == table["you"]:
+            move = table["moves"][int(rng.integers(len(table["moves"])))]
+            table = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]}).json()
+        else:
+            table = client.post(f"/api/games/{game_id}/advance").json()
+    hand = app.state.sessions.get(game_id).finished[0]
+    assert not table["over"] and table["hand_number"] == 2
+    assert table["score"]["points"] == list(hand.result.rewards) and sum(table["score"]["points"]) == 0
 
 
 def test_watching_agents_step_by_step_every_seat_or_one(client, app):

@@ -258,6 +258,12 @@ class Game(ABC):
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> Match:
         """A match under ``rules`` (to the target score, or as the game's rules end one)."""
 
+    def match_goal(self, rules: Any) -> str:
+        """How a match under ``rules`` ends, in words for people (``'to 100'``): the target
+        score, which the rules of Gin Rummy and Basic Rummy hold; a game whose matches end
+        otherwise says so in its own words."""
+        return f"to {rules.target_score}"
+
     def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
                      policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:
         """Play hands ``i`` = 0..M-1, dealt from ``decks[i]`` (M, deck_size) with dealer

@@ -52,6 +52,14 @@ class Romme(Game):
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> RommeTable:
         return RommeTable.create(num_players, rules, first_dealer)
 
+    def match_goal(self, rules: Any) -> str:
+        """``'8 hands'``, ``'8 hands or a total of -500'`` or ``'a total of -500'``: what ends a table."""
+        r = self.load_rules(rules)
+        ends = [f"{r.hands_per_table} hands"] if r.hands_per_table else []
+        if r.loss_limit:
+            ends.append(f"a total of -{r.loss_limit}")
+        return " or ".join(ends)
+
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)
 

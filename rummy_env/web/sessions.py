@@ -157,7 +157,7 @@ class AgentTable(Table):
         if match is not None:
             if match.is_over:
                 return {"title": "match over: final scores", "points": list(match.result().scores), "final": True}
-            return {"title": f"match points (to {self.rules.target_score})", "points": list(match.points),
+            return {"title": f"match points ({self.game.match_goal(self.rules)})", "points": list(match.points),
                     "final": False}
         result = self.env.game.result
         return None if result is None else {"title": "points this hand", "points": list(result.rewards), "final": True}
