@@ -1,7 +1,7 @@
 """The pure Rommé hand for 2 to 6 players: state, legal actions, step, scoring.
 
 One source of truth for the Rommé rules (docs/games/romme/rules.md); the env, the
-encodings and the agents build on ``RommeState`` later, as Basic Rummy's do on
+encodings, the tables (``rummy_env.romme.match``) and the agents build on ``RommeState``, as Basic Rummy's do on
 ``BasicRummyState`` (the same ``rummy_env.core.state.CardGameState`` API). Cards are
 tracked *physically* everywhere (ids 0..109 of ``rummy_env.romme.cards``: each hand,
 the meld being built, every table meld, the stock and the discard pile), so the places
