@@ -449,7 +449,8 @@ class RommeState(CardGameState):
         )
 
     def _queries(self, hand: np.ndarray, nat: tuple, jok: tuple, out: bool, taken_kind: Optional[int], must: bool,
-                 debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool) -> list:
+                 debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool,
+                 completions: Any = None) -> list:
         """The solver queries (any true: the turn can end) for a position: ``hand`` the
         kind counts not in the pending meld ``nat`` + jokers as ``jok``; ``taken_kind`` the
         kind of the card taken from the pile if it is in ``hand``; ``must`` it must be melded
@@ -465,7 +466,7 @@ class RommeState(CardGameState):
                     return [True]
             completions = [None]
         else:
-            completions = M._completions(nat, jok, hand.tobytes(), r)
+            completions = (completions or M._completions)(nat, jok, hand.tobytes(), r)
         need_run0 = r.come_out_needs_run and not turn_run
         for c in completions:
             if c is None:
@@ -566,7 +567,37 @@ class RommeState(CardGameState):
 
     # ----------------------------------------------------------------- legal actions
 
+    def _next_cards(self, hand: np.ndarray, nat: tuple, jok: tuple, pend_kinds: set,
+                    completions: Any) -> tuple[list[int], list[int]]:
+        """The kinds k whose ``PICK`` (a natural card held) and whose ``JOKER_AS`` (a joker
+        held, standing for k) leave a meld being built that can still be finished from the
+        hand: ``melds.next_cards`` for every card at once, or with the reference
+        ``completions`` card by card (``_compute_legal_reference``)."""
+        if completions is M._completions:
+            pick_mask, joker_mask = M.next_cards(nat, jok, hand.tobytes(), self.rules)
+            return _bits(pick_mask), _bits(joker_mask)
+        r = self.rules
+        picks = [k for k in range(NUM_CARDS) if hand[k] and k not in pend_kinds
+                 and completions(tuple(sorted(nat + (k,))), jok, _hand_minus(hand, k).tobytes(), r)]
+        jokers_as = []
+        if hand[JOKER]:
+            fewer = _hand_minus(hand, JOKER).tobytes()
+            jokers_as = [k for k in range(NUM_CARDS) if k not in pend_kinds
+                         and completions(nat, tuple(sorted(jok + (k,))), fewer, r)]
+        return picks, jokers_as
+
     def _compute_legal(self) -> list[int]:
+        return self._legal_actions(M._completions)
+
+    def _compute_legal_reference(self) -> list[int]:
+        """The legal actions computed the plain way: every card tried in the meld being
+        built and every completion listed by ``melds._completions_reference``. What the fast
+        path (``_compute_legal``) is tested against; the two must agree everywhere."""
+        return self._legal_actions(M._completions_reference)
+
+    def _legal_actions(self, completions: Any) -> list[int]:
+        """The legal actions, with ``completions`` listing the ways to finish a meld being
+        built (``melds._completions`` or its reference)."""
         if self.phase == Phase.OVER:
             return []
         p = self.current_player
@@ -585,12 +616,13 @@ class RommeState(CardGameState):
         pend_kinds = set(nat + jok)
         slots_joker = self._slots_take_joker()
         base = dict(out=out_, taken_kind=tk, must=must, debt=debt, turn_points=self.turn_points,
-                    turn_melds=self.turn_melds, turn_run=self.turn_run, slots_take_joker=slots_joker)
+                    turn_melds=self.turn_melds, turn_run=self.turn_run, slots_take_joker=slots_joker,
+                    completions=completions)
         groups: list[tuple[int, list]] = []
         legal: list[int] = []
         # commit
         if nat or jok:
-            readings = M._completions(nat, jok, _EMPTY, r)
+            readings = completions(nat, jok, _EMPTY, r)
             if readings:
                 best = max(readings, key=lambda c: c.value)
                 after_out = out_ or (self.turn_points + best.value >= r.come_out_points
@@ -624,23 +656,17 @@ class RommeState(CardGameState):
                               self.turn_run, slots_joker)
             can_meld = bool(self._evaluate([(0, q)]))
         if can_meld:
-            for k in range(NUM_CARDS):
-                if hand[k] and k not in pend_kinds:
-                    n2 = tuple(sorted(nat + (k,)))
-                    if not M._completions(n2, jok, _hand_minus(hand, k).tobytes(), r):
-                        continue
-                    h2 = _hand_minus(hand, k)
-                    tk2 = None if tk == k else tk
-                    groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
-            if hand[JOKER]:
+            picks, jokers_as = self._next_cards(hand, nat, jok, pend_kinds, completions)
+            for k in picks:
+                n2 = tuple(sorted(nat + (k,)))
+                h2 = _hand_minus(hand, k)
+                tk2 = None if tk == k else tk
+                groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
+            if jokers_as:
                 h2 = _hand_minus(hand, JOKER)
                 tk2 = None if tk == JOKER else tk
-                for k in range(NUM_CARDS):
-                    if k in pend_kinds:
-                        continue
+                for k in jokers_as:
                     j2 = tuple(sorted(jok + (k,)))
-                    if not M._completions(nat, j2, h2.tobytes(), r):
-                        continue
                     groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2})))
         # lay-offs and swaps: once out, nothing pending
         if out_ and not nat and not jok:
@@ -983,6 +1009,16 @@ class RommeState(CardGameState):
 
 _EMPTY = bytes(NUM_KINDS)
 _QUERY_CACHE: dict = {}
+
+
+def _bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, increasing."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:

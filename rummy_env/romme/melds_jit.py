@@ -599,6 +599,116 @@ def come_out(hand: np.ndarray, rules, need, keep: int):
     return _arrangement(hand, rules, target, rules.come_out_needs_run, need, keep)
 
 
+# ----------------------------------------------------------------------------- the meld being built
+
+
+def _window_table(wrap: bool) -> np.ndarray:
+    """(start, length, rank mask) of every window a run may cover (``melds._windows``)."""
+    rows = []
+    for start in range(NUM_RANKS):
+        longest = NUM_RANKS if wrap else min(NUM_RANKS, NUM_RANKS + 1 - start)
+        for length in range(3, longest + 1):
+            rows.append((start, length, sum(1 << ((start + t) % NUM_RANKS) for t in range(length))))
+    return np.array(rows, np.int64)
+
+
+_WINDOWS_FLAT = _window_table(False)
+_WINDOWS_WRAP = _window_table(True)
+_RANKS = (1 << NUM_RANKS) - 1
+
+
+@numba.njit(cache=True)
+def _finishes(natm, jokm, nn, nj, hand, avail, windows, adjacent, more):
+    """``melds._can_finish`` of the meld being built with the natural kinds of mask ``natm``
+    (``nn`` of them) and jokers standing for those of ``jokm`` (``nj``; disjoint), from
+    ``hand`` with ``avail`` jokers."""
+    kinds = natm | jokm
+    if kinds == 0:
+        return False
+    low = 0
+    while not (kinds >> low) & 1:
+        low += 1
+    rank = low % NUM_RANKS
+    suit = low // NUM_RANKS
+    same_rank = np.int64(0)
+    for s in range(4):
+        same_rank |= np.int64(1) << (s * NUM_RANKS + rank)
+    if kinds & ~same_rank == 0:
+        others = 0
+        for s in range(4):
+            k = s * NUM_RANKS + rank
+            if not (kinds >> k) & 1 and hand[k] > 0:
+                others += 1
+        for size in range(others + 1):
+            n = nn + size
+            for e in range(avail + 1):
+                j = nj + e
+                if n + j > 4:
+                    break
+                if n + j >= 3 and _allows(n, j, more):
+                    return True
+    base = suit * NUM_RANKS
+    if kinds & ~(np.int64(_RANKS) << base) == 0:
+        nat_r = (natm >> base) & _RANKS
+        jok_r = (jokm >> base) & _RANKS
+        need = nat_r | jok_r
+        held = np.int64(0)
+        for q in range(NUM_RANKS):
+            if hand[base + q] > 0:
+                held |= np.int64(1) << q
+        for w in range(windows.shape[0]):
+            start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
+            if need & ~wm:
+                continue
+            missing = wm & ~need & ~held
+            if _popcount(missing) > avail:
+                continue
+            jokers = jok_r | missing
+            j = _popcount(jokers)
+            if not _allows(length - j, j, more):
+                continue
+            if not adjacent:
+                places = ((jokers >> start) | (jokers << (NUM_RANKS - start))) & _RANKS
+                if places & (places >> 1):
+                    continue
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _next_cards(natm, jokm, nn, nj, hand, windows, adjacent, more):
+    taken = natm | jokm
+    avail = np.int64(hand[JOKER])
+    picks = np.int64(0)
+    for k in range(NUM_CARDS):
+        bit = np.int64(1) << k
+        if hand[k] > 0 and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, hand, avail, windows,
+                                                         adjacent, more):
+            picks |= bit
+    jokers = np.int64(0)
+    if avail > 0:
+        for k in range(NUM_CARDS):
+            bit = np.int64(1) << k
+            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, hand, avail - 1, windows, adjacent, more):
+                jokers |= bit
+    return picks, jokers
+
+
+def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
+    """``melds.next_cards`` (the same masks), compiled: one call for every card."""
+    natm = jokm = 0
+    for k in nat:
+        natm |= 1 << k
+    for k in jok:
+        jokm |= 1 << k
+    if (natm | jokm).bit_count() != len(nat) + len(jok):  # a kind twice: nothing finishes it
+        return 0, 0
+    wrap, adjacent, more = _flags(rules)
+    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8),
+                                _WINDOWS_WRAP if wrap else _WINDOWS_FLAT, adjacent, more)
+    return int(picks), int(jokers)
+
+
 def self_check() -> str:
     """'' when the kernels compile (or load from numba's cache) and agree with the Python
     search on a few hands (numbers and arrangements); else what went wrong."""
@@ -624,6 +734,36 @@ def self_check() -> str:
                 if (come_out(h, rules, None, keep) != melds._python_come_out(h, rules, None, keep)
                         or arrangement(h, rules, 0, False, None, 0) != melds._Search(h, rules).arrangement()):
                     return "they disagree with the Python search"
+        for nat, jok, hand in _pending_samples(rng):
+            for rules in (RommeRules(), RommeRules(aces_around_the_corner=True, adjacent_jokers=True,
+                                                   naturals_per_meld="more_than_jokers")):
+                if next_cards(nat, jok, hand, rules) != melds._python_next_cards(nat, jok, hand, rules):
+                    return "they disagree with the Python search on the meld being built"
     except Exception as exc:  # numba cannot compile or cache here
         return f"{type(exc).__name__}: {exc}"
     return ""
+
+
+def _pending_samples(rng: np.random.Generator) -> list[tuple[tuple, tuple, bytes]]:
+    """A few melds being built, with the rest of a hand (biased to one suit, for runs)."""
+    out = []
+    for _ in range(12):
+        suit = int(rng.integers(4))
+        hand = np.zeros(NUM_KINDS, np.uint8)
+        for _ in range(int(rng.integers(3, 14))):
+            k = suit * NUM_RANKS + int(rng.integers(NUM_RANKS)) if rng.random() < 0.6 else int(rng.integers(NUM_CARDS))
+            hand[k] = min(hand[k] + 1, 2)
+        hand[JOKER] = int(rng.integers(0, 4))
+        held = [int(k) for k in np.flatnonzero(hand[:NUM_CARDS])]
+        nat = tuple(sorted(held[:int(rng.integers(0, 3))]))
+        for k in nat:
+            hand[k] -= 1
+        jok = ()
+        if hand[JOKER] and rng.random() < 0.5:
+            jok = (suit * NUM_RANKS + int(rng.integers(NUM_RANKS)),)
+            if jok[0] in nat:
+                jok = ()
+            else:
+                hand[JOKER] -= 1
+        out.append((nat, jok, hand.tobytes()))
+    return out
