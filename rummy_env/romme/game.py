@@ -522,45 +522,48 @@ class RommeState(CardGameState):
         return any(k == JOKER for k, _ in _accepts(c.meld(), self.rules)[0])
 
     def _evaluate(self, groups: list[tuple[Any, list]]) -> list:
-        """The items of ``groups`` ((item, queries)) whose queries hold, in order."""
-        cache = _QUERY_CACHE
+        """The items of ``groups`` ((item, queries)) whose queries hold, in order. A query
+        that needs no solver (no points, run or card asked: enough cards left; a card asked
+        that is not there) is answered on the spot, and an item is decided at its first
+        query that holds; the others are solved in one batch per (points, run, keep) and
+        remembered (per rules) for later positions."""
         r = self.rules
+        cache = _QUERY_CACHE.get(r)
+        if cache is None or len(cache) > 400_000:
+            cache = _QUERY_CACHE[r] = {}
         pending: dict = {}
-        for _, queries in groups:
+        open_items: list = []  # (item, keys of its queries that need the solver)
+        for item, queries in groups:
+            keys = []
             for q in queries:
                 if q is True:
-                    continue
+                    keys = True
+                    break
                 rest, target, need_run, need, keep = q
-                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
-                if key in cache:
-                    continue
                 if target <= 0 and not need_run and need is None:
-                    cache[key] = int(rest.sum()) >= keep
-                elif need is not None and rest[need] == 0:
-                    cache[key] = False
-                else:
+                    if int(rest.sum()) >= keep:
+                        keys = True
+                        break
+                    continue
+                if need is not None and rest[need] == 0:
+                    continue
+                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep))
+                got = cache.get(key)
+                if got is None:
                     pending.setdefault((max(0, int(target)), bool(need_run), int(keep)), {})[key] = (rest, need)
+                elif got:
+                    keys = True
+                    break
+                keys.append(key)
+            open_items.append((item, keys))
         for (target, need_run, keep), items in pending.items():
             keys = list(items)
             hands = np.stack([items[k][0] for k in keys])
             needs = np.array([-1 if items[k][1] is None else items[k][1] for k in keys], dtype=np.int64)
-            got = M.can_come_out(hands, M._query_rules(r, target, need_run), need_card=needs, keep=keep)
+            got = M._can_come_out_checked(hands, M._query_rules(r, target, need_run), needs, keep)
             for k, v in zip(keys, got.tolist()):
                 cache[k] = v
-        if len(cache) > 400_000:
-            cache.clear()
-        out = []
-        for item, queries in groups:
-            for q in queries:
-                if q is True:
-                    out.append(item)
-                    break
-                rest, target, need_run, need, keep = q
-                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
-                if cache.get(key):
-                    out.append(item)
-                    break
-        return out
+        return [item for item, keys in open_items if keys is True or any(cache[k] for k in keys)]
 
     def _slots_take_joker(self) -> bool:
         return any(_accepts(m.meld, self.rules)[1] for m in self.table)

@@ -754,13 +754,17 @@ def can_come_out(hands, rules: RommeRulesSpec = None, need_card=None, keep: Opti
         has = needs >= 0
         if (flat[np.flatnonzero(has), needs[has]] == 0).any():
             raise ValueError("a need_card is not in its hand")
+    return _can_come_out_checked(flat, r, needs, k).reshape(h.shape[:-1])
+
+
+def _can_come_out_checked(flat: np.ndarray, r: RommeRules, needs: np.ndarray, keep: int) -> np.ndarray:
+    """``can_come_out`` of (n, 53) uint8 hands already checked (``needs``: int64, a kind held
+    or -1 each): for callers that build their hands themselves, such as the legal mask."""
     kernels = _kernels() if flat.shape[0] else None
     if kernels is not None:
-        out = kernels.can_come_out(flat, r, needs, k)
-    else:
-        out = np.array([_python_can_come_out(row, r, None if n < 0 else int(n), k) for row, n in zip(flat, needs)],
-                       dtype=bool)
-    return out.reshape(h.shape[:-1])
+        return kernels.can_come_out(flat, r, needs, keep)
+    return np.array([_python_can_come_out(row, r, None if n < 0 else int(n), keep) for row, n in zip(flat, needs)],
+                    dtype=bool)
 
 
 # ----------------------------------------------------------------------------- table melds
@@ -989,7 +993,49 @@ _RANKS_MASK = (1 << NUM_RANKS) - 1
 @functools.lru_cache(maxsize=1 << 16)
 def _completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[Completion, ...]:
     """Every way to finish the meld being built (``completions``; ``hand`` the (53,) uint8
-    counts as bytes): ``_completions_reference``'s answer, found faster. Only the windows
+    counts as bytes), as ``_completions_reference`` lists them: by the compiled kernel when
+    in use (its rows made into completions here, the first of the most valuable readings of
+    each use of cards kept), else by ``_python_completions``."""
+    kinds = nat + jok
+    if not kinds or len(set(kinds)) != len(kinds):
+        return ()
+    kernels = _kernels()
+    if kernels is None:
+        return _python_completions(nat, jok, hand, r)
+    return _completions_from_rows(kernels.completion_rows(nat, jok, hand, r))
+
+
+def _completions_from_rows(rows: list[list[int]]) -> tuple[Completion, ...]:
+    """The completions of the compiled kernel's rows (``melds_jit.completion_rows``): per
+    use of cards the first of its most valuable readings, in ``_completions``' order."""
+    best: dict[tuple[int, int, int], list[int]] = {}
+    for row in rows:
+        key = (row[1], row[2], row[0])
+        old = best.get(key)
+        if old is None or row[3] > old[3]:
+            best[key] = row
+    out = []
+    for run, extra, extra_jokers, value, a, b, c, d in best.values():
+        reading = ("run", a, b, c, _bit_tuple(d)) if run else ("set", a, _bit_tuple(b), c)
+        out.append(Completion(_bit_tuple(extra), extra_jokers, value, bool(run), reading))
+    out.sort(key=lambda c: (c.extra, c.extra_jokers, c.run))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bit_tuple(mask: int) -> tuple[int, ...]:
+    """The set bits of ``mask``, increasing (memoised: the same masks come back)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+def _python_completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes,
+                        r: RommeRules) -> tuple[Completion, ...]:
+    """``_completions_reference``'s answer, found faster in Python. Only the windows
     holding the meld's cards are visited, cards are tested as rank masks, and a window
     missing more cards than the hand has jokers is skipped; the completions are offered
     in the reference's order (windows in ``_windows`` order, the same choices in each), so

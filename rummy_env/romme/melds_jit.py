@@ -709,6 +709,143 @@ def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
     return int(picks), int(jokers)
 
 
+_ROW = 8  # a completion's row: run, extra natural kinds (mask), extra jokers, worth, then its reading's four numbers
+
+
+@numba.njit(cache=True)
+def _emit(out, n, run, extra, extra_jokers, value, a, b, c, d):
+    if n < out.shape[0]:
+        out[n, 0], out[n, 1], out[n, 2], out[n, 3] = run, extra, extra_jokers, value
+        out[n, 4], out[n, 5], out[n, 6], out[n, 7] = a, b, c, d
+    return n + 1
+
+
+@numba.njit(cache=True)
+def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, more, out):
+    """The completions ``melds._python_completions`` offers, in its order, as rows of
+    ``out``: (run, extra natural kinds as a mask, extra jokers, worth, reading) with the
+    reading (rank, suits mask, jokers, 0) for a set and (suit, start, length, joker
+    offsets mask) for a run. Returns how many there are (more than ``out`` holds: call
+    again with room for them all)."""
+    n = 0
+    kinds = natm | jokm
+    avail = np.int64(hand[JOKER])
+    low = 0
+    while not (kinds >> low) & 1:
+        low += 1
+    rank = low % NUM_RANKS
+    suit = low // NUM_RANKS
+    same_rank = np.int64(0)
+    for s in range(4):
+        same_rank |= np.int64(1) << (s * NUM_RANKS + rank)
+    if kinds & ~same_rank == 0:
+        taken = 0
+        nat_suits = 0
+        for s in range(4):
+            if (kinds >> (s * NUM_RANKS + rank)) & 1:
+                taken |= 1 << s
+            if (natm >> (s * NUM_RANKS + rank)) & 1:
+                nat_suits |= 1 << s
+        others = 0
+        for s in range(4):
+            if not (taken >> s) & 1 and hand[s * NUM_RANKS + rank] > 0:
+                others |= 1 << s
+        for chosen in range(16):
+            if chosen & ~others:
+                continue
+            size = _popcount(chosen)
+            nat_n = nn + size
+            extra = np.int64(0)
+            for s in range(4):
+                if (chosen >> s) & 1:
+                    extra |= np.int64(1) << (s * NUM_RANKS + rank)
+            for e in range(avail + 1):
+                j = nj + e
+                if nat_n + j > 4:
+                    break
+                if nat_n + j >= 3 and _allows(nat_n, j, more):
+                    n = _emit(out, n, 0, extra, e, _RANK_VALUE[rank] * (nat_n + j), rank, nat_suits | chosen, j, 0)
+    base = suit * NUM_RANKS
+    if kinds & ~(np.int64(_RANKS) << base) == 0:
+        nat_r = (natm >> base) & _RANKS
+        jok_r = (jokm >> base) & _RANKS
+        need = nat_r | jok_r
+        held = np.int64(0)
+        for q in range(NUM_RANKS):
+            if hand[base + q] > 0:
+                held |= np.int64(1) << q
+        spots = np.empty(NUM_RANKS, np.int64)
+        pick = np.empty(NUM_RANKS, np.int64)
+        for w in range(windows.shape[0]):
+            start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
+            if need & ~wm:
+                continue
+            missing_r = wm & ~need & ~held
+            n_missing = _popcount(missing_r)
+            if n_missing > avail:
+                continue
+            # offsets in the window: rank q sits at (q - start) % 13
+            fixed = ((jok_r >> start) | (jok_r << (NUM_RANKS - start))) & _RANKS
+            missing = ((missing_r >> start) | (missing_r << (NUM_RANKS - start))) & _RANKS
+            have_r = wm & held & ~need
+            have = ((have_r >> start) | (have_r << (NUM_RANKS - start))) & _RANKS
+            value = positions[start + length] - positions[start]
+            h = 0
+            for t in range(length):
+                if (have >> t) & 1:
+                    spots[h] = t
+                    h += 1
+            for extra in range(min(avail - n_missing, h) + 1):  # jokers in place of natural cards held
+                j = _popcount(fixed | missing) + extra
+                if not _allows(length - j, j, more):
+                    break  # more jokers only take natural cards away
+                for i in range(extra):
+                    pick[i] = i
+                while True:  # the subsets of ``extra`` spots, as itertools.combinations lists them
+                    subs = np.int64(0)
+                    for i in range(extra):
+                        subs |= np.int64(1) << spots[pick[i]]
+                    places = fixed | missing | subs
+                    if adjacent or not places & (places >> 1):
+                        kept = have & ~subs
+                        extra_nat = np.int64(0)
+                        for t in range(length):
+                            if (kept >> t) & 1:
+                                extra_nat |= np.int64(1) << (base + (start + t) % NUM_RANKS)
+                        n = _emit(out, n, 1, extra_nat, n_missing + extra, value, suit, start, length, places)
+                    i = extra - 1
+                    while i >= 0 and pick[i] == h - extra + i:
+                        i -= 1
+                    if i < 0:
+                        break
+                    pick[i] += 1
+                    for u in range(i + 1, extra):
+                        pick[u] = pick[u - 1] + 1
+    return n
+
+
+_POSITIONS = np.concatenate(([0], np.cumsum(_POSITION_VALUE))).astype(np.int64)  # worth of positions 0..p-1
+_ROWS: list = [np.empty((256, _ROW), np.int64)]
+
+
+def completion_rows(nat: tuple, jok: tuple, hand: bytes, rules) -> list[list[int]]:
+    """``_completion_rows`` of a meld being built (distinct kinds), as lists."""
+    natm = jokm = 0
+    for k in nat:
+        natm |= 1 << k
+    for k in jok:
+        jokm |= 1 << k
+    wrap, adjacent, more = _flags(rules)
+    counts = np.frombuffer(hand, np.uint8)
+    windows = _WINDOWS_WRAP if wrap else _WINDOWS_FLAT
+    while True:
+        out = _ROWS[0]
+        n = _completion_rows(natm, jokm, len(nat), len(jok), counts, windows, _POSITIONS, adjacent, more, out)
+        if n <= out.shape[0]:
+            return out[:n].tolist()
+        _ROWS[0] = np.empty((2 * n, _ROW), np.int64)
+
+
 def self_check() -> str:
     """'' when the kernels compile (or load from numba's cache) and agree with the Python
     search on a few hands (numbers and arrangements); else what went wrong."""
@@ -739,6 +876,10 @@ def self_check() -> str:
                                                    naturals_per_meld="more_than_jokers")):
                 if next_cards(nat, jok, hand, rules) != melds._python_next_cards(nat, jok, hand, rules):
                     return "they disagree with the Python search on the meld being built"
+                if nat or jok:
+                    if melds._completions_from_rows(completion_rows(nat, jok, hand, rules)) != \
+                            melds._python_completions(nat, jok, hand, rules):
+                        return "they disagree with the Python search on the meld being built"
     except Exception as exc:  # numba cannot compile or cache here
         return f"{type(exc).__name__}: {exc}"
     return ""
