@@ -450,7 +450,7 @@ class RommeState(CardGameState):
 
     def _queries(self, hand: np.ndarray, nat: tuple, jok: tuple, out: bool, taken_kind: Optional[int], must: bool,
                  debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool,
-                 completions: Any = None) -> list:
+                 completions: Any = M._completions) -> list:
         """The solver queries (any true: the turn can end) for a position: ``hand`` the
         kind counts not in the pending meld ``nat`` + jokers as ``jok``; ``taken_kind`` the
         kind of the card taken from the pile if it is in ``hand``; ``must`` it must be melded
@@ -466,7 +466,7 @@ class RommeState(CardGameState):
                     return [True]
             completions = [None]
         else:
-            completions = (completions or M._completions)(nat, jok, hand.tobytes(), r)
+            completions = completions(nat, jok, hand.tobytes(), r)
         need_run0 = r.come_out_needs_run and not turn_run
         for c in completions:
             if c is None:
@@ -570,16 +570,23 @@ class RommeState(CardGameState):
 
     # ----------------------------------------------------------------- legal actions
 
+    def _evaluate_reference(self, groups: list[tuple[Any, list]]) -> list:
+        """``_evaluate`` the plain way: every query asked of ``melds.rest_can_come_out``."""
+        r = self.rules
+        return [item for item, queries in groups
+                if any(q is True or M.rest_can_come_out(*q, r) for q in queries)]
+
     def _next_cards(self, hand: np.ndarray, nat: tuple, jok: tuple, pend_kinds: set,
-                    completions: Any) -> tuple[list[int], list[int]]:
+                    reference: bool) -> tuple[list[int], list[int]]:
         """The kinds k whose ``PICK`` (a natural card held) and whose ``JOKER_AS`` (a joker
         held, standing for k) leave a meld being built that can still be finished from the
-        hand: ``melds.next_cards`` for every card at once, or with the reference
-        ``completions`` card by card (``_compute_legal_reference``)."""
-        if completions is M._completions:
+        hand: ``melds.next_cards`` for every card at once, or (``reference``) card by card
+        with ``melds._completions_reference``."""
+        if not reference:
             pick_mask, joker_mask = M.next_cards(nat, jok, hand.tobytes(), self.rules)
-            return _bits(pick_mask), _bits(joker_mask)
+            return list(M._bit_tuple(pick_mask)), list(M._bit_tuple(joker_mask))
         r = self.rules
+        completions = M._completions_reference
         picks = [k for k in range(NUM_CARDS) if hand[k] and k not in pend_kinds
                  and completions(tuple(sorted(nat + (k,))), jok, _hand_minus(hand, k).tobytes(), r)]
         jokers_as = []
@@ -590,17 +597,19 @@ class RommeState(CardGameState):
         return picks, jokers_as
 
     def _compute_legal(self) -> list[int]:
-        return self._legal_actions(M._completions)
+        return self._legal_actions(reference=False)
 
     def _compute_legal_reference(self) -> list[int]:
-        """The legal actions computed the plain way: every card tried in the meld being
-        built and every completion listed by ``melds._completions_reference``. What the fast
-        path (``_compute_legal``) is tested against; the two must agree everywhere."""
-        return self._legal_actions(M._completions_reference)
+        """The legal actions computed the plain way: every card tried in the meld being built,
+        every completion listed by ``melds._completions_reference`` and every solver query
+        asked of ``melds.rest_can_come_out`` (``_evaluate_reference``). What the fast path
+        (``_compute_legal``) is tested against: the two must agree in every position."""
+        return self._legal_actions(reference=True)
 
-    def _legal_actions(self, completions: Any) -> list[int]:
-        """The legal actions, with ``completions`` listing the ways to finish a meld being
-        built (``melds._completions`` or its reference)."""
+    def _legal_actions(self, reference: bool) -> list[int]:
+        """The legal actions; ``reference``: computed the plain way (``_compute_legal_reference``)."""
+        completions = M._completions_reference if reference else M._completions
+        evaluate = self._evaluate_reference if reference else self._evaluate
         if self.phase == Phase.OVER:
             return []
         p = self.current_player
@@ -609,7 +618,7 @@ class RommeState(CardGameState):
         out_ = self.came_out[p]
         if self.phase == Phase.DRAW:
             legal = [DRAW_STOCK] if self.stock else []
-            if self.discard_pile and self._can_take():
+            if self.discard_pile and self._can_take(evaluate):
                 legal.append(TAKE_DISCARD)
             return legal
         ctx = self._ctx()
@@ -657,9 +666,9 @@ class RommeState(CardGameState):
         if not out_ and not nat and not jok:
             q = self._queries(hand, (), (), False, tk, must, False, self.turn_points, max(self.turn_melds, 1),
                               self.turn_run, slots_joker)
-            can_meld = bool(self._evaluate([(0, q)]))
+            can_meld = bool(evaluate([(0, q)]))
         if can_meld:
-            picks, jokers_as = self._next_cards(hand, nat, jok, pend_kinds, completions)
+            picks, jokers_as = self._next_cards(hand, nat, jok, pend_kinds, reference)
             for k in picks:
                 n2 = tuple(sorted(nat + (k,)))
                 h2 = _hand_minus(hand, k)
@@ -703,11 +712,12 @@ class RommeState(CardGameState):
                             tk2 = None if tk == k else tk
                             groups.append((SWAP + NUM_CARDS * slot + k,
                                            self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True})))
-        legal += self._evaluate(groups)
+        legal += evaluate(groups)
         return sorted(legal)
 
-    def _can_take(self) -> bool:
-        """Whether the player to move (drawing) may take the top discard."""
+    def _can_take(self, evaluate: Any = None) -> bool:
+        """Whether the player to move (drawing) may take the top discard (``evaluate``: how
+        the solver queries are answered, ``_evaluate`` by default)."""
         p = self.current_player
         r = self.rules
         card = self.discard_pile[-1]
@@ -717,7 +727,7 @@ class RommeState(CardGameState):
         must = not self.came_out[p] and r.take_discard_before_out == "meld"
         q = self._queries(hand, (), (), self.came_out[p], k, must, False, 0, 1 if must else 0, False,
                           self._slots_take_joker())
-        return bool(self._evaluate([(0, q)]))
+        return bool((evaluate or self._evaluate)([(0, q)]))
 
     # ----------------------------------------------------------------- stepping
 
@@ -1012,16 +1022,6 @@ class RommeState(CardGameState):
 
 _EMPTY = bytes(NUM_KINDS)
 _QUERY_CACHE: dict = {}
-
-
-def _bits(mask: int) -> list[int]:
-    """The set bits of ``mask``, increasing."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:
