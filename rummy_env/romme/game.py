@@ -45,7 +45,10 @@ off), then discard a card other than the one taken from the pile (or, with
 ``go_out_without_discard``, have nothing left). The solver answers it exactly for the
 hand's kinds (``melds.completions`` and ``melds.rest_can_come_out``). An action is legal
 when its own conditions hold and, if it does not end the turn, the predicate holds after
-it; so a player choosing uniformly among legal actions always finishes the turn.
+it; so a player choosing uniformly among legal actions always finishes the turn. The mask
+first asks which cards can go into the pending meld at all (``melds.next_cards``, every
+card at once), then the solver only about those; ``_compute_legal_reference`` computes
+the same mask the plain way, card by card, for the tests.
 
 Choices made where the rules are silent (the rules page lists them too):
 
@@ -455,7 +458,8 @@ class RommeState(CardGameState):
         kind counts not in the pending meld ``nat`` + jokers as ``jok``; ``taken_kind`` the
         kind of the card taken from the pile if it is in ``hand``; ``must`` it must be melded
         (before coming out); ``debt`` a joker taken by a swap is in ``hand``. True in the
-        list means the turn can end with no query."""
+        list means the turn can end with no query. ``completions`` lists the ways to finish
+        the pending meld (``melds._completions``, or its reference)."""
         r = self.rules
         keep_base = 0 if r.go_out_without_discard else 1
         out_queries: list = []
@@ -530,6 +534,8 @@ class RommeState(CardGameState):
         r = self.rules
         cache = _QUERY_CACHE.get(r)
         if cache is None or len(cache) > 400_000:
+            if len(_QUERY_CACHE) >= 8:  # many rule sets in one process (tests): start afresh
+                _QUERY_CACHE.clear()
             cache = _QUERY_CACHE[r] = {}
         pending: dict = {}
         open_items: list = []  # (item, keys of its queries that need the solver)
@@ -1021,7 +1027,7 @@ class RommeState(CardGameState):
 # ----------------------------------------------------------------------------- helpers
 
 _EMPTY = bytes(NUM_KINDS)
-_QUERY_CACHE: dict = {}
+_QUERY_CACHE: dict = {}  # rules -> {query key: whether it holds} (RommeState._evaluate)
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:

@@ -34,6 +34,12 @@ With numba installed, the searches (batches and single hands) run as compiled lo
 the Python search on a few hands are dropped with one warning). The Python search here is
 the fallback and the reference they are tested against; both give the same numbers and
 the same arrangements.
+
+The meld being built (``completions``) is asked about for every card at every step of
+the game's legal mask, so it has fast paths of its own: ``next_cards`` says for all 52
+kinds at once which may go into it next, and ``_completions`` lists its completions
+visiting only the windows that can hold them (both compiled too, under the same switch).
+``_completions_reference`` keeps the plain enumeration they are tested against.
 """
 
 from __future__ import annotations
