@@ -133,6 +133,18 @@ def test_ties_between_readings_keep_the_reference_reading():
     assert melds._python_completions((jack, queen), (), hand.tobytes(), rules) == want
 
 
+def test_a_meld_with_thousands_of_completions(backend):
+    """The ace of hearts being built, the rest of the hearts and 5 jokers in hand: more
+    completions than the compiled kernel's first buffer holds (it grows and asks again)."""
+    rules = RommeRules(adjacent_jokers=True)
+    hand = np.zeros(NUM_KINDS, dtype=np.uint8)
+    hand[27:39] = 1
+    hand[JOKER] = 5
+    want = melds._completions_reference.__wrapped__((26,), (), hand.tobytes(), rules)
+    assert len(want) > 5000
+    assert melds._completions.__wrapped__((26,), (), hand.tobytes(), rules) == want
+
+
 def play_and_compare(rules: RommeRules, n: int, games: int, seed: int, coverage: collections.Counter) -> None:
     """Random play, the fast legal actions checked against the reference at every step."""
     for game in range(games):
