@@ -67,7 +67,8 @@ def pending_and_hand(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[i
     hand = np.zeros(NUM_KINDS, dtype=np.uint8)
     for _ in range(int(rng.integers(2, 15))):
         roll = rng.random()
-        k = int(rng.choice(run_kinds)) if roll < 0.55 else int(rng.choice(set_kinds)) if roll < 0.75 else int(rng.integers(52))
+        group = run_kinds if roll < 0.55 else set_kinds if roll < 0.75 else range(52)
+        k = int(rng.choice(group))
         hand[k] = min(int(hand[k]) + 1, 2)
     hand[JOKER] = int(rng.integers(0, 6))
     roll = rng.random()
@@ -112,7 +113,8 @@ def test_completions_and_next_cards_equal_the_reference(name, backend):
             rest = hand.copy()
             rest[JOKER] -= 1
             for k in range(52):
-                if k not in taken and melds._completions_reference(nat, tuple(sorted(jok + (k,))), rest.tobytes(), rules):
+                j2 = tuple(sorted(jok + (k,)))
+                if k not in taken and melds._completions_reference(nat, j2, rest.tobytes(), rules):
                     jokers |= 1 << k
         assert melds.next_cards(nat, jok, raw, rules) == (picks, jokers), (nat, jok, hand)
         found["next"] += bool(picks or jokers)
