@@ -9,7 +9,9 @@ strict comparisons), so they give the same numbers and, for single hands, the sa
 arrangements. The solver uses them (``melds._kernels``) unless numba is missing,
 ``RUMMY_ENV_NO_NUMBA=1`` is set, or they fail to compile or to agree with the Python
 search on a few hands (``self_check``; a warning then says why). This module needs numba
-(``pip install "rummy-env[fast]"``).
+(``pip install "rummy-env[fast]"``). The meld being built has two kernels of its own at
+the end (``next_cards``, ``completion_rows``), checked the same way against
+``melds._python_next_cards`` and ``melds._python_completions``.
 
 Layout. A hand's held natural kinds are its *slots* (increasing); the cards still
 undecided are a mixed-radix number over the slots' counts and the jokers (the *state*,
@@ -722,11 +724,13 @@ def _emit(out, n, run, extra, extra_jokers, value, a, b, c, d):
 
 @numba.njit(cache=True)
 def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, more, out):
-    """The completions ``melds._python_completions`` offers, in its order, as rows of
-    ``out``: (run, extra natural kinds as a mask, extra jokers, worth, reading) with the
-    reading (rank, suits mask, jokers, 0) for a set and (suit, start, length, joker
-    offsets mask) for a run. Returns how many there are (more than ``out`` holds: call
-    again with room for them all)."""
+    """The completions ``melds._python_completions`` offers, as rows of ``out``: (run,
+    extra natural kinds as a mask, extra jokers, worth, reading) with the reading (rank,
+    suits mask, jokers, 0) for a set and (suit, start, length, joker offsets mask) for a
+    run. The windows come in the same order (which of two equal readings is kept depends
+    on it); within a window every row uses other cards, so their order does not matter.
+    Returns how many there are (more than ``out`` holds: call again with room for them
+    all)."""
     n = 0
     kinds = natm | jokm
     avail = np.int64(hand[JOKER])
