@@ -45,7 +45,10 @@ off), then discard a card other than the one taken from the pile (or, with
 ``go_out_without_discard``, have nothing left). The solver answers it exactly for the
 hand's kinds (``melds.completions`` and ``melds.rest_can_come_out``). An action is legal
 when its own conditions hold and, if it does not end the turn, the predicate holds after
-it; so a player choosing uniformly among legal actions always finishes the turn.
+it; so a player choosing uniformly among legal actions always finishes the turn. The mask
+first asks which cards can go into the pending meld at all (``melds.next_cards``, every
+card at once), then the solver only about those; ``_compute_legal_reference`` computes
+the same mask the plain way, card by card, for the tests.
 
 Choices made where the rules are silent (the rules page lists them too):
 
@@ -449,12 +452,14 @@ class RommeState(CardGameState):
         )
 
     def _queries(self, hand: np.ndarray, nat: tuple, jok: tuple, out: bool, taken_kind: Optional[int], must: bool,
-                 debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool) -> list:
+                 debt: bool, turn_points: int, turn_melds: int, turn_run: bool, slots_take_joker: bool,
+                 completions: Any = M._completions) -> list:
         """The solver queries (any true: the turn can end) for a position: ``hand`` the
         kind counts not in the pending meld ``nat`` + jokers as ``jok``; ``taken_kind`` the
         kind of the card taken from the pile if it is in ``hand``; ``must`` it must be melded
         (before coming out); ``debt`` a joker taken by a swap is in ``hand``. True in the
-        list means the turn can end with no query."""
+        list means the turn can end with no query. ``completions`` lists the ways to finish
+        the pending meld (``melds._completions``, or its reference)."""
         r = self.rules
         keep_base = 0 if r.go_out_without_discard else 1
         out_queries: list = []
@@ -465,7 +470,7 @@ class RommeState(CardGameState):
                     return [True]
             completions = [None]
         else:
-            completions = M._completions(nat, jok, hand.tobytes(), r)
+            completions = completions(nat, jok, hand.tobytes(), r)
         need_run0 = r.come_out_needs_run and not turn_run
         for c in completions:
             if c is None:
@@ -521,52 +526,96 @@ class RommeState(CardGameState):
         return any(k == JOKER for k, _ in _accepts(c.meld(), self.rules)[0])
 
     def _evaluate(self, groups: list[tuple[Any, list]]) -> list:
-        """The items of ``groups`` ((item, queries)) whose queries hold, in order."""
-        cache = _QUERY_CACHE
+        """The items of ``groups`` ((item, queries)) whose queries hold, in order. A query
+        that needs no solver (no points, run or card asked: enough cards left; a card asked
+        that is not there) is answered on the spot, and an item is decided at its first
+        query that holds; the others are solved in one batch per (points, run, keep) and
+        remembered (per rules) for later positions."""
         r = self.rules
+        cache = _QUERY_CACHE.get(r)
+        if cache is None or len(cache) > 400_000:
+            if len(_QUERY_CACHE) >= 8:  # many rule sets in one process (tests): start afresh
+                _QUERY_CACHE.clear()
+            cache = _QUERY_CACHE[r] = {}
         pending: dict = {}
-        for _, queries in groups:
+        open_items: list = []  # (item, keys of its queries that need the solver)
+        for item, queries in groups:
+            keys = []
             for q in queries:
                 if q is True:
-                    continue
+                    keys = True
+                    break
                 rest, target, need_run, need, keep = q
-                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
-                if key in cache:
-                    continue
                 if target <= 0 and not need_run and need is None:
-                    cache[key] = int(rest.sum()) >= keep
-                elif need is not None and rest[need] == 0:
-                    cache[key] = False
-                else:
+                    if int(rest.sum()) >= keep:
+                        keys = True
+                        break
+                    continue
+                if need is not None and rest[need] == 0:
+                    continue
+                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep))
+                got = cache.get(key)
+                if got is None:
                     pending.setdefault((max(0, int(target)), bool(need_run), int(keep)), {})[key] = (rest, need)
+                elif got:
+                    keys = True
+                    break
+                keys.append(key)
+            open_items.append((item, keys))
         for (target, need_run, keep), items in pending.items():
             keys = list(items)
             hands = np.stack([items[k][0] for k in keys])
             needs = np.array([-1 if items[k][1] is None else items[k][1] for k in keys], dtype=np.int64)
-            got = M.can_come_out(hands, M._query_rules(r, target, need_run), need_card=needs, keep=keep)
+            got = M._can_come_out_checked(hands, M._query_rules(r, target, need_run), needs, keep)
             for k, v in zip(keys, got.tolist()):
                 cache[k] = v
-        if len(cache) > 400_000:
-            cache.clear()
-        out = []
-        for item, queries in groups:
-            for q in queries:
-                if q is True:
-                    out.append(item)
-                    break
-                rest, target, need_run, need, keep = q
-                key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep), r)
-                if cache.get(key):
-                    out.append(item)
-                    break
-        return out
+        return [item for item, keys in open_items if keys is True or any(cache[k] for k in keys)]
 
     def _slots_take_joker(self) -> bool:
         return any(_accepts(m.meld, self.rules)[1] for m in self.table)
 
     # ----------------------------------------------------------------- legal actions
 
+    def _evaluate_reference(self, groups: list[tuple[Any, list]]) -> list:
+        """``_evaluate`` the plain way: every query asked of ``melds.rest_can_come_out``."""
+        r = self.rules
+        return [item for item, queries in groups
+                if any(q is True or M.rest_can_come_out(*q, r) for q in queries)]
+
+    def _next_cards(self, hand: np.ndarray, nat: tuple, jok: tuple, pend_kinds: set,
+                    reference: bool) -> tuple[list[int], list[int]]:
+        """The kinds k whose ``PICK`` (a natural card held) and whose ``JOKER_AS`` (a joker
+        held, standing for k) leave a meld being built that can still be finished from the
+        hand: ``melds.next_cards`` for every card at once, or (``reference``) card by card
+        with ``melds._completions_reference``."""
+        if not reference:
+            pick_mask, joker_mask = M.next_cards(nat, jok, hand.tobytes(), self.rules)
+            return list(M._bit_tuple(pick_mask)), list(M._bit_tuple(joker_mask))
+        r = self.rules
+        completions = M._completions_reference
+        picks = [k for k in range(NUM_CARDS) if hand[k] and k not in pend_kinds
+                 and completions(tuple(sorted(nat + (k,))), jok, _hand_minus(hand, k).tobytes(), r)]
+        jokers_as = []
+        if hand[JOKER]:
+            fewer = _hand_minus(hand, JOKER).tobytes()
+            jokers_as = [k for k in range(NUM_CARDS) if k not in pend_kinds
+                         and completions(nat, tuple(sorted(jok + (k,))), fewer, r)]
+        return picks, jokers_as
+
     def _compute_legal(self) -> list[int]:
+        return self._legal_actions(reference=False)
+
+    def _compute_legal_reference(self) -> list[int]:
+        """The legal actions computed the plain way: every card tried in the meld being built,
+        every completion listed by ``melds._completions_reference`` and every solver query
+        asked of ``melds.rest_can_come_out`` (``_evaluate_reference``). What the fast path
+        (``_compute_legal``) is tested against: the two must agree in every position."""
+        return self._legal_actions(reference=True)
+
+    def _legal_actions(self, reference: bool) -> list[int]:
+        """The legal actions; ``reference``: computed the plain way (``_compute_legal_reference``)."""
+        completions = M._completions_reference if reference else M._completions
+        evaluate = self._evaluate_reference if reference else self._evaluate
         if self.phase == Phase.OVER:
             return []
         p = self.current_player
@@ -575,7 +624,7 @@ class RommeState(CardGameState):
         out_ = self.came_out[p]
         if self.phase == Phase.DRAW:
             legal = [DRAW_STOCK] if self.stock else []
-            if self.discard_pile and self._can_take():
+            if self.discard_pile and self._can_take(evaluate):
                 legal.append(TAKE_DISCARD)
             return legal
         ctx = self._ctx()
@@ -585,12 +634,13 @@ class RommeState(CardGameState):
         pend_kinds = set(nat + jok)
         slots_joker = self._slots_take_joker()
         base = dict(out=out_, taken_kind=tk, must=must, debt=debt, turn_points=self.turn_points,
-                    turn_melds=self.turn_melds, turn_run=self.turn_run, slots_take_joker=slots_joker)
+                    turn_melds=self.turn_melds, turn_run=self.turn_run, slots_take_joker=slots_joker,
+                    completions=completions)
         groups: list[tuple[int, list]] = []
         legal: list[int] = []
         # commit
         if nat or jok:
-            readings = M._completions(nat, jok, _EMPTY, r)
+            readings = completions(nat, jok, _EMPTY, r)
             if readings:
                 best = max(readings, key=lambda c: c.value)
                 after_out = out_ or (self.turn_points + best.value >= r.come_out_points
@@ -622,25 +672,19 @@ class RommeState(CardGameState):
         if not out_ and not nat and not jok:
             q = self._queries(hand, (), (), False, tk, must, False, self.turn_points, max(self.turn_melds, 1),
                               self.turn_run, slots_joker)
-            can_meld = bool(self._evaluate([(0, q)]))
+            can_meld = bool(evaluate([(0, q)]))
         if can_meld:
-            for k in range(NUM_CARDS):
-                if hand[k] and k not in pend_kinds:
-                    n2 = tuple(sorted(nat + (k,)))
-                    if not M._completions(n2, jok, _hand_minus(hand, k).tobytes(), r):
-                        continue
-                    h2 = _hand_minus(hand, k)
-                    tk2 = None if tk == k else tk
-                    groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
-            if hand[JOKER]:
+            picks, jokers_as = self._next_cards(hand, nat, jok, pend_kinds, reference)
+            for k in picks:
+                n2 = tuple(sorted(nat + (k,)))
+                h2 = _hand_minus(hand, k)
+                tk2 = None if tk == k else tk
+                groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
+            if jokers_as:
                 h2 = _hand_minus(hand, JOKER)
                 tk2 = None if tk == JOKER else tk
-                for k in range(NUM_CARDS):
-                    if k in pend_kinds:
-                        continue
+                for k in jokers_as:
                     j2 = tuple(sorted(jok + (k,)))
-                    if not M._completions(nat, j2, h2.tobytes(), r):
-                        continue
                     groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2})))
         # lay-offs and swaps: once out, nothing pending
         if out_ and not nat and not jok:
@@ -674,11 +718,12 @@ class RommeState(CardGameState):
                             tk2 = None if tk == k else tk
                             groups.append((SWAP + NUM_CARDS * slot + k,
                                            self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True})))
-        legal += self._evaluate(groups)
+        legal += evaluate(groups)
         return sorted(legal)
 
-    def _can_take(self) -> bool:
-        """Whether the player to move (drawing) may take the top discard."""
+    def _can_take(self, evaluate: Any = None) -> bool:
+        """Whether the player to move (drawing) may take the top discard (``evaluate``: how
+        the solver queries are answered, ``_evaluate`` by default)."""
         p = self.current_player
         r = self.rules
         card = self.discard_pile[-1]
@@ -688,7 +733,7 @@ class RommeState(CardGameState):
         must = not self.came_out[p] and r.take_discard_before_out == "meld"
         q = self._queries(hand, (), (), self.came_out[p], k, must, False, 0, 1 if must else 0, False,
                           self._slots_take_joker())
-        return bool(self._evaluate([(0, q)]))
+        return bool((evaluate or self._evaluate)([(0, q)]))
 
     # ----------------------------------------------------------------- stepping
 
@@ -982,7 +1027,7 @@ class RommeState(CardGameState):
 # ----------------------------------------------------------------------------- helpers
 
 _EMPTY = bytes(NUM_KINDS)
-_QUERY_CACHE: dict = {}
+_QUERY_CACHE: dict = {}  # rules -> {query key: whether it holds} (RommeState._evaluate)
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:

@@ -34,6 +34,12 @@ With numba installed, the searches (batches and single hands) run as compiled lo
 the Python search on a few hands are dropped with one warning). The Python search here is
 the fallback and the reference they are tested against; both give the same numbers and
 the same arrangements.
+
+The meld being built (``completions``) is asked about for every card at every step of
+the game's legal mask, so it has fast paths of its own: ``next_cards`` says for all 52
+kinds at once which may go into it next, and ``_completions`` lists its completions
+visiting only the windows that can hold them (both compiled too, under the same switch).
+``_completions_reference`` keeps the plain enumeration they are tested against.
 """
 
 from __future__ import annotations
@@ -754,13 +760,17 @@ def can_come_out(hands, rules: RommeRulesSpec = None, need_card=None, keep: Opti
         has = needs >= 0
         if (flat[np.flatnonzero(has), needs[has]] == 0).any():
             raise ValueError("a need_card is not in its hand")
+    return _can_come_out_checked(flat, r, needs, k).reshape(h.shape[:-1])
+
+
+def _can_come_out_checked(flat: np.ndarray, r: RommeRules, needs: np.ndarray, keep: int) -> np.ndarray:
+    """``can_come_out`` of (n, 53) uint8 hands already checked (``needs``: int64, a kind held
+    or -1 each): for callers that build their hands themselves, such as the legal mask."""
     kernels = _kernels() if flat.shape[0] else None
     if kernels is not None:
-        out = kernels.can_come_out(flat, r, needs, k)
-    else:
-        out = np.array([_python_can_come_out(row, r, None if n < 0 else int(n), k) for row, n in zip(flat, needs)],
-                       dtype=bool)
-    return out.reshape(h.shape[:-1])
+        return kernels.can_come_out(flat, r, needs, keep)
+    return np.array([_python_can_come_out(row, r, None if n < 0 else int(n), keep) for row, n in zip(flat, needs)],
+                    dtype=bool)
 
 
 # ----------------------------------------------------------------------------- table melds
@@ -888,8 +898,11 @@ def completions(naturals, jokers_as, hand: HandLike = None, rules: RommeRulesSpe
     return list(_completions(nat, jok, h.tobytes(), r))
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[Completion, ...]:
+@functools.lru_cache(maxsize=1 << 12)
+def _completions_reference(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes,
+                           r: RommeRules) -> tuple[Completion, ...]:
+    """``_completions`` the plain way, every window and every choice of cards: the reference
+    the faster ``_completions`` is tested against (same completions, same order)."""
     h = np.frombuffer(hand, dtype=np.uint8)
     avail = int(h[JOKER])
     kinds = nat + jok
@@ -959,6 +972,221 @@ def _completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: Rom
                     offer(Completion(extra_nat, len(missing) + extra, value, True,
                                      ("run", suit, start, length, places)))
     return tuple(best[k] for k in sorted(best))
+
+
+@functools.lru_cache(maxsize=None)
+def _rank_windows(around_the_corner: bool) -> tuple[tuple[tuple[int, int, tuple[int, ...], int, int], ...], ...]:
+    """Per rank (0..12): the windows of ``_windows`` holding it, in that order, each as
+    (start, length, the rank at each offset, the mask of its ranks, its worth). A window
+    holds each rank at most once, and the rank ``q`` sits at offset ``(q - start) % 13``."""
+    per_rank: list[list] = [[] for _ in range(NUM_RANKS)]
+    for start, length in _windows(around_the_corner):
+        ranks = tuple((start + t) % NUM_RANKS for t in range(length))
+        window = (start, length, ranks, sum(1 << q for q in ranks), sum(POSITION_VALUE[start:start + length]))
+        for q in ranks:
+            per_rank[q].append(window)
+    return tuple(tuple(w) for w in per_rank)
+
+
+def _offsets(rank_mask: int, start: int) -> int:
+    """A mask of ranks as a mask of offsets in the window starting at ``start``."""
+    return ((rank_mask >> start) | (rank_mask << (NUM_RANKS - start))) & _RANKS_MASK
+
+
+_RANKS_MASK = (1 << NUM_RANKS) - 1
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[Completion, ...]:
+    """Every way to finish the meld being built (``completions``; ``hand`` the (53,) uint8
+    counts as bytes), as ``_completions_reference`` lists them: by the compiled kernel when
+    in use (its rows made into completions here, the first of the most valuable readings of
+    each use of cards kept), else by ``_python_completions``."""
+    kinds = nat + jok
+    if not kinds or len(set(kinds)) != len(kinds):
+        return ()
+    kernels = _kernels()
+    if kernels is None:
+        return _python_completions(nat, jok, hand, r)
+    return _completions_from_rows(kernels.completion_rows(nat, jok, hand, r))
+
+
+def _completions_from_rows(rows: list[list[int]]) -> tuple[Completion, ...]:
+    """The completions of the compiled kernel's rows (``melds_jit.completion_rows``): per
+    use of cards the first of its most valuable readings, in ``_completions``' order."""
+    best: dict[tuple[int, int, int], list[int]] = {}
+    for row in rows:
+        key = (row[1], row[2], row[0])
+        old = best.get(key)
+        if old is None or row[3] > old[3]:
+            best[key] = row
+    out = []
+    for run, extra, extra_jokers, value, a, b, c, d in best.values():
+        reading = ("run", a, b, c, _bit_tuple(d)) if run else ("set", a, _bit_tuple(b), c)
+        out.append(Completion(_bit_tuple(extra), extra_jokers, value, bool(run), reading))
+    out.sort(key=lambda c: (c.extra, c.extra_jokers, c.run))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bit_tuple(mask: int) -> tuple[int, ...]:
+    """The set bits of ``mask``, increasing (memoised: the same masks come back)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+def _python_completions(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes,
+                        r: RommeRules) -> tuple[Completion, ...]:
+    """``_completions_reference``'s answer, found faster in Python. Only the windows
+    holding the meld's cards are visited, cards are tested as rank masks, and a window
+    missing more cards than the hand has jokers is skipped; the completions are offered
+    in the reference's order (windows in ``_windows`` order, the same choices in each), so
+    among readings of equal worth the same one is kept."""
+    kinds = nat + jok
+    if not kinds or len(set(kinds)) != len(kinds):
+        return ()
+    avail = hand[JOKER]
+    best: dict[tuple, Completion] = {}
+
+    def offer(c: Completion) -> None:
+        key = (c.extra, c.extra_jokers, c.run)
+        old = best.get(key)
+        if old is None or c.value > old.value:
+            best[key] = c
+
+    allows = r.allows_naturals
+    rank = kinds[0] % NUM_RANKS
+    if all(k % NUM_RANKS == rank for k in kinds):  # distinct kinds of one rank: at most 4
+        nat_suits = [k // NUM_RANKS for k in nat]
+        taken = [k // NUM_RANKS for k in kinds]
+        others = [s for s in range(NUM_SUITS) if s not in taken and hand[s * NUM_RANKS + rank]]
+        for size in range(len(others) + 1):
+            for chosen in itertools.combinations(others, size):
+                n = len(nat) + size
+                for e in range(avail + 1):
+                    j = len(jok) + e
+                    if n + j > NUM_SUITS:
+                        break
+                    if n + j >= 3 and allows(n, j):
+                        suits = tuple(sorted(nat_suits + list(chosen)))
+                        offer(Completion(tuple(s * NUM_RANKS + rank for s in chosen), e,
+                                         RANK_VALUES[rank] * (n + j), False, ("set", rank, suits, j)))
+    suit = kinds[0] // NUM_RANKS
+    if all(k // NUM_RANKS == suit for k in kinds):  # distinct kinds of one suit: distinct ranks
+        base = suit * NUM_RANKS
+        nat_m = sum(1 << (k - base) for k in nat)
+        jok_m = sum(1 << (k - base) for k in jok)
+        need = nat_m | jok_m
+        held = sum(1 << q for q in range(NUM_RANKS) if hand[base + q])
+        adjacent = r.adjacent_jokers
+        for start, length, rks, wm, value in _rank_windows(r.aces_around_the_corner)[rank]:
+            if need & ~wm or (wm & ~need & ~held).bit_count() > avail:
+                continue
+            have, missing, fixed = [], [], []
+            for t, q in enumerate(rks):
+                bit = 1 << q
+                if jok_m & bit:
+                    fixed.append(t)
+                elif nat_m & bit:
+                    continue
+                elif held & bit:
+                    have.append(t)
+                else:
+                    missing.append(t)
+            for extra in range(avail - len(missing) + 1):
+                j = len(fixed) + len(missing) + extra
+                if not allows(length - j, j):
+                    break  # more jokers only take natural cards away
+                for subs in itertools.combinations(have, extra):
+                    places = tuple(sorted(fixed + missing + list(subs)))
+                    if not adjacent and any(places[i + 1] == places[i] + 1 for i in range(j - 1)):
+                        continue
+                    extra_nat = tuple(sorted(base + rks[t] for t in have if t not in subs))
+                    offer(Completion(extra_nat, len(missing) + extra, value, True,
+                                     ("run", suit, start, length, places)))
+    return tuple(best[k] for k in sorted(best))
+
+
+def _can_finish(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> bool:
+    """Whether the meld being built has a completion (``bool(_completions(...))``) without
+    listing them. A set needs enough suits and a legal share of jokers; a run needs a
+    window whose missing places the hand's jokers fill. Each is decided by its cheapest
+    choice: fewer jokers never break a rule that more jokers keep (the natural-card rule,
+    jokers side by side), so a window is tried with jokers only where cards are missing."""
+    kinds = nat + jok
+    if not kinds or len(set(kinds)) != len(kinds):
+        return False
+    avail = hand[JOKER]
+    allows = r.allows_naturals
+    rank = kinds[0] % NUM_RANKS
+    if all(k % NUM_RANKS == rank for k in kinds):
+        taken = [k // NUM_RANKS for k in kinds]
+        others = sum(1 for s in range(NUM_SUITS) if s not in taken and hand[s * NUM_RANKS + rank])
+        for size in range(others + 1):
+            n = len(nat) + size
+            for e in range(avail + 1):
+                j = len(jok) + e
+                if n + j > NUM_SUITS:
+                    break
+                if n + j >= 3 and allows(n, j):
+                    return True
+    suit = kinds[0] // NUM_RANKS
+    if all(k // NUM_RANKS == suit for k in kinds):
+        base = suit * NUM_RANKS
+        nat_m = sum(1 << (k - base) for k in nat)
+        jok_m = sum(1 << (k - base) for k in jok)
+        need = nat_m | jok_m
+        held = sum(1 << q for q in range(NUM_RANKS) if hand[base + q])
+        adjacent = r.adjacent_jokers
+        for start, length, _, wm, _ in _rank_windows(r.aces_around_the_corner)[rank]:
+            if need & ~wm:
+                continue
+            missing = wm & ~need & ~held
+            if missing.bit_count() > avail:
+                continue
+            jokers = jok_m | missing
+            j = jokers.bit_count()
+            if not allows(length - j, j):
+                continue
+            if not adjacent:
+                places = _offsets(jokers, start)
+                if places & (places >> 1):
+                    continue
+            return True
+    return False
+
+
+def _python_next_cards(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[int, int]:
+    """``next_cards`` by ``_can_finish`` for each card."""
+    taken = set(nat + jok)
+    picks = jokers = 0
+    for k in range(NUM_CARDS):
+        if hand[k] and k not in taken and _can_finish(tuple(sorted(nat + (k,))), jok, hand, r):
+            picks |= 1 << k
+    if hand[JOKER]:
+        fewer = hand[:JOKER] + bytes([hand[JOKER] - 1])
+        for k in range(NUM_CARDS):
+            if k not in taken and _can_finish(nat, tuple(sorted(jok + (k,))), fewer, r):
+                jokers |= 1 << k
+    return picks, jokers
+
+
+def next_cards(nat: tuple[int, ...], jok: tuple[int, ...], hand: bytes, r: RommeRules) -> tuple[int, int]:
+    """Which cards may go next into the meld being built (``nat`` natural kinds and jokers
+    standing for ``jok``, both increasing) so that it can still be finished from the rest
+    of ``hand`` ((53,) uint8 counts as bytes, the meld's cards not included): ``(picks,
+    jokers)``, masks over the 52 kinds: bit k of ``picks`` when a natural card of kind k
+    held may go in, of ``jokers`` when a joker held may go in standing for k. Exactly
+    ``bool(_completions(...))`` of the meld with that card, for every card at once (the
+    compiled kernel when in use); why: the legal mask asks it for every card each step."""
+    kernels = _kernels()
+    if kernels is not None:
+        return kernels.next_cards(nat, jok, hand, r)
+    return _python_next_cards(nat, jok, hand, r)
 
 
 def can_complete(hand: HandLike, naturals=(), jokers_as=(), rules: RommeRulesSpec = None, committed: int = 0,

@@ -9,7 +9,9 @@ strict comparisons), so they give the same numbers and, for single hands, the sa
 arrangements. The solver uses them (``melds._kernels``) unless numba is missing,
 ``RUMMY_ENV_NO_NUMBA=1`` is set, or they fail to compile or to agree with the Python
 search on a few hands (``self_check``; a warning then says why). This module needs numba
-(``pip install "rummy-env[fast]"``).
+(``pip install "rummy-env[fast]"``). The meld being built has two kernels of its own at
+the end (``next_cards``, ``completion_rows``), checked the same way against
+``melds._python_next_cards`` and ``melds._python_completions``.
 
 Layout. A hand's held natural kinds are its *slots* (increasing); the cards still
 undecided are a mixed-radix number over the slots' counts and the jokers (the *state*,
@@ -599,6 +601,255 @@ def come_out(hand: np.ndarray, rules, need, keep: int):
     return _arrangement(hand, rules, target, rules.come_out_needs_run, need, keep)
 
 
+# ----------------------------------------------------------------------------- the meld being built
+
+
+def _window_table(wrap: bool) -> np.ndarray:
+    """(start, length, rank mask) of every window a run may cover (``melds._windows``)."""
+    rows = []
+    for start in range(NUM_RANKS):
+        longest = NUM_RANKS if wrap else min(NUM_RANKS, NUM_RANKS + 1 - start)
+        for length in range(3, longest + 1):
+            rows.append((start, length, sum(1 << ((start + t) % NUM_RANKS) for t in range(length))))
+    return np.array(rows, np.int64)
+
+
+_WINDOWS_FLAT = _window_table(False)
+_WINDOWS_WRAP = _window_table(True)
+_RANKS = (1 << NUM_RANKS) - 1
+
+
+@numba.njit(cache=True)
+def _finishes(natm, jokm, nn, nj, hand, avail, windows, adjacent, more):
+    """``melds._can_finish`` of the meld being built with the natural kinds of mask ``natm``
+    (``nn`` of them) and jokers standing for those of ``jokm`` (``nj``; disjoint), from
+    ``hand`` with ``avail`` jokers."""
+    kinds = natm | jokm
+    if kinds == 0:
+        return False
+    low = 0
+    while not (kinds >> low) & 1:
+        low += 1
+    rank = low % NUM_RANKS
+    suit = low // NUM_RANKS
+    same_rank = np.int64(0)
+    for s in range(4):
+        same_rank |= np.int64(1) << (s * NUM_RANKS + rank)
+    if kinds & ~same_rank == 0:
+        others = 0
+        for s in range(4):
+            k = s * NUM_RANKS + rank
+            if not (kinds >> k) & 1 and hand[k] > 0:
+                others += 1
+        for size in range(others + 1):
+            n = nn + size
+            for e in range(avail + 1):
+                j = nj + e
+                if n + j > 4:
+                    break
+                if n + j >= 3 and _allows(n, j, more):
+                    return True
+    base = suit * NUM_RANKS
+    if kinds & ~(np.int64(_RANKS) << base) == 0:
+        nat_r = (natm >> base) & _RANKS
+        jok_r = (jokm >> base) & _RANKS
+        need = nat_r | jok_r
+        held = np.int64(0)
+        for q in range(NUM_RANKS):
+            if hand[base + q] > 0:
+                held |= np.int64(1) << q
+        for w in range(windows.shape[0]):
+            start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
+            if need & ~wm:
+                continue
+            missing = wm & ~need & ~held
+            if _popcount(missing) > avail:
+                continue
+            jokers = jok_r | missing
+            j = _popcount(jokers)
+            if not _allows(length - j, j, more):
+                continue
+            if not adjacent:
+                places = ((jokers >> start) | (jokers << (NUM_RANKS - start))) & _RANKS
+                if places & (places >> 1):
+                    continue
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _next_cards(natm, jokm, nn, nj, hand, windows, adjacent, more):
+    taken = natm | jokm
+    avail = np.int64(hand[JOKER])
+    picks = np.int64(0)
+    for k in range(NUM_CARDS):
+        bit = np.int64(1) << k
+        if hand[k] > 0 and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, hand, avail, windows,
+                                                         adjacent, more):
+            picks |= bit
+    jokers = np.int64(0)
+    if avail > 0:
+        for k in range(NUM_CARDS):
+            bit = np.int64(1) << k
+            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, hand, avail - 1, windows, adjacent, more):
+                jokers |= bit
+    return picks, jokers
+
+
+def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
+    """``melds.next_cards`` (the same masks), compiled: one call for every card."""
+    natm = jokm = 0
+    for k in nat:
+        natm |= 1 << k
+    for k in jok:
+        jokm |= 1 << k
+    if (natm | jokm).bit_count() != len(nat) + len(jok):  # a kind twice: nothing finishes it
+        return 0, 0
+    wrap, adjacent, more = _flags(rules)
+    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8),
+                                _WINDOWS_WRAP if wrap else _WINDOWS_FLAT, adjacent, more)
+    return int(picks), int(jokers)
+
+
+_ROW = 8  # a completion's row: run, extra natural kinds (mask), extra jokers, worth, then its reading's four numbers
+
+
+@numba.njit(cache=True)
+def _emit(out, n, run, extra, extra_jokers, value, a, b, c, d):
+    if n < out.shape[0]:
+        out[n, 0], out[n, 1], out[n, 2], out[n, 3] = run, extra, extra_jokers, value
+        out[n, 4], out[n, 5], out[n, 6], out[n, 7] = a, b, c, d
+    return n + 1
+
+
+@numba.njit(cache=True)
+def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, more, out):
+    """The completions ``melds._python_completions`` offers, as rows of ``out``: (run,
+    extra natural kinds as a mask, extra jokers, worth, reading) with the reading (rank,
+    suits mask, jokers, 0) for a set and (suit, start, length, joker offsets mask) for a
+    run. The windows come in the same order (which of two equal readings is kept depends
+    on it); within a window every row uses other cards, so their order does not matter.
+    Returns how many there are (more than ``out`` holds: call again with room for them
+    all)."""
+    n = 0
+    kinds = natm | jokm
+    avail = np.int64(hand[JOKER])
+    low = 0
+    while not (kinds >> low) & 1:
+        low += 1
+    rank = low % NUM_RANKS
+    suit = low // NUM_RANKS
+    same_rank = np.int64(0)
+    for s in range(4):
+        same_rank |= np.int64(1) << (s * NUM_RANKS + rank)
+    if kinds & ~same_rank == 0:
+        taken = 0
+        nat_suits = 0
+        for s in range(4):
+            if (kinds >> (s * NUM_RANKS + rank)) & 1:
+                taken |= 1 << s
+            if (natm >> (s * NUM_RANKS + rank)) & 1:
+                nat_suits |= 1 << s
+        others = 0
+        for s in range(4):
+            if not (taken >> s) & 1 and hand[s * NUM_RANKS + rank] > 0:
+                others |= 1 << s
+        for chosen in range(16):
+            if chosen & ~others:
+                continue
+            size = _popcount(chosen)
+            nat_n = nn + size
+            extra = np.int64(0)
+            for s in range(4):
+                if (chosen >> s) & 1:
+                    extra |= np.int64(1) << (s * NUM_RANKS + rank)
+            for e in range(avail + 1):
+                j = nj + e
+                if nat_n + j > 4:
+                    break
+                if nat_n + j >= 3 and _allows(nat_n, j, more):
+                    n = _emit(out, n, 0, extra, e, _RANK_VALUE[rank] * (nat_n + j), rank, nat_suits | chosen, j, 0)
+    base = suit * NUM_RANKS
+    if kinds & ~(np.int64(_RANKS) << base) == 0:
+        nat_r = (natm >> base) & _RANKS
+        jok_r = (jokm >> base) & _RANKS
+        need = nat_r | jok_r
+        held = np.int64(0)
+        for q in range(NUM_RANKS):
+            if hand[base + q] > 0:
+                held |= np.int64(1) << q
+        spots = np.empty(NUM_RANKS, np.int64)
+        pick = np.empty(NUM_RANKS, np.int64)
+        for w in range(windows.shape[0]):
+            start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
+            if need & ~wm:
+                continue
+            missing_r = wm & ~need & ~held
+            n_missing = _popcount(missing_r)
+            if n_missing > avail:
+                continue
+            # offsets in the window: rank q sits at (q - start) % 13
+            fixed = ((jok_r >> start) | (jok_r << (NUM_RANKS - start))) & _RANKS
+            missing = ((missing_r >> start) | (missing_r << (NUM_RANKS - start))) & _RANKS
+            have_r = wm & held & ~need
+            have = ((have_r >> start) | (have_r << (NUM_RANKS - start))) & _RANKS
+            value = positions[start + length] - positions[start]
+            h = 0
+            for t in range(length):
+                if (have >> t) & 1:
+                    spots[h] = t
+                    h += 1
+            for extra in range(min(avail - n_missing, h) + 1):  # jokers in place of natural cards held
+                j = _popcount(fixed | missing) + extra
+                if not _allows(length - j, j, more):
+                    break  # more jokers only take natural cards away
+                for i in range(extra):
+                    pick[i] = i
+                while True:  # the subsets of ``extra`` spots, as itertools.combinations lists them
+                    subs = np.int64(0)
+                    for i in range(extra):
+                        subs |= np.int64(1) << spots[pick[i]]
+                    places = fixed | missing | subs
+                    if adjacent or not places & (places >> 1):
+                        kept = have & ~subs
+                        extra_nat = np.int64(0)
+                        for t in range(length):
+                            if (kept >> t) & 1:
+                                extra_nat |= np.int64(1) << (base + (start + t) % NUM_RANKS)
+                        n = _emit(out, n, 1, extra_nat, n_missing + extra, value, suit, start, length, places)
+                    i = extra - 1
+                    while i >= 0 and pick[i] == h - extra + i:
+                        i -= 1
+                    if i < 0:
+                        break
+                    pick[i] += 1
+                    for u in range(i + 1, extra):
+                        pick[u] = pick[u - 1] + 1
+    return n
+
+
+_POSITIONS = np.concatenate(([0], np.cumsum(_POSITION_VALUE))).astype(np.int64)  # worth of positions 0..p-1
+_ROWS: list = [np.empty((256, _ROW), np.int64)]
+
+
+def completion_rows(nat: tuple, jok: tuple, hand: bytes, rules) -> list[list[int]]:
+    """``_completion_rows`` of a meld being built (distinct kinds), as lists."""
+    natm = jokm = 0
+    for k in nat:
+        natm |= 1 << k
+    for k in jok:
+        jokm |= 1 << k
+    wrap, adjacent, more = _flags(rules)
+    counts = np.frombuffer(hand, np.uint8)
+    windows = _WINDOWS_WRAP if wrap else _WINDOWS_FLAT
+    while True:
+        out = _ROWS[0]
+        n = _completion_rows(natm, jokm, len(nat), len(jok), counts, windows, _POSITIONS, adjacent, more, out)
+        if n <= out.shape[0]:
+            return out[:n].tolist()
+        _ROWS[0] = np.empty((2 * n, _ROW), np.int64)
+
+
 def self_check() -> str:
     """'' when the kernels compile (or load from numba's cache) and agree with the Python
     search on a few hands (numbers and arrangements); else what went wrong."""
@@ -624,6 +875,40 @@ def self_check() -> str:
                 if (come_out(h, rules, None, keep) != melds._python_come_out(h, rules, None, keep)
                         or arrangement(h, rules, 0, False, None, 0) != melds._Search(h, rules).arrangement()):
                     return "they disagree with the Python search"
+        for nat, jok, hand in _pending_samples(rng):
+            for rules in (RommeRules(), RommeRules(aces_around_the_corner=True, adjacent_jokers=True,
+                                                   naturals_per_meld="more_than_jokers")):
+                if next_cards(nat, jok, hand, rules) != melds._python_next_cards(nat, jok, hand, rules):
+                    return "they disagree with the Python search on the meld being built"
+                if nat or jok:
+                    if melds._completions_from_rows(completion_rows(nat, jok, hand, rules)) != \
+                            melds._python_completions(nat, jok, hand, rules):
+                        return "they disagree with the Python search on the meld being built"
     except Exception as exc:  # numba cannot compile or cache here
         return f"{type(exc).__name__}: {exc}"
     return ""
+
+
+def _pending_samples(rng: np.random.Generator) -> list[tuple[tuple, tuple, bytes]]:
+    """A few melds being built, with the rest of a hand (biased to one suit, for runs)."""
+    out = []
+    for _ in range(12):
+        suit = int(rng.integers(4))
+        hand = np.zeros(NUM_KINDS, np.uint8)
+        for _ in range(int(rng.integers(3, 14))):
+            k = suit * NUM_RANKS + int(rng.integers(NUM_RANKS)) if rng.random() < 0.6 else int(rng.integers(NUM_CARDS))
+            hand[k] = min(hand[k] + 1, 2)
+        hand[JOKER] = int(rng.integers(0, 4))
+        held = [int(k) for k in np.flatnonzero(hand[:NUM_CARDS])]
+        nat = tuple(sorted(held[:int(rng.integers(0, 3))]))
+        for k in nat:
+            hand[k] -= 1
+        jok = ()
+        if hand[JOKER] and rng.random() < 0.5:
+            jok = (suit * NUM_RANKS + int(rng.integers(NUM_RANKS)),)
+            if jok[0] in nat:
+                jok = ()
+            else:
+                hand[JOKER] -= 1
+        out.append((nat, jok, hand.tobytes()))
+    return out
