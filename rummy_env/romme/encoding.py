@@ -137,13 +137,26 @@ def _counts(cards) -> np.ndarray:
     return out
 
 
-def _put(out: np.ndarray, name: str, counts: np.ndarray, joker: Optional[str] = None, scale: float = 2.0) -> None:
-    """Write the 52 natural counts of ``counts`` (scaled, at most 1) into the card slice
-    ``name`` and its jokers / 6 into the scalar ``joker``."""
-    at = _CARD_AT[name]
-    out[at:at + NUM_CARDS] = np.minimum(counts[:NUM_CARDS] / scale, 1.0)
-    if joker is not None:
-        out[_SCALAR_AT[joker]] = min(counts[JOKER] / MAX_JOKERS, 1.0)
+# How the card slices are filled at once: every card adds 1 at (its slice's row, its kind)
+# of a (slices, 53) count table, counted by one ``np.bincount``; a row's 52 natural counts
+# are then divided by its scale (2: a kind twice at most; 1: 0/1 slices) and capped at 1,
+# and its joker count (column 52) goes to the row's joker scalar, / 6 (0/1 for the top of
+# the pile and the card taken). One pass of numpy instead of one per slice.
+_ROW = {name: i for i, name in enumerate(CARD_SLICES)}
+_ONCE = {"discard_top", "pending", "pending_joker_as", "layoff_targets", "swap_targets", "taken",
+         *[f"slot_{s}" for s in range(MAX_TABLE_MELDS)]}
+_SCALE = np.array([[1.0 if name in _ONCE else 2.0] for name in CARD_SLICES], dtype=np.float32)
+_JOKER_OF = {"hand": "hand_jokers", "discard_top": "discard_top_joker", "discard_pile": "discard_pile_jokers",
+             "public_stock": "public_stock_jokers", "pending": "pending_jokers", "table": "table_jokers",
+             **{f"table_rel{k}": f"table_jokers_rel{k}" for k in SEATS},
+             **{f"known_rel{k}": f"known_jokers_rel{k}" for k in OTHERS},
+             **{f"discarded_rel{k}": f"discarded_jokers_rel{k}" for k in OTHERS}, "taken": "taken_joker"}
+_JOKER_ROWS = np.array([_ROW[name] for name in _JOKER_OF], dtype=np.intp)
+_JOKER_AT = np.array([_SCALAR_AT[j] for j in _JOKER_OF.values()], dtype=np.intp)
+_JOKER_SCALE = np.array([1.0 if j in ("discard_top_joker", "taken_joker") else float(MAX_JOKERS)
+                         for j in _JOKER_OF.values()], dtype=np.float32)
+_KIND_OF = [c % NUM_CARDS if c < FIRST_JOKER else JOKER for c in range(MAX_PHYSICAL)]
+_BASE = {name: row * NUM_KINDS for name, row in _ROW.items()}
 
 
 def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]] = None) -> np.ndarray:
@@ -153,47 +166,45 @@ def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequenc
     rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
     sc = _SCALAR_AT
-    _put(out, "hand", _counts(info.hand), "hand_jokers")
-    if info.discard_pile:
-        _put(out, "discard_top", _counts(info.discard_pile[-1:]), "discard_top_joker", 1.0)
-    _put(out, "discard_pile", _counts(info.discard_pile), "discard_pile_jokers")
-    _put(out, "public_stock", _counts(info.public_stock), "public_stock_jokers")
-    pending = np.zeros(NUM_KINDS, dtype=np.float32)
-    joker_as = np.zeros(NUM_KINDS, dtype=np.float32)
+    kind_of, base = _KIND_OF, _BASE
+    at: list[int] = []  # row * 53 + kind, once per card of each slice
+
+    def put(name: str, cards) -> None:
+        b = base[name]
+        at.extend([b + kind_of[c] for c in cards])
+
+    put("hand", info.hand)
+    put("discard_top", info.discard_pile[-1:])
+    put("discard_pile", info.discard_pile)
+    put("public_stock", info.public_stock)
     for card, kind in info.pending:
         if card < FIRST_JOKER:
-            pending[kind] = 1.0
+            at.append(base["pending"] + kind)
         else:
-            joker_as[kind] = 1.0
-            pending[JOKER] += 1
-    _put(out, "pending", pending, "pending_jokers", 1.0)
-    _put(out, "pending_joker_as", joker_as, None, 1.0)
-    _put(out, "table", _counts(c for m in info.table for c in m.cards), "table_jokers")
-    for k, seat in enumerate(rel):
-        _put(out, f"table_rel{k}", _counts(c for m in info.table if m.owner == seat for c in m.cards),
-             f"table_jokers_rel{k}")
-    discarded = [np.zeros(NUM_KINDS, dtype=np.float32) for _ in range(n)]
+            at.append(base["pending"] + JOKER)
+            at.append(base["pending_joker_as"] + kind)
+    for m in info.table:
+        put("table", m.cards)
+        put(f"table_rel{(m.owner - p) % n}", m.cards)
     for seat, action in info.public_history:
-        if DISCARD <= action < PICK:
-            discarded[seat][action - DISCARD] += 1
+        if DISCARD <= action < PICK and seat != p:
+            at.append(base[f"discarded_rel{(seat - p) % n}"] + action - DISCARD)
     for k, seat in enumerate(rel[1:], start=1):
-        _put(out, f"known_rel{k}", _counts(info.known[seat]), f"known_jokers_rel{k}")
-        _put(out, f"discarded_rel{k}", discarded[seat], f"discarded_jokers_rel{k}")
-    layoff = np.zeros(NUM_KINDS, dtype=np.float32)
-    swap = np.zeros(NUM_KINDS, dtype=np.float32)
+        put(f"known_rel{k}", info.known[seat])
     for slot, m in enumerate(info.table):
         takes, _, swaps = _accepts(m.meld, rules)
-        at = _CARD_AT[f"slot_{slot}"]
+        slot_base = base[f"slot_{slot}"]
         for kind, _ in takes:
             if kind != JOKER:
-                out[at + kind] = 1.0
-                layoff[kind] = 1.0
-        for kind in swaps:
-            swap[kind] = 1.0
-    _put(out, "layoff_targets", layoff, None, 1.0)
-    _put(out, "swap_targets", swap, None, 1.0)
+                at.append(slot_base + kind)
+                at.append(base["layoff_targets"] + kind)
+        at.extend([base["swap_targets"] + kind for kind in swaps])
     if info.taken_card is not None:
-        _put(out, "taken", _counts([info.taken_card]), "taken_joker", 1.0)
+        put("taken", (info.taken_card,))
+    counts = np.bincount(np.array(at, dtype=np.intp), minlength=len(CARD_SLICES) * NUM_KINDS)
+    counts = counts.reshape(len(CARD_SLICES), NUM_KINDS).astype(np.float32)
+    out[:LAYOUT.card_size] = np.minimum(counts[:, :NUM_CARDS] / _SCALE, 1.0).ravel()
+    out[_JOKER_AT] = np.minimum(counts[_JOKER_ROWS, JOKER] / _JOKER_SCALE, 1.0)
     out[sc["phase_draw"] + int(info.phase)] = 1.0
     out[sc["stock_size"]] = info.stock_size / MAX_PHYSICAL
     out[sc["turn"]] = min(info.turn / rules.max_turns, 1.0)
