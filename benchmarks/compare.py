@@ -5,7 +5,7 @@ Why: this machine's speed drifts by tens of percent between minutes, so a figure
 an earlier day says little about a change; two versions measured in alternating rounds
 of the same run do. The earlier commit is checked out into a temporary git worktree
 (removed afterwards) and run with its own code on ``PYTHONPATH``; both versions must
-print lines with a rate (``12,345 steps/s``, ``env steps/s``, ``hands/s`` or ``moves/s``), which are
+print lines with a rate (``12,345 steps/s``, ``env steps/s``, ``hands/s``, ``moves/s`` or ``encodes/s``), which are
 matched by the text before the rate.
 
     python benchmarks/compare.py --base ea712cd [--rounds 2] bench_rummy.py --seconds 2 --repeats 1
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, machine  # noqa: E402
 
-RATE = re.compile(r"^(?P<label>.*?)\s+(?P<value>[\d,]+(?:\.\d+)?)\s+(?P<unit>(?:env )?steps/s|hands/s|moves/s)")
+RATE = re.compile(r"^(?P<label>.*?)\s+(?P<value>[\d,]+(?:\.\d+)?)\s+(?P<unit>(?:env )?steps/s|hands/s|moves/s|encodes/s)")
 
 
 def rates(output: str) -> dict[str, tuple[float, str]]:
