@@ -171,6 +171,21 @@ def test_an_agent_of_any_spec_plays_even_a_trained_network(client):
     assert client.post(f"/api/games/{game_id}/advance").status_code == 200
 
 
+def test_an_agent_that_fails_mid_move_gives_a_json_500_and_the_game_stays(client, app):
+    class Broken:
+        def act(self, observation, info):
+            raise RuntimeError("the network file is damaged")
+
+    game_id, table = new_game(client, game="gin", opponents=["random"], seat=0, seed=1)
+    while table["to_move"] == 0:
+        table = client.post(f"/api/games/{game_id}/move", json={"action": table["moves"][0]["id"]}).json()
+    held = app.state.sessions.get(game_id)
+    held.players[1] = Broken()
+    before = list(held.state.actions)
+    error(client.post(f"/api/games/{game_id}/advance"), 500, "internal error", "RuntimeError", "damaged")
+    assert held.state.actions == before and client.get(f"/api/games/{game_id}").status_code == 200
+
+
 # ----------------------------------------------------------------------------- bad requests
 
 

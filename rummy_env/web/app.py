@@ -22,6 +22,7 @@ API (JSON; every error is a 4xx or 503 ``{"error": message}`` and changes nothin
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -39,6 +40,7 @@ from rummy_env.web.records import Records
 from rummy_env.web.sessions import AgentTable, Sessions, Table, WebError
 from rummy_env.web.views import table_view
 
+LOG = logging.getLogger("rummy_env.web")
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 16_384  # bytes: every request body is a small JSON object
 
@@ -199,6 +201,9 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
                 return JSONResponse(await handler(request))
             except WebError as exc:
                 return JSONResponse({"error": exc.message}, status_code=exc.status)
+            except Exception as exc:  # a bug (an agent that fails mid-move): a JSON 500, the traceback in the log
+                LOG.exception("%s %s failed", request.method, request.url.path)
+                return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
         return wrapped
 
     async def with_table(request: Request, work: Callable[[Table], None], seats: bool = True) -> dict[str, Any]:
