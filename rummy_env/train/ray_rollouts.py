@@ -23,6 +23,7 @@ by the caller is used as it is (and not shut down).
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any, Optional
 
@@ -64,7 +65,8 @@ class RolloutActor:
         return self.worker.rollout(), self.worker.state()
 
     def restore(self, state: dict[str, Any]) -> None:
-        self.worker.restore(state)
+        """Continue from a state the driver holds. A copy: Ray hands arguments over as read-only arrays."""
+        self.worker.restore(copy.deepcopy(state))
 
     def reassign(self) -> dict[str, Any]:
         self.worker.reassign()
