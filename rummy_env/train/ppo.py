@@ -20,6 +20,10 @@ the learner's moves. What makes it right for Gin Rummy:
   plays on its own information set. ``critic_warmup`` updates train the value alone first.
 - **Self-play.** Games are assigned opponents at each deal by ``PPOConfig.opponents``
   (``train.opponents``); snapshots join the pool every ``snapshot_every`` updates.
+- **Rollout workers.** The rollouts are played by ``rollout_workers`` workers
+  (``train.rollout``), each its share of the games, in this process (``backend: local``)
+  or as Ray actors (``backend: ray``, ``train.ray_rollouts``); the trainer concatenates
+  their batches and learns. One local worker is the single-process trainer, draw for draw.
 
 A run folder holds ``config.yaml``, TensorBoard events, ``checkpoint.pt`` (everything
 needed to continue: model, optimiser, every RNG, the games in progress, the pool,
