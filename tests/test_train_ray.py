@@ -91,11 +91,17 @@ def test_local_workers_split_the_games_and_resume_refuses_another_split(tmp_path
 # ---------------------------------------------------------------- on a local Ray instance
 
 
-def test_ray_actors_train_exactly_as_the_same_workers_in_process(tmp_path, local_ray):
-    local = run(tiny(tmp_path, total_updates=3), tmp_path / "local")
-    remote = run(tiny(tmp_path, total_updates=3, backend="ray"), tmp_path / "ray")
+# the oracle critic's weights travel with the policy's; advice features are computed in the actors
+@pytest.mark.parametrize("extra", [{}, {"critic": "oracle", "critic_hidden": [16], "advice": True}],
+                         ids=["shared", "oracle+advice"])
+def test_ray_actors_train_exactly_as_the_same_workers_in_process(tmp_path, local_ray, extra):
+    local = run(tiny(tmp_path, total_updates=3, **extra), tmp_path / "local")
+    remote = run(tiny(tmp_path, total_updates=3, backend="ray", **extra), tmp_path / "ray")
     assert counters(remote) == counters(local) and remote.update == 3
     assert same_weights(local, remote)
+    if extra:
+        x, y = local.critic.state_dict(), remote.critic.state_dict()
+        assert all(torch.equal(x[k], y[k]) for k in x)
     a, b = read_scalars(tmp_path / "local"), read_scalars(tmp_path / "ray")
     np.testing.assert_array_equal(a["losses/policy_loss"][1], b["losses/policy_loss"][1])
 

@@ -65,7 +65,7 @@ def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
     out["returns"] = {k: [r for b in batches for r in b["returns"][k]] for k in batches[0]["returns"]}
     out["outcomes"] = np.sum([b["outcomes"] for b in batches], axis=0)
     out["episodes"] = sum(b["episodes"] for b in batches)
-    out["seconds"] = max(b["seconds"] for b in batches)
+    out["seconds"] = max(b["seconds"] for b in batches)  # side by side (the backend may say otherwise)
     return out
 
 
@@ -335,7 +335,10 @@ class LocalRollouts:
 
     def collect(self) -> dict[str, Any]:
         """One update's batch: every worker's rollout, in worker order."""
-        return merge_batches([w.rollout() for w in self.workers])
+        batches = [w.rollout() for w in self.workers]
+        batch = merge_batches(batches)
+        batch["seconds"] = sum(b["seconds"] for b in batches)  # one after the other
+        return batch
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         for w in self.workers:
