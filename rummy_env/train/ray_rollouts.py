@@ -94,7 +94,12 @@ class RayRollouts:
         self._remote = ray.remote(num_cpus=1)(RolloutActor)
         self.sizes = split_games(config.num_envs, config.rollout_workers)
         self.actors = [self._new_actor(i) for i in range(len(self.sizes))]
-        self._states = ray.get([a.state.remote() for a in self.actors])
+        try:
+            self._states = ray.get([a.state.remote() for a in self.actors])
+        except ray.exceptions.RayError as exc:
+            self.close()
+            raise RuntimeError(f"the rollout actors could not start ({type(exc).__name__}): every node of the Ray "
+                               f"cluster needs the same rummy-env with its train extra; the cause:\n{exc}") from None
         self._pool: list[dict[str, torch.Tensor]] = []
         self._pool_version = 0
         self._pool_ref = ray.put(self._pool)
@@ -168,3 +173,4 @@ class RayRollouts:
         self.actors = []
         if self._started:
             self._ray.shutdown()
+            self._started = False
