@@ -32,7 +32,7 @@ import torch
 from rummy_env.agents.gin.network import PolicyNet
 from rummy_env.train.config import PPOConfig, make_config
 from rummy_env.train.critic import OracleCritic
-from rummy_env.train.rollout import RolloutWorker, check_states, merge_batches, split_games
+from rummy_env.train.rollout import BATCH_ARRAYS, RolloutWorker, check_states, merge_batches, split_games
 
 MAX_RESTARTS = 3
 _log = logging.getLogger(__name__)
@@ -120,6 +120,8 @@ class RayRollouts:
             batch, state = self._get_or_redo(i, ref, weights)
             batches.append(batch)
             self._states[i] = state
+        if len(batches) == 1:  # Ray hands arrays over read-only; torch wants to own writable ones
+            batches[0] = {k: (v.copy() if k in BATCH_ARRAYS else v) for k, v in batches[0].items()}
         return merge_batches(batches)
 
     def _get_or_redo(self, index: int, ref: Any, weights: Any) -> tuple[dict[str, Any], dict[str, Any]]:
