@@ -11,11 +11,14 @@ passes, the scripted ones (``simple``, ``heuristic``) array operations, and self
 makes both seats training data (twice the update work per step).
 
     python benchmarks/bench_train.py [--config configs/ppo.yaml] [--updates 20] [--mix NAME ...] [--repeats 3]
-                                     [--set advice=false ...]
+                                     [--set advice=false ...] [--backend ray] [--rollout-workers N]
 
 With ``--repeats N`` each mix is measured N times and the run with the median rate (the
 lower of the two middle runs for even N) is printed, with the range: a shared VM's speed
 drifts by 10-20% from minute to minute. ``--set FIELD=VALUE`` overrides config fields.
+``--backend ray --rollout-workers N`` plays the rollouts on N Ray actors (a Ray instance
+on this machine, started once before the runs, or the cluster at ``--set ray_address=...``);
+"rollouts" is then the driver's wait for the slowest actor, weights and batches included.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, machine  # noqa: E402
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from rummy_env.train.config import load_config  # noqa: E402
@@ -54,7 +56,7 @@ def measure(config_path: str, updates: int, opponents, extra: dict[str, str]) ->
         # a full opponent pool, as after the first pool_size x snapshot_every updates of a run
         for _ in range(config.pool_size):
             trainer._snapshot()
-        trainer._assign(np.arange(config.num_envs))
+        trainer.rollouts.reassign()
         phases = {"rollout": 0.0, "update": 0.0}
         rollout, learn = trainer._rollout, trainer._learn
 
@@ -103,6 +105,8 @@ def main() -> None:
     parser.add_argument("--mix", action="append", choices=sorted(MIXES), help="opponent mixes to measure (default all)")
     parser.add_argument("--repeats", type=int, default=1, help="measure each mix this many times; print the median run")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override a config field")
+    parser.add_argument("--backend", choices=("local", "ray"), help="where the rollouts run (default: the config's)")
+    parser.add_argument("--rollout-workers", type=int, help="rollout workers (default: the config's)")
     args = parser.parse_args()
     if args.updates < 1 or args.repeats < 1:
         parser.error("--updates and --repeats must be at least 1")
@@ -112,11 +116,20 @@ def main() -> None:
         if not sep or not field:
             parser.error(f"--set takes FIELD=VALUE, got {item!r}")
         extra[field] = value
+    if args.backend:
+        extra["backend"] = args.backend
+    if args.rollout_workers:
+        extra["rollout_workers"] = str(args.rollout_workers)
     config = load_config(args.config, extra)
     torch.set_num_threads(config.torch_threads)
+    if config.backend == "ray":  # once for all runs: the trainers use it and leave it running
+        import ray
+
+        ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
     print(f"machine: {machine()}, torch {torch.__version__} ({torch.get_num_threads()} threads); "
           f"matrix products now {matmul_gflops():.0f} GFLOPS")
     print(f"config: {args.config}{''.join(f' --set {k}={v}' for k, v in extra.items())}; "
+          f"rollouts: {config.backend}, {config.rollout_workers} worker(s); "
           f"{args.updates} timed updates per mix (evaluations and checkpoints off)")
     for name in args.mix or list(MIXES):
         runs = sorted((measure(args.config, args.updates, MIXES[name], extra) for _ in range(args.repeats)),

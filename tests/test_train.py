@@ -19,6 +19,7 @@ from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
 from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
 from rummy_env.train.policy_stack import PolicyStack  # noqa: E402
 from rummy_env.train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
+from rummy_env.train.rollout import RolloutWorker  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
         "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1,
@@ -117,9 +118,9 @@ def test_config_file_then_overrides(tmp_path):
 
 
 def gae(values, players, rewards, terminated, recorded, last_value, last_player, gamma=1.0, lam=1.0):
-    trainer = Trainer.__new__(Trainer)
-    trainer.config = PPOConfig(gamma=gamma, gae_lambda=lam)
-    return trainer._gae(np.array(values, np.float32)[:, None], np.array(players)[:, None],
+    worker = RolloutWorker.__new__(RolloutWorker)
+    worker.config = PPOConfig(gamma=gamma, gae_lambda=lam)
+    return worker._gae(np.array(values, np.float32)[:, None], np.array(players)[:, None],
                         np.array(rewards, np.float32)[:, None], np.array(terminated)[:, None],
                         np.array(recorded)[:, None], np.array([last_value], np.float32), np.array([last_player]))
 
@@ -204,25 +205,26 @@ def test_one_heuristic_pass_gives_the_inputs_and_moves_of_separate_calls(tmp_pat
     # call; inputs and moves must be those of the separate calls, random draws included
     from rummy_env.agents.gin.heuristic_vector import heuristic_actions
     trainer = Trainer(tiny(tmp_path, advice=advice, num_envs=48, heuristic_knock=knock), tmp_path / "run")
-    env, rng = trainer.env, np.random.default_rng(3)
-    import rummy_env.train.ppo as ppo_module
+    worker = trainer.rollouts.workers[0]
+    env, rng = worker.env, np.random.default_rng(3)
+    import rummy_env.train.rollout as rollout_module
 
     estimated = []
-    real = ppo_module.estimate_knocks
-    monkeypatch.setattr(ppo_module, "estimate_knocks", lambda *args: estimated.append(real(*args).size))
+    real = rollout_module.estimate_knocks
+    monkeypatch.setattr(rollout_module, "estimate_knocks", lambda *args: estimated.append(real(*args).size))
     checked = 0
     for _ in range(40):
         obs = env.observe()
         order = rng.permutation(env.num_envs)
         rows, theirs = np.sort(order[:20]), np.sort(order[20:35])
-        inputs, heuristic = trainer._inputs_and_heuristic(obs, rows, theirs)
-        np.testing.assert_array_equal(inputs, trainer._inputs(obs, rows))
-        trainer.rng, b = np.random.default_rng(checked), np.random.default_rng(checked)
-        moves = trainer._heuristic_moves(theirs, heuristic)
+        inputs, heuristic = worker._inputs_and_heuristic(obs, rows, theirs)
+        np.testing.assert_array_equal(inputs, worker._inputs(obs, rows))
+        worker.rng, b = np.random.default_rng(checked), np.random.default_rng(checked)
+        moves = worker._heuristic_moves(theirs, heuristic)
         np.testing.assert_array_equal(moves, heuristic_actions(env, theirs, b, knock=knock))
         checked += 1
         env.step(heuristic_actions(env, np.arange(env.num_envs), rng))  # hands that come to knocks
-    assert trainer._inputs_and_heuristic(env.observe(), np.arange(4), np.zeros(0, dtype=np.intp))[1] is None
+    assert worker._inputs_and_heuristic(env.observe(), np.arange(4), np.zeros(0, dtype=np.intp))[1] is None
     assert knock == "turn" or sum(estimated) > 0  # the estimate was made, where it may knock
     with pytest.raises(ValueError, match="heuristic_knock.*choose turn or estimate"):
         tiny(tmp_path, heuristic_knock="sometimes")
@@ -282,7 +284,8 @@ def test_the_pool_holds_the_last_snapshots_frozen(tmp_path):
             for p in trainer.net.parameters():
                 p.add_(0.05 * torch.randn_like(p))
         trainer._snapshot()
-    assert len(trainer.pool) == trainer._pool_stack.size == 2
+    stack = lambda: trainer.rollouts.workers[0]._pool_stack  # noqa: E731 (the rollout worker's copy)
+    assert len(trainer.pool) == stack().size == 2
     obs, mask = random_positions(8, trainer.net.obs_size, torch.Generator().manual_seed(0))
     nets = []
     for state in trainer.pool:
@@ -292,14 +295,14 @@ def test_the_pool_holds_the_last_snapshots_frozen(tmp_path):
         expected = [net(obs, mask)[0] for net in nets]
         learner = trainer.net.eval()(obs, mask)[0]
     for i in range(2):
-        torch.testing.assert_close(trainer._pool_stack.log_probs(torch.full((8,), i), obs, mask), expected[i])
+        torch.testing.assert_close(stack().log_probs(torch.full((8,), i), obs, mask), expected[i])
     assert not torch.allclose(expected[0], expected[1])  # two different snapshots
     # the snapshots are copies: training the learner further leaves them alone
     with torch.no_grad():
         for p in trainer.net.parameters():
             p.add_(0.05 * torch.randn_like(p))
     trainer._build_pool_stack()
-    torch.testing.assert_close(trainer._pool_stack.log_probs(torch.full((8,), 1), obs, mask), expected[1])
+    torch.testing.assert_close(stack().log_probs(torch.full((8,), 1), obs, mask), expected[1])
     torch.testing.assert_close(learner, expected[1])  # the last snapshot is the learner as it was
 
 

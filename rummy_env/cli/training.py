@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
-    tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml")
+    tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml "
+                        "(on Ray: --backend ray --rollout-workers 8 [--address ray://head:10001])")
     tr.add_argument("--config", help="YAML training config (default: the built-in defaults)")
     tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
@@ -140,6 +141,10 @@ def _train(args: argparse.Namespace) -> int:
     else:
         trainer = Trainer.start(load_config(args.config, overrides))
         print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
+    c = trainer.config
+    if c.backend == "ray" or c.rollout_workers > 1:
+        print(f"rollouts: {c.rollout_workers} worker(s) on {c.backend}"
+              + (f" at {c.ray_address}" if c.backend == "ray" and c.ray_address else ""))
     try:
         last = trainer.train()
     finally:
@@ -148,6 +153,8 @@ def _train(args: argparse.Namespace) -> int:
     rate = trainer.global_step / trainer.train_seconds if trainer.train_seconds else float("nan")
     print(f"done: {trainer.update} updates, {trainer.global_step:,} env steps, {trainer.train_seconds:.0f} s of training "
           f"({rate:,.0f} steps/s)")
+    if trainer.rollouts.restarts:
+        print(f"  {trainer.rollouts.restarts} rollout worker(s) died and were replaced; their rollouts were played again")
     for opp, res in last.items():
         print(f"  vs {opp}: won {res['win_rate']:.1%} of {c.eval_hands} hands, "
               f"{res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
@@ -242,5 +249,7 @@ def _add_config_fields(parser: argparse.ArgumentParser) -> None:
     from rummy_env.train.config import PPOConfig
 
     group = parser.add_argument_group("config fields (override the file)")
+    aliases = {"ray_address": ["--address"]}  # as ``rummy tournament``'s option
     for f in dataclasses.fields(PPOConfig):
-        group.add_argument("--" + f.name.replace("_", "-"), dest=f.name, metavar="VALUE", default=None)
+        group.add_argument("--" + f.name.replace("_", "-"), *aliases.get(f.name, []), dest=f.name, metavar="VALUE",
+                           default=None)

@@ -32,6 +32,8 @@ OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 # Value baselines (``critic``): the policy network's own value head, or the oracle critic
 # of ``train.critic`` (it also reads the cards the player cannot see; training only).
 CRITICS = ("shared", "oracle")
+# Where the rollouts run (``backend``): this process, or Ray actors (``train.ray_rollouts``).
+BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,14 @@ class PPOConfig:
     """Vector steps per update (each moves every game once)."""
     total_updates: int = 1000
     """PPO updates of the run (each plays ``num_envs`` x ``rollout_steps`` env steps)."""
+    backend: str = "local"
+    """Where the rollouts are played: ``local`` (in this process) or ``ray`` (Ray actors, on a
+    cluster at ``ray_address`` or a Ray instance on this machine; ``train.ray_rollouts``)."""
+    rollout_workers: int = 1
+    """Rollout workers the ``num_envs`` games are split over (each its own deals and draws;
+    Ray actors of one CPU each with ``backend: ray``). 1 with ``local``: the single-process trainer."""
+    ray_address: Optional[str] = None
+    """The Ray cluster to join with ``backend: ray`` (e.g. ``ray://head:10001`` or ``auto``); null: start Ray here."""
 
     # optimisation
     lr: float = 5e-4
@@ -166,7 +176,7 @@ def _fail(name: str, value: Any, allowed: str) -> NoReturn:
 
 
 def _validate(c: PPOConfig) -> None:
-    positive = ("num_envs", "rollout_steps", "total_updates", "update_epochs", "minibatch_size", "pool_size",
+    positive = ("num_envs", "rollout_steps", "rollout_workers", "total_updates", "update_epochs", "minibatch_size", "pool_size",
                 "snapshot_every", "checkpoint_every", "torch_threads", "eval_hands", "card_hidden",
                 "imitation_samples", "imitation_epochs")
     for name in positive:
@@ -196,6 +206,13 @@ def _validate(c: PPOConfig) -> None:
             _fail(name, getattr(c, name), "must be >= 0")
     if c.target_kl is not None and not c.target_kl > 0:
         _fail("target_kl", c.target_kl, "must be > 0 or null")
+    if c.backend not in BACKENDS:
+        _fail("backend", c.backend, f"choose {' or '.join(BACKENDS)}")
+    if c.rollout_workers > c.num_envs:
+        _fail("rollout_workers", c.rollout_workers, f"must be at most num_envs ({c.num_envs}): each worker plays "
+              "its share of the games")
+    if c.ray_address is not None and (not isinstance(c.ray_address, str) or not c.ray_address):
+        _fail("ray_address", c.ray_address, "must be a Ray address (e.g. ray://head:10001 or auto) or null")
     if c.heuristic_knock not in ("turn", "estimate"):
         _fail("heuristic_knock", c.heuristic_knock, "choose turn or estimate")
     if c.reward not in ("points", "scaled", "win_loss"):
@@ -232,7 +249,7 @@ def _coerce(name: str, value: Any) -> Any:
     """A YAML or command-line value converted to the field's type."""
     default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
     if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy",
-                                               "critic"):
+                                               "critic", "backend", "ray_address"):
         value = yaml.safe_load(value)
     if name in ("hidden", "critic_hidden", "eval_opponents"):
         if isinstance(value, (int, str)):
@@ -244,9 +261,9 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, Mapping):
             _fail(name, value, f"must be a mapping of kind -> weight; kinds: {', '.join(OPPONENT_KINDS)}")
         return {kind: _number(f"opponents.{kind}", weight) for kind, weight in value.items()}
-    if value is None and name in ("target_kl", "imitation_teacher", "init_policy"):
+    if value is None and name in ("target_kl", "imitation_teacher", "init_policy", "ray_address"):
         return None
-    if name in ("imitation_teacher", "init_policy") and value in ("null", "none", ""):
+    if name in ("imitation_teacher", "init_policy", "ray_address") and value in ("null", "none", ""):
         return None
     if name in _FLOATS:
         return None if value is None else _number(name, value)

@@ -20,6 +20,10 @@ the learner's moves. What makes it right for Gin Rummy:
   plays on its own information set. ``critic_warmup`` updates train the value alone first.
 - **Self-play.** Games are assigned opponents at each deal by ``PPOConfig.opponents``
   (``train.opponents``); snapshots join the pool every ``snapshot_every`` updates.
+- **Rollout workers.** The rollouts are played by ``rollout_workers`` workers
+  (``train.rollout``), each its share of the games, in this process (``backend: local``)
+  or as Ray actors (``backend: ray``, ``train.ray_rollouts``); the trainer concatenates
+  their batches and learns. One local worker is the single-process trainer, draw for draw.
 
 A run folder holds ``config.yaml``, TensorBoard events, ``checkpoint.pt`` (everything
 needed to continue: model, optimiser, every RNG, the games in progress, the pool,
@@ -46,21 +50,19 @@ import torch
 import yaml
 
 from rummy_env.agents.arena import play_hand
-from rummy_env.agents.gin.heuristic_features import advice
-from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, actions_from, analyse, estimate_knocks, positions_of
-from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy
 from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
-from rummy_env.train.config import OPPONENT_KINDS, PPOConfig, load_config, make_config, with_win_bonus
-from rummy_env.train.critic import OracleCritic, privileged
-from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy, vector_inputs
-from rummy_env.train.opponents import random_actions
-from rummy_env.train.policy_stack import PolicyStack
+from rummy_env.gin.vector import OUTCOMES
+from rummy_env.train.config import PPOConfig, load_config, make_config
+from rummy_env.train.critic import OracleCritic
+from rummy_env.train.rollout import LocalRollouts
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
-SELF, POOL, HEURISTIC = (OPPONENT_KINDS.index(k) for k in ("self", "pool", "heuristic"))
 # Fields that may change when resuming (they do not change what is learned).
-RESUMABLE_OVERRIDES = ("total_updates", "eval_every", "checkpoint_every", "progress", "torch_threads")
+# ``backend`` and ``ray_address`` say where the rollouts run, not what they are, except that one in-process
+# worker samples from the learner's generator and one actor from its own (``train.rollout``).
+RESUMABLE_OVERRIDES = ("total_updates", "eval_every", "checkpoint_every", "progress", "torch_threads", "backend",
+                       "ray_address")
 
 
 class CheckpointError(ValueError):
@@ -111,24 +113,12 @@ class Trainer:
         self._params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(self._params, lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
         self.gen = torch.Generator().manual_seed(c.seed + 1)
-        self.rng = np.random.default_rng(c.seed + 2)
-        self.env = VectorGinRummy(c.num_envs, rules=c.rules, encoding="flat", reward=c.reward, seed=c.seed + 3)
-        names = list(c.opponents)
-        weights = np.array([float(c.opponents[k]) for k in names])
-        self._kinds = np.array([OPPONENT_KINDS.index(k) for k in names])
-        self._weights = weights / weights.sum()
         self.pool: list[dict[str, torch.Tensor]] = []
-        self._pool_stack: Optional[PolicyStack] = None
         self.update = 0
         self.global_step = 0
         self.episodes = 0
         self.train_seconds = 0.0
-        n = c.num_envs
-        self.env.reset()
-        self.kind = np.zeros(n, dtype=np.int64)
-        self.pool_index = np.zeros(n, dtype=np.int64)
-        self.learner_seat = np.zeros(n, dtype=np.int64)
-        self._assign(np.arange(n))
+        self.rollouts = make_rollouts(c, self.net, self.critic, self.gen)
         self._writer = None
 
     # ------------------------------------------------------------------ construction
@@ -232,188 +222,22 @@ class Trainer:
 
     # ------------------------------------------------------------------ self-play
 
-    def _assign(self, rows: np.ndarray) -> None:
-        """Draw an opponent kind, pool member and learner seat for newly dealt games."""
-        if rows.size == 0:
-            return
-        kinds = self._kinds[self.rng.choice(len(self._kinds), size=rows.size, p=self._weights)]
-        if not self.pool:  # no snapshot yet: the current policy stands in
-            kinds = np.where(kinds == POOL, SELF, kinds)
-        self.kind[rows] = kinds
-        self.pool_index[rows] = self.rng.integers(0, max(len(self.pool), 1), size=rows.size)
-        self.learner_seat[rows] = self.rng.integers(0, 2, size=rows.size)
-
     def _snapshot(self) -> None:
         self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
         del self.pool[: -self.config.pool_size]
         self._build_pool_stack()
 
     def _build_pool_stack(self) -> None:
-        """The pool's networks, evaluated together (``train.policy_stack``); None while empty."""
-        self._pool_stack = PolicyStack(self.pool, self.config.advice) if self.pool else None
-
-    def _sample(self, logp: torch.Tensor) -> torch.Tensor:
-        """Gumbel-max sampling (faster than ``multinomial`` here); masked actions never win."""
-        u = torch.rand(logp.shape, generator=self.gen).clamp_(min=1e-12)
-        return torch.argmax(logp - torch.log(-torch.log(u)), dim=-1)
+        """Send the pool to the rollout workers (each evaluates it as a ``train.policy_stack``)."""
+        self.rollouts.set_pool(self.pool)
 
     # ------------------------------------------------------------------ one update
 
     def _rollout(self) -> dict[str, Any]:
-        c, env = self.config, self.env
-        T, n = c.rollout_steps, c.num_envs
-        # the learner's inputs, masks (and privileged features) step by step, learner games only:
-        # concatenated they are the batch in the order of rec_buf's True entries (step, then game)
-        obs_parts: list[np.ndarray] = []
-        mask_parts: list[np.ndarray] = []
-        priv_parts: list[np.ndarray] = []
-        act_buf = np.zeros((T, n), dtype=np.int64)
-        logp_buf = np.zeros((T, n), dtype=np.float32)
-        val_buf = np.zeros((T, n), dtype=np.float32)
-        rec_buf = np.zeros((T, n), dtype=bool)
-        player_buf = np.zeros((T, n), dtype=np.int64)
-        rew_buf = np.zeros((T, n, 2), dtype=np.float32)
-        term_buf = np.zeros((T, n), dtype=bool)
-        returns: dict[str, list[float]] = {k: [] for k in OPPONENT_KINDS if k != "self"}
-        outcomes = np.zeros(6, dtype=np.int64)
-        self.net.eval()
-        if self.critic is not None:
-            self.critic.eval()
-        obs = env.observe()
-        mask = env.action_mask().astype(bool)
-        for t in range(T):
-            player = env.current.astype(np.int64)
-            learner = (self.kind == SELF) | (player == self.learner_seat)
-            others = ~learner
-            hr = np.flatnonzero(others & (self.kind == HEURISTIC))
-            # the networks' inputs, and the heuristic opponent's analysis of its games
-            inputs, heuristic = self._inputs_and_heuristic(obs, np.flatnonzero(learner | (self.kind == POOL)), hr)
-            actions = np.zeros(n, dtype=np.int64)
-            rows = np.flatnonzero(learner)
-            obs_parts.append(inputs[rows])
-            mask_parts.append(mask[rows])
-            with torch.no_grad():
-                o = torch.from_numpy(obs_parts[-1])
-                m = torch.from_numpy(mask_parts[-1])
-                logp, value = self.net(o, m)
-                if self.critic is not None:
-                    priv_parts.append(privileged(env, rows, player[rows]))
-                    value = self.critic(o, torch.from_numpy(priv_parts[-1]))
-                a = self._sample(logp)
-                actions[rows] = a.numpy()
-                logp_buf[t, rows] = logp.gather(1, a[:, None]).squeeze(1).numpy()
-                val_buf[t, rows] = value.numpy()
-                pr = np.flatnonzero(others & (self.kind == POOL))
-                if pr.size:  # each game against its own snapshot
-                    lp = self._pool_stack.log_probs(torch.from_numpy(self.pool_index[pr]), torch.from_numpy(inputs[pr]),
-                                                    torch.from_numpy(mask[pr]))
-                    actions[pr] = self._sample(lp).numpy()
-            rr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("random")))
-            if rr.size:
-                actions[rr] = random_actions(mask[rr], self.rng)
-            sr = np.flatnonzero(others & (self.kind == OPPONENT_KINDS.index("simple")))
-            if sr.size:
-                actions[sr] = simple_actions(env, sr, self.rng)
-            if hr.size:
-                actions[hr] = self._heuristic_moves(hr, heuristic)
-            act_buf[t] = actions
-            rec_buf[t], player_buf[t] = learner, player
-            r = env.step(actions)
-            rew_buf[t], term_buf[t] = with_win_bonus(r.rewards, c.win_bonus), r.terminated
-            done = np.flatnonzero(r.terminated)
-            if done.size:
-                for g in done:
-                    kind = OPPONENT_KINDS[self.kind[g]]
-                    if kind != "self":
-                        returns[kind].append(float(r.rewards[g, self.learner_seat[g]]))
-                np.add.at(outcomes, r.outcome[done], 1)
-                self.episodes += done.size
-                self._assign(done)
-            obs, mask = r.observation, r.action_mask.astype(bool)
-        with torch.no_grad():
-            last_inputs = torch.from_numpy(self._inputs(obs, np.arange(n)))
-            if self.critic is not None:
-                last_value = self.critic(last_inputs, torch.from_numpy(privileged(env, np.arange(n), env.current)))
-            else:
-                _, last_value = self.net(last_inputs, torch.from_numpy(mask))
-        adv, ret = self._gae(val_buf, player_buf, rew_buf, term_buf, rec_buf, last_value.numpy(), env.current.astype(np.int64))
-        sel = rec_buf.reshape(-1)
-        return {
-            "obs": np.concatenate(obs_parts),
-            "mask": np.concatenate(mask_parts),
-            "act": act_buf.reshape(-1)[sel],
-            "logp": logp_buf.reshape(-1)[sel],
-            "val": val_buf.reshape(-1)[sel],
-            "adv": adv.reshape(-1)[sel],
-            "ret": ret.reshape(-1)[sel],
-            "priv": np.concatenate(priv_parts) if priv_parts else np.zeros((int(sel.sum()), 0), dtype=np.float32),
-            "returns": returns,
-            "outcomes": outcomes,
-        }
-
-    def _inputs(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The networks' inputs (``rummy_env.agents.gin.network.vector_inputs``), advice for games ``rows`` only."""
-        return vector_inputs(observation, self.env, rows, self.config.advice)
-
-    def _inputs_and_heuristic(self, observation: np.ndarray, rows: np.ndarray,
-                              heuristic_rows: np.ndarray) -> tuple[np.ndarray, Optional[tuple[Positions, Analysis]]]:
-        """``_inputs(observation, rows)``, and the heuristic's positions and analysis of games
-        ``heuristic_rows`` (``rummy_env.agents.gin.heuristic_vector``). With advice, one analysis covers
-        both sets of games: its cost is largely per call, not per game. None for no games."""
-        env, c = self.env, self.config
-        if not c.advice:
-            if not heuristic_rows.size:
-                return observation, None
-            pos = positions_of(env, heuristic_rows)
-            return observation, (pos, analyse(pos, env.rules))
-        both = positions_of(env, np.concatenate([rows, heuristic_rows]))
-        analysis = analyse(both, env.rules)
-        mine = slice(0, rows.size)
-        features = advice(both.subset(mine), env.rules, analysis.subset(mine))
-        theirs = slice(rows.size, None)
-        heuristic = (both.subset(theirs), analysis.subset(theirs)) if heuristic_rows.size else None
-        return vector_inputs(observation, env, rows, True, features), heuristic
-
-    def _heuristic_moves(self, rows: np.ndarray, heuristic: tuple[Positions, Analysis]) -> np.ndarray:
-        """The heuristic opponent's moves in games ``rows`` from its positions and analysis
-        there (``_inputs_and_heuristic``): ``heuristic_actions(env, rows, self.rng,
-        knock=heuristic_knock)``, the same draws in the same order."""
-        noise = self.rng.random((rows.size, NUM_CARDS))
-        if self.config.heuristic_knock == "estimate":
-            estimate_knocks(self.env, rows, *heuristic, self.rng)
-        return actions_from(*heuristic, noise)
-
-    def _gae(self, values, players, rewards, terminated, recorded, last_value, last_player):
-        """Advantages per (game, seat) trajectory; see the module docstring."""
-        c = self.config
-        T, n = values.shape
-        rows = np.arange(n)
-        adv = np.zeros((T, n), dtype=np.float32)
-        next_value = np.zeros((n, 2), dtype=np.float32)
-        next_adv = np.zeros((n, 2), dtype=np.float32)
-        pending = np.zeros((n, 2), dtype=np.float32)  # reward waiting for the seat's last move
-        known = np.zeros((n, 2), dtype=bool)  # whether the seat's continuation is known
-        next_value[rows, last_player] = last_value
-        known[rows, last_player] = True
-        for t in range(T - 1, -1, -1):
-            end = terminated[t]
-            next_value[end] = 0.0
-            next_adv[end] = 0.0
-            pending[end] = rewards[t][end]
-            known[end] = True
-            p = players[t]
-            rec = recorded[t]
-            delta = pending[rows, p] + c.gamma * next_value[rows, p] - values[t]
-            a = delta + c.gamma * c.gae_lambda * next_adv[rows, p]
-            a = np.where(known[rows, p], a, 0.0)
-            adv[t] = np.where(rec, a, 0.0)
-            upd = rows[rec]
-            pu = p[rec]
-            next_value[upd, pu] = values[t][rec]
-            next_adv[upd, pu] = adv[t][rec]
-            pending[upd, pu] = 0.0
-            known[upd, pu] = True
-        return adv, adv + values
+        """One update's batch from the rollout workers (``train.rollout``, ``train.ray_rollouts``)."""
+        batch = self.rollouts.collect()
+        self.episodes += batch["episodes"]
+        return batch
 
     def _learn(self, batch: dict[str, Any]) -> dict[str, float]:
         c = self.config
@@ -497,6 +321,9 @@ class Trainer:
                 w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
                 w.add_scalar("charts/steps_per_second", c.steps_per_update / seconds, step)
                 w.add_scalar("charts/learner_samples", len(batch["act"]), step)
+                w.add_scalar("charts/rollout_seconds", batch["seconds"], step)
+                if self.rollouts.restarts:
+                    w.add_scalar("charts/worker_restarts", self.rollouts.restarts, step)
                 w.add_scalar("charts/episodes", self.episodes, step)
                 for kind, values in batch["returns"].items():
                     if values:
@@ -546,10 +373,7 @@ class Trainer:
             "critic": None if self.critic is None else self.critic.state_dict(),
             "counters": {"update": self.update, "global_step": self.global_step, "episodes": self.episodes,
                          "train_seconds": self.train_seconds},
-            "games": pickle.dumps({
-                "env": self.env, "rng": self.rng, "kind": self.kind,
-                "pool_index": self.pool_index, "learner_seat": self.learner_seat,
-            }),
+            "games": pickle.dumps(self.rollouts.states()),  # one state per rollout worker
         }
         buffer = io.BytesIO()
         torch.save(state, buffer)
@@ -569,13 +393,24 @@ class Trainer:
         self.update, self.global_step = counters["update"], counters["global_step"]
         self.episodes, self.train_seconds = counters["episodes"], counters["train_seconds"]
         games = pickle.loads(state["games"])
-        self.env, self.rng = games["env"], games["rng"]
-        self.kind, self.pool_index, self.learner_seat = games["kind"], games["pool_index"], games["learner_seat"]
+        self.rollouts.restore([games] if isinstance(games, dict) else games)  # a dict: a checkpoint of before workers
 
     def close(self) -> None:
+        """Close the TensorBoard writer and stop the rollout workers (Ray actors)."""
+        self.rollouts.close()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def make_rollouts(config: PPOConfig, net: PolicyNet, critic: Optional[OracleCritic],
+                  generator: torch.Generator) -> Any:
+    """The rollout workers of ``config.backend``: in this process (``local``) or Ray actors (``ray``)."""
+    if config.backend == "ray":
+        from rummy_env.train.ray_rollouts import RayRollouts
+
+        return RayRollouts(config, net, critic)
+    return LocalRollouts(config, net, critic, generator)
 
 
 def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
