@@ -35,12 +35,14 @@ class ExpertIterationConfig:
     init: str = "ppo"  # the ppo agent whose network round 1 starts from (ppo:PATH for a file)
     rounds: int = 4
     hands_per_round: int = 400
-    teacher: str = "mcts:rollout=net,net={net},prior=2,base=net"
+    # confidence=2.5: with the search's default 1 standard error, 13% of its labels replaced
+    # the network's move and fitting them made it play worse (docs/findings/expert-iteration.md)
+    teacher: str = "mcts:rollout=net,net={net},prior=2,base=net,confidence=2.5"
     opponent: str = "heuristic"  # the student's opponent in the labelled hands
     decisions: str = "all"  # which decisions the teacher labels (``rummy distill --decisions``)
     win_bonus: float = 0.1  # added to the hand results the value head fits (as in PPO training)
     fit_window: int = 2  # rounds of labels each fit reads: this one and the ones just before
-    epochs: int = 3
+    epochs: int = 10
     lr: float = 3e-4
     batch_size: int = 512
     eval_opponents: tuple[str, ...] = ("heuristic",)
