@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import os
 import time as _time
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -153,14 +153,14 @@ class MCTSAgent(Agent):
         self.guide.reset(seed)
 
     def _moves(self, legal: set[int], infoset: InformationSet, rules: Rules, default: int,
-               extra: list[int]) -> list[int]:
+               extra: Sequence[int] = ()) -> list[int]:
         """Candidate moves, the base move (``default``) first; ``extra``: the network's
         most probable moves (``prior``)."""
         if infoset.phase != Phase.DISCARD:
             return [default] + sorted(legal - {default})
         if BIG_GIN in legal:
             return [BIG_GIN]
-        moves = [default] + self.guide.ranked_discards(infoset, rules, legal)[: self.candidates] + extra
+        moves = [default] + self.guide.ranked_discards(infoset, rules, legal)[: self.candidates] + list(extra)
         knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
         if knocks:
             after = melds.discard_deadwood(infoset.hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
