@@ -26,7 +26,8 @@ from test_no_leak import redeal_hidden
 
 PRESETS = ["classic", "eaai", "openspiel"]
 BASE_PPO = f"ppo:path={SHIPPED.parent / 'ppo_gin_base.pt'}"  # another network than the default
-FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "mcts:time=0.05": 2, "ppo": 30, "ppo:greedy=false": 10}
+FAST = {"random": 60, "simple": 60, "heuristic": 40, "mcts:simulations=12": 3, "mcts:time=0.05": 2,
+        "mcts:simulations=12,rollout=net,prior=2,base=net": 2, "ppo": 30, "ppo:greedy=false": 10}
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -58,7 +59,8 @@ def test_the_default_search_plays_a_whole_hand(preset):
 
 @pytest.mark.parametrize("preset,episode", [("classic", "hand"), ("eaai", "match"), ("openspiel", "hand")])
 @pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=12,candidates=1,confidence=0",
-                                  "mcts:simulations=16,rollout=greedy", "ppo", "ppo:greedy=false", BASE_PPO])
+                                  "mcts:simulations=16,rollout=greedy",
+                                  "mcts:simulations=12,candidates=1,confidence=0,rollout=net,prior=2,base=net", "ppo", "ppo:greedy=false", BASE_PPO])
 def test_no_agent_peeks_at_hidden_cards(spec, preset, episode):
     """Same seed, same information set, different hidden cards: the same action. In a
     match the info also carries the match score and the earlier showdowns."""
@@ -421,7 +423,10 @@ def test_mcts_win_bonus_adds_to_won_playouts_and_takes_from_lost_ones():
 
 
 def test_mcts_options_are_checked():
-    for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy, heuristic-estimate"),
+    for spec, message in [("mcts:rollout=minimax", "rollout must be one of heuristic, greedy, heuristic-estimate, net"),
+                          ("mcts:prior=-1", "prior must be >= 0"), ("mcts:base=ppo", "base must be one of heuristic, net"),
+                          ("mcts:net=x.pt", "net='x.pt' is only read with rollout=net, prior > 0 or base=net"),
+                          ("mcts:rollout=net,net=missing.pt", "net='missing.pt': no such policy file"),
                           ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
                           ("mcts:weighted=no", "option weighted='no' must be true or false"),
                           ("mcts:win_bonus=-2", "win_bonus must be >= 0 points")]:
@@ -446,3 +451,44 @@ def test_mcts_rollouts_can_play_the_heuristic_with_its_knock_estimate(monkeypatc
         knocks.clear()
         result = play_hand([agents.make(spec, seed=2), agents.make("heuristic", seed=3)], "classic", seed=11)
         assert result.outcome in OUTCOMES and knocks and set(knocks) == {rule}
+
+
+def test_mcts_can_play_a_network_in_its_rollouts_and_try_its_moves(monkeypatch):
+    """``rollout=net``: every playout move is the network's (greedy) for both seats, none the
+    heuristic's; ``prior=K``: the network's K most probable moves are among the candidates;
+    ``base=net``: the network's move is the one kept unless another is clearly better."""
+    from rummy_env.agents.gin import mcts
+
+    played, searched = [], []
+    real_policy, real_search = mcts.PPOPolicy, mcts.MCTSAgent._search
+
+    def policy(nets, greedy):
+        def call(env, rows, keys, decisions):
+            moves = real_policy(nets, greedy)(env, rows, keys, decisions)
+            assert env.action_mask()[rows, moves].all()  # legal for the player to move in each playout
+            played.append((nets, greedy, rows.size))
+            return moves
+        return call
+
+    def search(self, infoset, rules, moves):
+        searched.append((self, moves))
+        return real_search(self, infoset, rules, moves)
+
+    monkeypatch.setattr(mcts, "PPOPolicy", policy)
+    monkeypatch.setattr(mcts.MCTSAgent, "_search", search)
+    monkeypatch.setattr(mcts, "heuristic_actions", lambda *a, **k: pytest.fail("the heuristic played a rollout"))
+    agent = agents.make(f"mcts:simulations=24,rollout=net,prior=2,base=net,net={SHIPPED.parent / 'ppo_gin_base.pt'}",
+                        seed=4)
+    assert agent.network is not None and agent.network.path.name == "ppo_gin_base.pt"
+    result = play_hand([agent, agents.make("heuristic", seed=5)], "classic", seed=12)
+    assert result.outcome in OUTCOMES and played and searched
+    assert all(nets is agent.network.nets and greedy for nets, greedy, _ in played)
+    env = gin_rummy_v0.raw_env(rules="classic")  # the candidates at a first decision, from the player's own view
+    env.reset(seed=12)
+    obs, _, _, _, info = env.last()
+    ranked = agent._ranked_by_network(obs, info, np.flatnonzero(obs["action_mask"]))
+    probe = agents.make("ppo:path=" + str(SHIPPED.parent / "ppo_gin_base.pt"))
+    assert ranked[0] == probe.act(obs, info)  # the network's most probable move, as the ppo agent plays it
+    searched.clear()
+    agent.act(obs, info)
+    assert searched and searched[0][1][0] == ranked[0] and set(ranked[:2]) <= set(searched[0][1])

@@ -13,7 +13,7 @@ Conventions (docs/index.md, "How the docs are tested", says the same to readers)
   ``rummy_env.cli.main`` (its argument parser, then the subcommand's own code: the
   training config loader, the tournament settings with their agent specs, ...) with the
   functions that would do the work (``Trainer.start``/``resume``, ``tournament.run``,
-  the label collectors and fits, ``plot_curves``, reading a results file to replay, the
+  the label collectors and fits, expert iteration's ``run``, ``plot_curves``, reading a results file to replay, the
   web server's start (``rummy serve``), and standard input, where ``rummy play`` waits
   for the player) replaced by a stop; it must
   reach that stop. A ``python SCRIPT`` command imports the script and calls its
@@ -253,7 +253,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
     import importlib
 
     from rummy_env.eval import store, tournament
-    from rummy_env.train import curves, distill, knock_labels, ppo
+    from rummy_env.train import curves, distill, expert_iteration, knock_labels, ppo
     from rummy_env.web import server
 
     class Trainer:
@@ -272,6 +272,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
         patch.setattr(ppo, "Trainer", Trainer)
         patch.setattr(tournament, "run", _stop)
         patch.setattr(curves, "plot_curves", _stop)
+        patch.setattr(expert_iteration, "run", _stop)
         for module in (distill, knock_labels):
             for fn in ("collect", "fit", "load"):
                 if hasattr(module, fn):

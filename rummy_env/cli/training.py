@@ -1,6 +1,12 @@
-"""``rummy demo``, ``rummy train``, ``rummy distill``, ``rummy knock-labels`` and ``rummy
-curves``: PPO training of a Gin Rummy agent, its fine-tunes and its learning curves
-(``rummy_env.train``; torch is imported only when one of them runs)."""
+"""``rummy demo``, ``rummy train``, ``rummy distill``, ``rummy expert-iteration``, ``rummy
+knock-labels`` and ``rummy curves``: PPO training of a Gin Rummy agent, its fine-tunes,
+expert iteration with a search teacher and the learning curves (``rummy_env.train``;
+torch is imported only when one of them runs).
+
+Expert iteration is a command of its own rather than a mode of ``rummy train``: it has
+none of PPO's fields (no rollouts, no PPO updates) and a run folder of rounds rather
+than one checkpoint, so folding it into ``train`` would make every PPO field meaningless
+for it and every one of its fields meaningless for PPO."""
 
 from __future__ import annotations
 
@@ -50,6 +56,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "(the student's own moves label the others)")
     di.add_argument("--quiet", action="store_true", help="no progress bar")
     di.set_defaults(func=_distill)
+
+    ei = sub.add_parser("expert-iteration", help="rounds of: a search over the network labels its games, the network "
+                        "learns the labels (e.g. rummy expert-iteration --config configs/expert_iteration.yaml "
+                        "--out runs/expit)")
+    ei.add_argument("--config", help="YAML config (fields: docs/training.md; default: the built-in defaults, or the "
+                    "run's own config.yaml when --out holds a run)")
+    ei.add_argument("--out", required=True, help="run folder; a rerun continues the run there where it stopped")
+    ei.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a field, e.g. rounds=6 "
+                    "(values read as YAML)")
+    ei.add_argument("--quiet", action="store_true", help="no progress bar")
+    ei.set_defaults(func=_expert_iteration)
 
     kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
                         "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
@@ -194,6 +211,55 @@ def _distill(args: argparse.Namespace) -> int:
           f"({stats['agreement_before']:.1%} before; cross-entropy {stats['policy_loss']:.3f}, "
           f"{stats['policy_loss_before']:.3f} before)")
     print(f"policy: {args.out}  (use as agent ppo:{args.out})")
+    return 0
+
+
+def _expert_iteration(args: argparse.Namespace) -> int:
+    import yaml
+    from tqdm import tqdm
+
+    from rummy_env.train.expert_config import load_config
+    from rummy_env.train.expert_iteration import CONFIG_FILE, run, training_hours
+
+    overrides = {}
+    for item in args.set or []:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. rounds=6")
+        overrides[key.strip()] = yaml.safe_load(value)
+    saved = Path(args.out) / CONFIG_FILE
+    config = load_config(args.config if args.config or not saved.is_file() else saved, overrides)
+    print(f"run folder: {args.out}  (tensorboard --logdir {Path(args.out) / 'tb'}); {config.rounds} rounds of "
+          f"{config.hands_per_round} hands labelled by {config.teacher}")
+    bar = tqdm(disable=args.quiet, unit="step")
+    shown = {"what": ""}
+
+    def progress(what: str, done: int, total: int) -> None:
+        if what != shown["what"]:
+            shown["what"] = what
+            bar.reset(total=total)
+            bar.set_description(what)
+        bar.update(done - bar.n)
+
+    def report(summary: dict) -> None:
+        k = summary["round"]
+        line = f"round {k}:"
+        if "fit" in summary:
+            line += (f" {summary['labels']:,} labels, the network played the teacher's move in "
+                     f"{summary['student_agrees']:.1%}; after the fit {summary['fit']['agreement']:.1%} "
+                     f"of the {summary['fit']['fit_labels']:,} it was fitted to;")
+        for opponent, r in summary["eval"].items():
+            line += (f" vs {opponent}: {r['points_per_hand']:+.2f} +- {r['points_ci95']:.2f} points a hand, "
+                     f"won {r['win_rate']:.1%} +- {r['win_ci95']:.1%} of {int(r['hands'])} hands;")
+        bar.write(line.rstrip(";"))
+
+    try:
+        summaries = run(config, args.out, progress=progress, on_round=report)
+    finally:
+        bar.close()
+    last = Path(args.out).resolve() / f"round-{config.rounds:03d}" / "policy.pt"
+    print(f"done: {config.rounds} rounds, {training_hours(summaries):.2f} hours labelling and fitting; "
+          f"policy: {last}  (use as agent ppo:{last})")
     return 0
 
 

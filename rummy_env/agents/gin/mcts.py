@@ -17,6 +17,11 @@ Choices that make it strong for its cost:
   ``rollout=heuristic-estimate`` plays the heuristic with its default knock estimate
   (``rummy_env.agents.gin.knock_vector``: every playout that may knock samples the
   opponent's hand), closer to the ``heuristic`` agent and several times dearer;
+  ``rollout=net`` plays a policy network's most probable move for both seats (the
+  ``ppo`` agent's array policy on all the playouts at once; ``net=PATH`` a policy file,
+  default the shipped ``ppo``): the search then improves on the network, the step that
+  expert iteration (``rummy expert-iteration``, ``rummy_env.train.expert_iteration``)
+  repeats as the network learns the search's moves;
 - all playouts of a round at once: every (world, candidate) pair of a round is a row of
   the vector engine (``VectorGinRummy.load_states``) and both seats' moves are the array
   versions of the policies (``rummy_env.agents.gin.heuristic_vector``, ``rummy_env.agents.gin.simple.simple_actions``),
@@ -25,7 +30,9 @@ Choices that make it strong for its cost:
   tie-breaks, so the comparison between moves is far less noisy than the points
   themselves;
 - candidates: drawing, both draws (or take/pass); discarding, the ``heuristic`` agent's
-  ``candidates`` best discards, its own choice, and the knock with the least deadwood;
+  ``candidates`` best discards, its own choice, and the knock with the least deadwood,
+  and with ``prior=K`` the network's ``K`` most probable moves (from the player's own
+  observation), so that moves the network rates and the heuristic does not are tried;
 - a confidence rule: the search plays the heuristic's own move unless another candidate
   beats it by more than ``confidence`` standard errors of the paired difference over
   the worlds (never on fewer than 4 worlds, and taking the deviation as at least one
@@ -57,8 +64,9 @@ rollouts did worse than PIMC at equal cost in our trials (not kept in the repo).
 
 from __future__ import annotations
 
+import os
 import time as _time
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -66,14 +74,16 @@ from rummy_env.agents.gin import belief
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.gin.heuristic import HeuristicAgent
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
+from rummy_env.agents.gin.policies import PPOPolicy
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.game import BIG_GIN, KNOCK, GinRummyState, InformationSet, Phase
+from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS, GinRummyState, InformationSet, Phase
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.vector import VectorGinRummy
 
-ROLLOUTS = ("heuristic", "greedy", "heuristic-estimate")
+ROLLOUTS = ("heuristic", "greedy", "heuristic-estimate", "net")
+BASES = ("heuristic", "net")  # whose move the search keeps unless another is clearly better
 ROUND = 64  # worlds sampled and played out at once; clearly worse candidates are dropped after each round
 ELIMINATE_SE = 2.0
 MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
@@ -93,6 +103,9 @@ class MCTSAgent(Agent):
         confidence: float = 1.0,
         weighted: bool = True,
         win_bonus: float = 10.0,
+        net: Optional[str] = None,
+        prior: int = 0,
+        base: str = "heuristic",
     ) -> None:
         super().__init__(seed)
         if simulations < 1:
@@ -109,6 +122,15 @@ class MCTSAgent(Agent):
             raise ValueError(f"weighted must be true or false, got {weighted!r}")
         if win_bonus < 0:
             raise ValueError(f"win_bonus must be >= 0 points, got {win_bonus}")
+        if prior < 0:
+            raise ValueError(f"prior must be >= 0 moves of the network, got {prior}")
+        if base not in BASES:
+            raise ValueError(f"base must be one of {', '.join(BASES)}, got {base!r}")
+        uses_net = rollout == "net" or prior > 0 or base == "net"
+        if net is not None and not uses_net:
+            raise ValueError(f"net={net!r} is only read with rollout=net, prior > 0 or base=net; set one of them")
+        # the network (rollouts, prior, base move): the ppo agent's, loaded once per process
+        self.network = _network_agent(seed, net) if uses_net else None
         self.simulations = simulations
         self.time = time
         self.candidates = candidates
@@ -116,6 +138,8 @@ class MCTSAgent(Agent):
         self.confidence = confidence
         self.weighted = weighted
         self.win_bonus = float(win_bonus)
+        self.prior = prior
+        self.base = base
         # the move to improve on comes from the heuristic's turn-based knock rule, the one
         # its array version plays in the rollouts (sampling a knock estimate per playout
         # would cost more than the playouts)
@@ -128,13 +152,15 @@ class MCTSAgent(Agent):
         super().reset(seed)
         self.guide.reset(seed)
 
-    def _moves(self, legal: set[int], infoset: InformationSet, rules: Rules, default: int) -> list[int]:
-        """Candidate moves, the heuristic's own choice first."""
+    def _moves(self, legal: set[int], infoset: InformationSet, rules: Rules, default: int,
+               extra: Sequence[int] = ()) -> list[int]:
+        """Candidate moves, the base move (``default``) first; ``extra``: the network's
+        most probable moves (``prior``)."""
         if infoset.phase != Phase.DISCARD:
             return [default] + sorted(legal - {default})
         if BIG_GIN in legal:
             return [BIG_GIN]
-        moves = [default] + self.guide.ranked_discards(infoset, rules, legal)[: self.candidates]
+        moves = [default] + self.guide.ranked_discards(infoset, rules, legal)[: self.candidates] + list(extra)
         knocks = [a for a in legal if KNOCK <= a < BIG_GIN]
         if knocks:
             after = melds.discard_deadwood(infoset.hand, aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
@@ -151,7 +177,8 @@ class MCTSAgent(Agent):
         hand played out (plus ``win_bonus`` if ``me`` won the hand, minus it if ``me``
         lost), all at once on the vector engine."""
         w, m = len(worlds), len(moves)
-        env = VectorGinRummy(w * m, rules=worlds[0].rules, encoding=None, seed=0)
+        encoding = "flat" if self.rollout == "net" else None  # the network reads the flat observations
+        env = VectorGinRummy(w * m, rules=worlds[0].rules, encoding=encoding, seed=0)
         env.load_states(np.arange(w * m), [world for world in worlds for _ in range(m)])
         world_of = np.repeat(np.arange(w), m)
         values = np.zeros(w * m)
@@ -169,6 +196,10 @@ class MCTSAgent(Agent):
                 return values.reshape(w, m)
             if self.rollout == "greedy":
                 moved = simple_actions(env, rows, rng)
+            elif self.rollout == "net":  # greedy: the same move in the same position, for every candidate
+                assert self.network is not None
+                unused = np.zeros(rows.size, dtype=np.uint64)  # greedy play draws nothing
+                moved = PPOPolicy(self.network.nets, greedy=True)(env, rows, unused, unused.astype(np.int64))
             else:  # the same tie-breaks for every candidate in a world (common random numbers)
                 noise = rng.random((w, NUM_CARDS))[world_of[rows]]
                 knock = "estimate" if self.rollout == "heuristic-estimate" else "turn"
@@ -186,10 +217,27 @@ class MCTSAgent(Agent):
         # the heuristic's move with its tie-breaks at this decision under this agent's key:
         # with the same seed, the move ``heuristic:knock=turn`` plays
         default = self.guide.choose(infoset, rules, legal_set, decision=decision)
-        moves = self._moves(legal_set, infoset, rules, default)
+        extra: list[int] = []
+        if self.network is not None and (self.prior > 0 or self.base == "net"):
+            ranked = self._ranked_by_network(observation, info, legal)
+            extra = ranked[: self.prior]
+            if self.base == "net":
+                default = ranked[0]
+        moves = self._moves(legal_set, infoset, rules, default, extra)
         if len(moves) == 1:
             return moves[0]
         return self._search(infoset, rules, moves)
+
+    def _ranked_by_network(self, observation: dict[str, np.ndarray], info: dict[str, Any],
+                           legal: np.ndarray) -> list[int]:
+        """The legal moves by the network's probability (ties: lowest id first), from this
+        player's own observation and info, as the ``ppo`` agent reads them."""
+        assert self.network is not None
+        inputs = self.network.inputs(observation, info)[None]
+        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+        mask[0, legal] = True
+        logp = _log_probs(self.network.net, np.ascontiguousarray(inputs, dtype=np.float32), mask)[0]
+        return sorted((int(a) for a in legal), key=lambda a: (-logp[a], a))
 
     def _search(self, infoset: InformationSet, rules: Rules, moves: list[int]) -> int:
         """Play ``moves`` (the heuristic's first) in sampled worlds; the best if clearly better.
@@ -235,6 +283,24 @@ class MCTSAgent(Agent):
             self.deviations += 1
             return moves[best]
         return moves[0]
+
+
+def _network_agent(seed: Optional[int], path: Optional[str]) -> Any:
+    """The ``ppo`` agent of policy file ``path`` (default: the shipped network), whose
+    network the search plays in its rollouts and asks for its prior; torch is imported
+    only here, when an option uses a network."""
+    from rummy_env.agents.gin.ppo import PPOAgent
+
+    if path is not None and not os.path.isfile(path):
+        raise ValueError(f"net={path!r}: no such policy file (a policy.pt written by rummy train, distill "
+                         "or expert-iteration)")
+    return PPOAgent(seed, path=path)
+
+
+def _log_probs(net: Any, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    from rummy_env.agents.gin.ppo import _log_probs as log_probs
+
+    return log_probs(net, inputs, mask)
 
 
 def _paired(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
