@@ -529,7 +529,8 @@ def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
     t = Trainer.start(tiny(tmp_path, total_updates=3, advice=True, opponents={"pool": 0.5, "self": 0.3, "heuristic": 0.2},
                            snapshot_every=1, eval_every=0), tmp_path / "advice")
     t.train()
-    assert t.net.advice and t._pool_stack.advice and t._pool_stack.size == 3
+    stack = t.rollouts.workers[0]._pool_stack  # the pool as the (in-process) rollout worker evaluates it
+    assert t.net.advice and stack.advice and stack.size == 3
     t.close()
 
 
