@@ -247,3 +247,40 @@ def test_a_stopped_collection_continues_without_losing_or_repeating_chunks(tmp_p
         with np.load(folder / f"chunk-{i}.npz") as x, np.load(tmp_path / "whole" / f"chunk-{i}.npz") as y:
             for k in x.files:
                 np.testing.assert_array_equal(x[k], y[k])
+
+
+def test_against_the_estimate_rule_only_the_opponent_plays_it(tmp_path, monkeypatch):
+    """``opponent_knock="estimate"``: in the labelled games and in every playing-on, the
+    opponent's seat moves by the knock estimate, the student's seat (in the rollouts) by
+    the turn rule; the folder says which, and a collection with the other rule is refused."""
+    import rummy_env.train.knock_labels as knock_labels
+
+    real = knock_labels.heuristic_actions
+    calls = []
+
+    def recording(env, rows, rng=None, *, knock="turn", **kw):
+        calls.append((knock, env.current[rows].copy(), env.encoding))
+        return real(env, rows, rng, knock=knock, **kw)
+
+    monkeypatch.setattr(knock_labels, "heuristic_actions", recording)
+    env, _ = _knock_position([LOOSE, TIGHT, LOOSE])
+    discard = np.full(3, DISCARD + parse_card("KD"))
+    seats = np.zeros(3, dtype=int)  # the student is player 0
+    play_on(env, np.arange(3), discard, seats, 2, 25.0, np.random.default_rng(0), "estimate")
+    assert {k for k, _, _ in calls} == {"turn", "estimate"}
+    for knock, movers, _ in calls:
+        assert set(movers.tolist()) == ({0} if knock == "turn" else {1}), knock
+    calls.clear()
+    play_on(env, np.arange(3), discard, seats, 2, 25.0, np.random.default_rng(0))
+    assert {k for k, _, _ in calls} == {"turn"}  # the default: both seats by the turn rule
+
+    calls.clear()
+    folder = tmp_path / "estimate"
+    collect(POLICY, 6, folder, seed=3, stocks=1, chunk_hands=6, opponent_knock="estimate")
+    in_game = [knock for knock, _, encoding in calls if encoding == "flat"]  # the labelled games (rollouts: None)
+    assert in_game and set(in_game) == {"estimate"}
+    assert json.loads((folder / "labels.json").read_text())["opponent_knock"] == "estimate"
+    with pytest.raises(ValueError, match="other settings.*opponent_knock: 'estimate' there, 'turn' now"):
+        collect(POLICY, 12, folder, seed=3, stocks=1, chunk_hands=6)
+    with pytest.raises(ValueError, match="opponent_knock must be one of estimate, turn, got 'always'"):
+        collect(POLICY, 6, tmp_path / "x", opponent_knock="always")

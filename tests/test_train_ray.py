@@ -143,6 +143,53 @@ def test_a_killed_actor_is_replaced_and_its_rollout_redone_never_counted_twice(t
         assert counters(resumed) == counters(straight) and same_weights(resumed, straight), backend
 
 
+def test_an_actor_killed_while_its_rollout_is_in_flight_is_replaced_and_the_rollout_redone(tmp_path, local_ray,
+                                                                                         monkeypatch):
+    from rummy_env.train.ray_rollouts import RayRollouts
+
+    straight = run(tiny(tmp_path, total_updates=4, backend="ray"), tmp_path / "straight")
+    redo = RayRollouts._get_or_redo
+    in_flight = []
+    collects = {"n": 0}
+
+    def kill_worker_0_at_the_third_update(self, index, ref, weights):
+        if index == 0:
+            collects["n"] += 1
+            if collects["n"] == 3:  # both rollouts were sent a moment ago: worker 0's is still playing
+                done, _ = local_ray.wait([ref], timeout=0)
+                in_flight.append(not done)
+                local_ray.kill(self.actors[0])
+        return redo(self, index, ref, weights)
+
+    monkeypatch.setattr(RayRollouts, "_get_or_redo", kill_worker_0_at_the_third_update)
+    killed = run(tiny(tmp_path, total_updates=4, backend="ray"), tmp_path / "killed")
+    assert in_flight == [True] and killed.rollouts.restarts == 1
+    assert counters(killed) == counters(straight) and same_weights(killed, straight)
+
+
+def test_actors_that_cannot_start_stop_the_run_with_a_clear_error(tmp_path, local_ray, monkeypatch):
+    import rummy_env.train.ray_rollouts as ray_rollouts
+
+    class NoPackageOnThisNode:  # defined here, so Ray ships it by value, as a node without rummy-env would fail
+        def __init__(self, *args):
+            raise ImportError("No module named 'rummy_env'")
+
+        def state(self):  # what the driver asks first
+            return {}
+
+    monkeypatch.setattr(ray_rollouts, "RolloutActor", NoPackageOnThisNode)
+    with pytest.raises(RuntimeError, match=r"(?s)the rollout actors could not start.*same rummy-env.*"
+                                           r"No module named 'rummy_env'"):
+        Trainer.start(tiny(tmp_path, total_updates=1, backend="ray"), tmp_path / "broken")
+    # the failed actors were stopped: nothing is left holding the CPUs (Ray frees them shortly after)
+    import time
+
+    deadline = time.monotonic() + 30
+    while local_ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert local_ray.available_resources().get("CPU", 0) == 2
+
+
 def test_the_train_command_runs_its_rollouts_on_ray(tmp_path, local_ray, capsys):
     from rummy_env.cli import main
 

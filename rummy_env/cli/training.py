@@ -83,6 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     kl.add_argument("--epochs", type=int, default=6, help="at most; the best on held-out chunks is kept")
     kl.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate for the fit")
     kl.add_argument("--anchor-weight", type=float, default=1.0, help="weight of an anchor against an average knock label")
+    kl.add_argument("--opponent-knock", choices=("turn", "estimate"), default="turn",
+                    help="knock rule of the heuristic the games are played against and played on by: turn "
+                    "(heuristic:knock=turn, what the shipped ppo was labelled against) or estimate (the default heuristic)")
     kl.add_argument("--rules", default="classic")
     kl.add_argument("--seed", type=int, default=0)
     kl.add_argument("--workers", type=int, default=1, help="processes playing chunks at once (one per core)")
@@ -282,7 +285,8 @@ def _knock_labels(args: argparse.Namespace) -> int:
                   unit="chunk") as bar:
             played = collect(policy, args.hands, args.labels, rules=args.rules, seed=args.seed, stocks=args.stocks,
                              win_bonus=args.win_bonus, anchor=args.anchor, chunk_hands=args.chunk_hands,
-                             workers=args.workers, progress=lambda done, total: bar.update(done - bar.n))
+                             workers=args.workers, progress=lambda done, total: bar.update(done - bar.n),
+                             opponent_knock=args.opponent_knock)
         print(f"labels: {args.labels} ({played} chunks of {args.chunk_hands} hands played now)")
     if args.out is None:
         return 0

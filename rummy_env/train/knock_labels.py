@@ -7,7 +7,11 @@ Searching agents win much of their edge there (docs/findings/search.md). Here ea
 student's knock decisions is answered directly: the position is copied into a rollout
 engine and played out both ways, the student's best knock (the showdown is then fixed)
 against the student's best other move, played on ``stocks`` times with the stock
-reshuffled, both seats moved by the vectorised ``heuristic``. The value of a result is
+reshuffled, both seats moved by the vectorised ``heuristic``: the student's seat by its
+turn rule (a stand-in for the student), the other seat by ``opponent_knock``'s rule, the
+rule of the opponent the student's games are played against (``turn``, the default, or
+``estimate``, the scripted ``heuristic``'s default knock estimate: against that opponent a
+late knock is often undercut, and only labels made against it can show so). The value of a result is
 its points plus ``win_bonus`` for winning the hand (minus for losing), from the
 student's side; ``delta`` is the knock's value minus the mean of playing on. The label
 is the better of the two moves; the fit weighs each label by ``|delta|``, so close
@@ -50,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import numpy as np
 
+from rummy_env.agents.gin.heuristic import KNOCK_RULES
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS
 from rummy_env.gin.vector import VectorGinRummy
@@ -92,10 +97,11 @@ def reshuffle_stocks(env: VectorGinRummy, rows: np.ndarray, rng: np.random.Gener
 
 
 def play_on(env: VectorGinRummy, rows: np.ndarray, others: np.ndarray, seats: np.ndarray, stocks: int,
-            win_bonus: float, rng: np.random.Generator) -> np.ndarray:
+            win_bonus: float, rng: np.random.Generator, opponent_knock: str = "turn") -> np.ndarray:
     """The mean value, for the player in ``seats``, of playing ``others`` (one move per
     game ``rows`` of ``env``) and then the heuristic for both seats to the end of the
-    hand, over ``stocks`` orders of the stock (the first keeps the real order)."""
+    hand (the other seat with the knock rule ``opponent_knock``), over ``stocks`` orders of
+    the stock (the first keeps the real order)."""
     k = rows.size
     sim = VectorGinRummy(k * stocks, env.rules, encoding=None, reward="points")
     sim.copy_games(env, np.repeat(rows, stocks), np.arange(k * stocks))
@@ -111,9 +117,16 @@ def play_on(env: VectorGinRummy, rows: np.ndarray, others: np.ndarray, seats: np
         live &= ~r.terminated
         if not live.any():
             break
-        moving = np.flatnonzero(live)
         actions = np.zeros(k * stocks, dtype=np.int64)
-        actions[moving] = heuristic_actions(sim, moving, rng)
+        if opponent_knock == "turn":
+            moving = np.flatnonzero(live)
+            actions[moving] = heuristic_actions(sim, moving, rng)
+        else:
+            mover = sim.current.astype(np.int64)
+            for rows_of, knock in ((np.flatnonzero(live & (mover == seat)), "turn"),
+                                   (np.flatnonzero(live & (mover != seat)), opponent_knock)):
+                if rows_of.size:
+                    actions[rows_of] = heuristic_actions(sim, rows_of, rng, knock=knock)
         r = sim.step(actions, active=live)
     return value.reshape(k, stocks).mean(1)
 
@@ -134,15 +147,15 @@ _DTYPES = {"obs": np.float32, "mask": bool, "label": np.int64, "student": np.int
            "knock": np.int64, "other": np.int64}
 
 
-def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]) -> int:
+def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str, str]) -> int:
     """Play one chunk of hands and write ``chunk-INDEX.npz`` in the folder. ``job``:
     (policy file, its sha256, rules, seed, chunk index, hands, stocks, win_bonus, anchor,
-    folder)."""
+    folder, opponent_knock)."""
     import torch
 
     from rummy_env.agents.gin.network import load_policy, vector_inputs
 
-    policy, digest, rules, seed, index, hands, stocks, win_bonus, anchor, folder = job
+    policy, digest, rules, seed, index, hands, stocks, win_bonus, anchor, folder, opponent_knock = job
     if _file_hash(policy) != digest:
         raise ValueError(f"the policy file {policy!r} changed during the collection; collect into a new folder")
     net, _ = load_policy(policy)
@@ -159,7 +172,7 @@ def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]
         mine = np.flatnonzero(live & (player == student_seat))
         theirs = np.flatnonzero(live & (player != student_seat))
         if theirs.size:
-            actions[theirs] = heuristic_actions(env, theirs, rng)
+            actions[theirs] = heuristic_actions(env, theirs, rng, knock=opponent_knock)
         if mine.size:
             inputs = vector_inputs(r.observation, env, mine, net.advice)[mine]
             m = mask[mine]
@@ -178,7 +191,7 @@ def label_chunk(job: tuple[str, str, str, int, int, int, int, float, float, str]
                 rows = mine[ask]
                 seats = student_seat[rows]
                 delta = knock_values(env, rows, knock, seats, win_bonus) - play_on(
-                    env, rows, other, seats, stocks, win_bonus, rng)
+                    env, rows, other, seats, stocks, win_bonus, rng, opponent_knock)
                 parts["obs"].append(inputs[ask])
                 parts["mask"].append(m[ask])
                 parts["label"].append(np.where(delta > 0, knock, other))
@@ -211,10 +224,12 @@ def _chunk_files(folder: Path) -> list[tuple[int, Path]]:
 
 def collect(policy: Union[str, Path], hands: int, folder: Union[str, Path], rules: str = "classic", seed: int = 0,
             stocks: int = 8, win_bonus: float = 25.0, anchor: float = 0.05, chunk_hands: int = 2000,
-            workers: int = 1, progress: Optional[Callable[[int, int], None]] = None) -> int:
+            workers: int = 1, progress: Optional[Callable[[int, int], None]] = None,
+            opponent_knock: str = "turn") -> int:
     """Label the knock decisions of ``hands`` hands (rounded up to whole chunks; the total
     the folder should hold, not hands to add) of the policy in file ``policy`` against
-    the heuristic, into ``folder``; chunks already there are kept. Returns how many
+    the heuristic with knock rule ``opponent_knock`` (``turn`` or ``estimate``), into
+    ``folder``; chunks already there are kept. Returns how many
     chunks were played now. ``progress(done, total)``, in chunks: once at the start,
     then after each chunk."""
     from rummy_env.agents.gin.network import load_policy
@@ -225,6 +240,8 @@ def collect(policy: Union[str, Path], hands: int, folder: Union[str, Path], rule
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if not 0 <= anchor <= 1:
         raise ValueError(f"anchor must be a share in [0, 1], got {anchor!r}")
+    if opponent_knock not in KNOCK_RULES:
+        raise ValueError(f"opponent_knock must be one of {', '.join(KNOCK_RULES)}, got {opponent_knock!r}")
     if not win_bonus >= 0:
         raise ValueError(f"win_bonus must be >= 0 (points), got {win_bonus!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -236,13 +253,14 @@ def collect(policy: Union[str, Path], hands: int, folder: Union[str, Path], rule
     folder = Path(folder)
     manifest = {"format": LABELS_FORMAT, "policy": str(policy), "policy_sha256": _file_hash(policy), "rules": rules,
                 "seed": int(seed), "stocks": int(stocks), "win_bonus": float(win_bonus), "anchor": float(anchor),
-                "chunk_hands": int(chunk_hands), "obs_size": int(net.obs_size), "opponent": "heuristic"}
+                "chunk_hands": int(chunk_hands), "obs_size": int(net.obs_size), "opponent": "heuristic",
+                "opponent_knock": opponent_knock}
     # the same contents under another path is the same policy
     open_folder(folder, manifest, folder.is_dir() and bool(_chunk_files(folder)), "chunk", ignore=("policy",))
     chunks = -(-hands // chunk_hands)
     todo = [i for i in range(chunks) if not (folder / f"chunk-{i}.npz").is_file()]
     jobs = [(str(policy), manifest["policy_sha256"], rules, int(seed), i, int(chunk_hands), int(stocks),
-             float(win_bonus), float(anchor), str(folder)) for i in todo]
+             float(win_bonus), float(anchor), str(folder), opponent_knock) for i in todo]
     done = chunks - len(todo)
     if progress is not None:
         progress(done, chunks)  # the chunks already there

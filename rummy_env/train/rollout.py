@@ -357,7 +357,8 @@ class LocalRollouts:
             w.restore(s)
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the workers live in this process and go with it. Here so
+        the trainer closes any backend the same way (``RayRollouts.close`` stops actors)."""
 
 
 def check_states(states: list[dict[str, Any]], workers: int) -> None:
