@@ -274,6 +274,21 @@ def ppo_config() -> str:
     return _table(["field", "type", "default", "`configs/ppo.yaml`", "description"], rows)
 
 
+def basic_ppo_config() -> str:
+    import yaml
+
+    from rummy_env.train.basic_config import BasicPPOConfig
+
+    hints = typing.get_type_hints(BasicPPOConfig)
+    docs = attribute_docs(BasicPPOConfig)
+    shipped = yaml.safe_load((ROOT / "configs" / "ppo_basic.yaml").read_text())
+    rows = []
+    for f in dataclasses.fields(BasicPPOConfig):
+        rows.append([f"`{f.name}`", _type_name(hints[f.name]), _code(_default(f)),
+                     _code(shipped[f.name]) if f.name in shipped else "", docs.get(f.name, "")])
+    return _table(["field", "type", "default", "`configs/ppo_basic.yaml`", "description"], rows)
+
+
 def tournament_config() -> str:
     from rummy_env.eval.config import TournamentConfig
 
@@ -325,6 +340,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "actions": actions,
     "observation": observation,
     "ppo-config": ppo_config,
+    "basic-ppo-config": basic_ppo_config,
     "tournament-config": tournament_config,
     "agent-options": agent_options,
     "moved-modules": moved_modules,

@@ -12,7 +12,7 @@ Conventions (docs/index.md, "How the docs are tested", says the same to readers)
   for commands that take minutes to hours. A ``rummy`` command goes through the real
   ``rummy_env.cli.main`` (its argument parser, then the subcommand's own code: the
   training config loader, the tournament settings with their agent specs, ...) with the
-  functions that would do the work (``Trainer.start``/``resume``, ``tournament.run``,
+  functions that would do the work (``Trainer.start``/``resume`` of both trainers, ``tournament.run``,
   the label collectors and fits, expert iteration's ``run``, ``plot_curves``, reading a results file to replay, the
   web server's start (``rummy serve``), and standard input, where ``rummy play`` waits
   for the player) replaced by a stop; it must
@@ -123,10 +123,11 @@ def test_every_config_field_is_described():
     import dataclasses
 
     from rummy_env.eval.config import TournamentConfig
+    from rummy_env.train.basic_config import BasicPPOConfig
     from rummy_env.train.config import PPOConfig
 
     hooks = _hooks()
-    for cls in (PPOConfig, TournamentConfig):
+    for cls in (PPOConfig, BasicPPOConfig, TournamentConfig):
         described = hooks.attribute_docs(cls)
         assert {f.name for f in dataclasses.fields(cls) if not described.get(f.name)} == set(), cls.__name__
 
@@ -253,7 +254,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
     import importlib
 
     from rummy_env.eval import store, tournament
-    from rummy_env.train import curves, distill, expert_iteration, knock_labels, ppo
+    from rummy_env.train import basic_ppo, curves, distill, expert_iteration, knock_labels, ppo
     from rummy_env.web import server
 
     class Trainer:
@@ -267,9 +268,23 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
             assert not changed, f"{where}: --resume may not change {changed}"
             raise Reached(run_dir)
 
+    class BasicTrainer:
+        @classmethod
+        def start(cls, config, run_dir=None):
+            raise Reached(config)
+
+        @classmethod
+        def resume(cls, run_dir, overrides=None):
+            from rummy_env.train.basic_config import RESUMABLE
+
+            changed = set(overrides or {}) - set(RESUMABLE)
+            assert not changed, f"{where}: --resume may not change {changed}"
+            raise Reached(run_dir)
+
     cli = importlib.import_module("rummy_env.cli.main")  # the module (rummy_env.cli.main is also a function's name)
     with monkeypatch.context() as patch:
         patch.setattr(ppo, "Trainer", Trainer)
+        patch.setattr(basic_ppo, "Trainer", BasicTrainer)
         patch.setattr(tournament, "run", _stop)
         patch.setattr(curves, "plot_curves", _stop)
         patch.setattr(expert_iteration, "run", _stop)

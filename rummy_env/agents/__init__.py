@@ -11,8 +11,8 @@ network; needs torch, imported only when one is made), and the levels
 ``last()`` returns for its player.
 
 Basic Rummy (``rummy_v0``, 2-4 players) has its own agents, named so they cannot be
-confused with the Gin ones: ``rummy-random`` and ``rummy-heuristic``
-(``rummy_env.agents.basic``). Every agent says which game it plays (``game``, a name of
+confused with the Gin ones: ``rummy-random``, ``rummy-heuristic`` and ``rummy-ppo`` (a
+trained network; torch imported only when one is made) (``rummy_env.agents.basic``). Every agent says which game it plays (``game``, a name of
 the game registry); ``available(game="basic")`` lists those of one game. Rommé
 (``romme_v0``, 2-6 players) has ``romme-random`` (``rummy_env.agents.romme``).
 """
@@ -22,11 +22,11 @@ from rummy_env.agents.registry import (
     LEVELS, available, human_player, make, parse_spec, plays, register, register_human, register_level, seed_of,
 )
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
-from rummy_env.agents.basic import RummyHeuristicAgent, RummyRandomAgent  # registers them
+from rummy_env.agents.basic import RummyHeuristicAgent, RummyPPOAgent, RummyRandomAgent  # registers them
 from rummy_env.agents.romme import RommeRandomAgent  # registers it
 
 __all__ = [
-    "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RommeRandomAgent", "RummyHeuristicAgent", "RummyRandomAgent",
+    "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RommeRandomAgent", "RummyHeuristicAgent", "RummyPPOAgent", "RummyRandomAgent",
     "SimpleAgent",
     "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
     "register_human", "register_level", "seed_of",

@@ -1,7 +1,9 @@
 """Agents by name: ``make("heuristic")``, ``make("mcts:simulations=400,seed=3")``, ``make("hard")``.
 
 A spec is ``NAME`` or ``NAME:OPTIONS`` where OPTIONS are ``key=value`` pairs separated by
-commas (values parsed as int, float, true/false, else text). Difficulty levels are names
+commas (values parsed as int, float, true/false, else text). An agent whose class names a
+``short_option`` also takes ``NAME:VALUE`` for that one option (``ppo:PATH`` is
+``ppo:path=PATH``). Difficulty levels are names
 for agent settings (``LEVELS``). Unknown names or options get an error listing what is
 allowed; an option value of the wrong kind (``simulations=abc``, ``candidates=2.5``) is
 refused here, against the factory's type hints, before any game starts; ranges are
@@ -157,8 +159,9 @@ def _type_hints(factory: Callable[..., Agent]) -> dict[str, Any]:
 def _resolve(spec: str) -> tuple[Callable[..., Agent], dict[str, Any]]:
     """The factory of ``spec`` (a name, a level, with options) and its option values, checked."""
     head, _, rest = spec.partition(":") if isinstance(spec, str) else (spec, "", "")
-    if head.strip() == "ppo" and rest.strip() and "=" not in rest:
-        name, options = "ppo", {"path": rest.strip()}  # ppo:PATH, the short form
+    short = getattr(_FACTORIES.get(head.strip()), "short_option", None) if isinstance(head, str) else None
+    if short and rest.strip() and "=" not in rest:
+        name, options = head.strip(), {short: rest.strip()}  # ppo:PATH, the short form of ppo:path=PATH
     else:
         name, options = _split(spec)
     label = repr(name)

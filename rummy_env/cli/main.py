@@ -10,6 +10,8 @@
 - ``rummy play``: play a hand or a match in the terminal against agents, any game.
 - ``rummy tournament``: agents against each other over duplicate deals (``rummy_env.eval``).
 - ``rummy replay FILE``: step through a recorded tournament game.
+- ``rummy train-basic --config FILE``: masked PPO for Basic Rummy at 2-4 players
+  (``rummy_env.train.basic_ppo``; needs torch).
 - ``rummy train --config FILE``: masked PPO with self-play (``rummy_env.train``; needs
   torch); ``--resume RUN_DIR`` continues a run.
 - ``rummy distill``: fit a ppo network to a search agent's moves in its own games.
@@ -20,7 +22,7 @@
   (``rummy_env.web``; needs the ``web`` extra).
 
 The commands live by what they drive: ``games`` (deadwood, rules, play), ``tournaments``
-(tournament, replay), ``training`` (demo, train, distill, knock-labels, curves) and ``web`` (serve).
+(tournament, replay), ``training`` (demo, train, train-basic, distill, knock-labels, curves) and ``web`` (serve).
 """
 
 from __future__ import annotations

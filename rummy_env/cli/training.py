@@ -1,7 +1,14 @@
-"""``rummy demo``, ``rummy train``, ``rummy distill``, ``rummy expert-iteration``, ``rummy
-knock-labels`` and ``rummy curves``: PPO training of a Gin Rummy agent, its fine-tunes,
-expert iteration with a search teacher and the learning curves (``rummy_env.train``;
-torch is imported only when one of them runs).
+"""``rummy demo``, ``rummy train``, ``rummy train-basic``, ``rummy distill``, ``rummy
+expert-iteration``, ``rummy knock-labels`` and ``rummy curves``: PPO training of a Gin Rummy
+agent, PPO training of a Basic Rummy agent, the Gin agent's fine-tunes, expert iteration
+with a search teacher and the learning curves (``rummy_env.train``; torch is imported only
+when one of them runs).
+
+``train-basic`` is its own command rather than a game option of ``train``: ``train``'s
+fields are those of Gin Rummy's vector engine (``num_envs``, ``rollout_steps``, rollout
+workers on Ray, Gin opponents, advice features), none of which Basic Rummy has, and
+Basic Rummy's (table sizes, its own agents as opponents) mean nothing for Gin; one
+command for both would be a set of fields each meaningless half the time.
 
 Expert iteration is a command of its own rather than a mode of ``rummy train``: it has
 none of PPO's fields (no rollouts, no PPO updates) and a run folder of rounds rather
@@ -35,6 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
     _add_config_fields(tr)
     tr.set_defaults(func=_train)
+
+    tb = sub.add_parser("train-basic", help="train a Basic Rummy agent (2-4 players) by PPO against rummy-heuristic, "
+                        "e.g. rummy train-basic --config configs/ppo_basic.yaml (rummy_env/train/basic_ppo.py)")
+    tb.add_argument("--config", help="YAML config (fields: rummy_env/train/basic_config.py; default: the built-in defaults)")
+    tb.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    tb.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                    help="override a field, e.g. total_updates=100 or players.4=0 (values read as YAML)")
+    tb.set_defaults(func=_train_basic)
 
     di = sub.add_parser("distill", help="fit a ppo network to a search agent's moves in its own games (DAgger), "
                         "e.g. rummy distill --hands 400 --labels runs/labels --out runs/distilled.pt")
@@ -179,6 +194,39 @@ def _train(args: argparse.Namespace) -> int:
         print(f"  vs {opp}: won {res['win_rate']:.1%} of {c.eval_hands} hands, "
               f"{res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
     print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent ppo:{trainer.run_dir / 'policy.pt'})")
+    return 0
+
+
+def _train_basic(args: argparse.Namespace) -> int:
+    from rummy_env.train.basic_config import load_config
+
+    overrides = {}
+    for item in args.set or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. total_updates=100")
+        overrides[key.strip()] = value
+    if args.resume and args.config:
+        raise ValueError("--resume takes the run's own config.yaml; do not pass --config")
+    config = None if args.resume else load_config(args.config, overrides)  # bad values fail before torch loads
+    from rummy_env.train import basic_ppo
+
+    if args.resume:
+        trainer = basic_ppo.Trainer.resume(args.resume, overrides)
+        print(f"resuming {trainer.run_dir} at update {trainer.update} of {trainer.config.total_updates}")
+    else:
+        trainer = basic_ppo.Trainer.start(config)
+        print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
+    try:
+        last = trainer.train()
+    finally:
+        trainer.close()
+    print(f"done: {trainer.update} updates, {trainer.hands:,} hands, {trainer.decisions:,} learner decisions, "
+          f"{trainer.train_seconds:.0f} s of training")
+    for table, res in last.items():
+        print(f"  vs rummy-heuristic, {table[:-1]} players: won {res['win_rate']:.1%} of {trainer.config.eval_hands} "
+              f"hands, {res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
+    print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent rummy-ppo:{trainer.run_dir / 'policy.pt'})")
     return 0
 
 

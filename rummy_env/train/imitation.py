@@ -65,13 +65,15 @@ def collect(teacher: str, rules: str, reward: str, samples: int, num_envs: int =
 
 def pretrain(net: PolicyNet, data: dict[str, np.ndarray], epochs: int, lr: float, batch_size: int,
              generator: torch.Generator) -> dict[str, float]:
-    """Fit ``net`` to the teacher's moves and results; returns the last epoch's losses and
+    """Fit ``net`` to the teacher's moves and results (any network ``net(obs, mask) ->
+    (log-probabilities, values)`` over its ``num_actions``: Basic Rummy's warm start uses it
+    too, ``train.basic_ppo``); returns the last epoch's losses and
     the share of moves where the policy's most probable action is the teacher's."""
     obs = torch.from_numpy(data["obs"])
     mask = torch.from_numpy(data["mask"])
     act = torch.from_numpy(data["act"])
     ret = torch.from_numpy(data["ret"])
-    if mask.shape[1] != NUM_ACTIONS or not bool(mask[torch.arange(len(act)), act].all()):
+    if mask.shape[1] != getattr(net, "num_actions", NUM_ACTIONS) or not bool(mask[torch.arange(len(act)), act].all()):
         raise ValueError("imitation data holds actions outside their legal masks")
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
     net.train()

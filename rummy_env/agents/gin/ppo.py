@@ -141,6 +141,7 @@ def _decide(logp: np.ndarray, mask: np.ndarray, u: Optional[np.ndarray],
 class PPOAgent(Agent):
     name = "ppo"
     game = "gin"
+    short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)

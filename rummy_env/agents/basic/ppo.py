@@ -1,0 +1,126 @@
+"""``rummy-ppo``: a Basic Rummy policy network trained by ``rummy train-basic``.
+
+``make("rummy-ppo")`` loads the policy shipped with the package
+(``rummy_env/agents/basic/data/ppo_basic.pt``; how it was made in that folder's README.md,
+its results in docs/agents.md); ``make("rummy-ppo:path=runs/X/policy.pt")`` (or
+``rummy-ppo:runs/X/policy.pt``, the short form the Gin ``ppo`` agent takes too) loads
+another policy file or training checkpoint. One network plays 2, 3 and 4 players.
+
+The network (``rummy_env.agents.basic.network``) reads the ``flat`` encoding of the
+player's information set, re-encoded here from ``info`` (so it works whatever encoding
+the env was built with) and without match scores: training plays single hands. It plays
+the most probable legal action (``greedy=true``, the default; the lowest action id among
+exact ties) or samples from its distribution over legal actions (``greedy=false``,
+seeded by the agent's generator). torch is imported only when a ``rummy-ppo`` agent is
+made: ``import rummy_env`` and the env never need it.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.basic.encoding import encode
+from rummy_env.basic.game import NUM_ACTIONS
+
+SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_basic.pt"
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
+    """Load a policy once per process (a tournament makes an agent per game)."""
+    from rummy_env.agents.basic.network import load_policy
+
+    return load_policy(path)
+
+
+def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool,
+                    rng: Optional[np.random.Generator] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The network's moves for (n, 910) ``inputs`` and bool (n, 1267) legal ``mask``: the most
+    probable legal action (``greedy``), else a sample drawn with ``rng``; returns the
+    actions, their log-probabilities and the values. Training and the agent both call it,
+    so they pick moves the same way. Runs on the caller's torch threads."""
+    import torch
+
+    with torch.no_grad():
+        logp_t, value_t = net(torch.from_numpy(np.ascontiguousarray(inputs, dtype=np.float32)),
+                              torch.from_numpy(mask))
+    logp = logp_t.numpy()
+    if greedy:
+        action = np.argmax(np.where(mask, logp, -np.inf), axis=1)
+    else:
+        assert rng is not None, "sampling needs a generator"
+        cumulative = np.cumsum(np.where(mask, np.exp(logp.astype(np.float64)), 0.0), axis=1)
+        u = rng.random(len(inputs)) * cumulative[:, -1]
+        action = np.minimum(np.argmax(cumulative > u[:, None], axis=1), NUM_ACTIONS - 1)
+        # a row whose draw lands past the last legal entry (float rounding): its last legal action
+        bad = ~mask[np.arange(len(action)), action]
+        if bad.any():
+            action[bad] = [int(np.flatnonzero(m)[-1]) for m in mask[bad]]
+    return action.astype(np.int64), logp[np.arange(len(action)), action], value_t.numpy()
+
+
+class RummyPPOAgent(Agent):
+    """``rummy-ppo``: a trained network (see the module docstring)."""
+
+    name = "rummy-ppo"
+    game = "basic"
+    short_option = "path"  # ``rummy-ppo:PATH`` means ``rummy-ppo:path=PATH`` (``agents.registry``)
+
+    def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
+        super().__init__(seed)
+        try:
+            import torch
+        except ImportError:
+            raise ImportError(
+                "the rummy-ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
+            ) from None
+        self._torch = torch
+        if not isinstance(greedy, bool):
+            raise ValueError(f"rummy-ppo option greedy must be true or false, got {greedy!r}")
+        self.greedy = greedy
+        self.path = Path(path) if path is not None else SHIPPED
+        if path is None and not SHIPPED.is_file():
+            raise FileNotFoundError(f"the shipped rummy-ppo policy {str(SHIPPED)!r} is missing; "
+                                    "train one with rummy train-basic and use rummy-ppo:path=RUN/policy.pt")
+        where = (str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
+        self.net, meta = _load(*where)
+        self.trained_rules = meta.get("rules")
+
+    @classmethod
+    def from_net(cls, net: Any, greedy: bool = True, seed: Optional[int] = None) -> "RummyPPOAgent":
+        """An agent around a network in memory (tests, evaluations), not a file."""
+        import torch
+
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, seed)
+        agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
+        return agent
+
+    def inputs(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
+        """The network's input for this decision: the ``flat`` encoding of the information
+        set (no match scores), what training feeds it too."""
+        infoset, rules = game_input(self, observation, info)
+        return encode(infoset, rules, "flat")
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        legal = legal_actions(observation)
+        inputs = self.inputs(observation, info)
+        if len(legal) == 1:
+            return int(legal[0])
+        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+        mask[0, legal] = True
+        torch = self._torch
+        threads = torch.get_num_threads()  # one row: a second thread only waits (see the Gin ppo agent)
+        if threads != 1:
+            torch.set_num_threads(1)
+        try:
+            action, _, _ = network_actions(self.net, inputs[None], mask, self.greedy, self.rng)
+        finally:
+            if threads != 1:
+                torch.set_num_threads(threads)
+        return int(action[0])
