@@ -63,7 +63,7 @@ def test_pairwise_placings_from_a_finishing_order():
 
 
 def test_bad_rummy_settings_name_what_is_allowed(tmp_path):
-    with pytest.raises(ValueError, match="unknown game 'poker'; games: gin, basic"):
+    with pytest.raises(ValueError, match="unknown game 'poker'; games: basic, gin, romme"):
         config(tmp_path, game="poker")
     with pytest.raises(ValueError, match="agent 'heuristic' plays gin, not basic"):
         config(tmp_path, agents=["heuristic", "rummy-random"])

@@ -421,5 +421,5 @@ def get_game(name: Union[str, Game]) -> Game:
     _load()
     key = _ALIASES.get(name, name) if isinstance(name, str) else name
     if key not in _GAMES:
-        raise ValueError(f"unknown game {name!r}; games: {', '.join(_GAMES)}")
+        raise ValueError(f"unknown game {name!r}; games: {', '.join(sorted(_GAMES))}")  # sorted: import order varies
     return _GAMES[key]
