@@ -45,7 +45,7 @@ MOVED: dict[str, Union[str, tuple[str, ...]]] = {
     **{f"agents.{m}": f"rummy_env.agents.gin.{m}" for m in (
         "simple", "heuristic", "heuristic_vector", "heuristic_jit", "heuristic_features", "belief", "mcts", "ppo",
         "human")},
-    "train.model": "rummy_env.agents.gin.network",
+    "train.model": ("rummy_env.agents.gin.network", "rummy_env.train.ppo_loss"),  # masked_entropy: ppo_loss
 }
 PREFIXES = {"train": "rummy_env.train", "eval": "rummy_env.eval"}  # every submodule kept its name
 

@@ -16,7 +16,8 @@ from rummy_env.cli import main  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 from rummy_env.train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
 from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
-from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, save_policy  # noqa: E402
+from rummy_env.agents.gin.network import PolicyNet, load_policy, save_policy  # noqa: E402
+from rummy_env.train.ppo_loss import masked_entropy  # noqa: E402
 from rummy_env.train.policy_stack import PolicyStack  # noqa: E402
 from rummy_env.train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
 from rummy_env.train.rollout import RolloutWorker  # noqa: E402

@@ -51,7 +51,7 @@ import torch
 import yaml
 
 from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
-from rummy_env.agents.basic.network import BasicPolicyNet, masked_entropy, policy_payload, save_policy
+from rummy_env.agents.basic.network import BasicPolicyNet, policy_payload, save_policy
 from rummy_env.agents.basic.ppo import network_actions
 from rummy_env.basic.encoding import encode
 from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState
@@ -59,6 +59,7 @@ from rummy_env.basic.rules import BasicRummyRules, load_rummy_rules
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.train.basic_config import RESUMABLE, BasicPPOConfig, load_config, make_config
 from rummy_env.train.config import with_win_bonus
+from rummy_env.train.ppo_loss import STATS, minibatch_losses
 
 CHECKPOINT_FORMAT = "rummy-env-basic-ppo-checkpoint-v1"
 POINTS_SCALE = 100.0  # the reward is points / 100 (plus the win bonus)
@@ -369,32 +370,22 @@ class Trainer:
         adv_all, ret = torch.from_numpy(adv_np), torch.from_numpy(ret_np)
         m = len(act)
         self.net.train()
-        stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
+        stats: dict[str, list[float]] = {k: [] for k in STATS}
         for _ in range(c.update_epochs):
             order = torch.randperm(m, generator=self.gen)
             for start in range(0, m, c.minibatch_size):
                 idx = order[start : start + c.minibatch_size]
                 logp_all, value = self.net(obs[idx], mask[idx])
-                logp = logp_all.gather(1, act[idx, None]).squeeze(1)
-                log_ratio = logp - old_logp[idx]
-                ratio = log_ratio.exp()
-                adv = adv_all[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if adv.numel() > 1 else adv
-                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)).mean()
-                v_clipped = old_val[idx] + (value - old_val[idx]).clamp(-c.clip_coef, c.clip_coef)
-                v_loss = 0.5 * torch.max((value - ret[idx]) ** 2, (v_clipped - ret[idx]) ** 2).mean()
-                entropy = masked_entropy(logp_all, mask[idx]).mean()
+                pg_loss, v_loss, entropy, step_stats = minibatch_losses(
+                    logp_all, value, mask[idx], act[idx], old_logp[idx], old_val[idx], adv_all[idx], ret[idx],
+                    c.clip_coef)
                 loss = pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.optimizer.step()
-                with torch.no_grad():
-                    stats["policy_loss"].append(float(pg_loss))
-                    stats["value_loss"].append(float(v_loss))
-                    stats["entropy"].append(float(entropy))
-                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
-                    stats["clip_fraction"].append(float(((ratio - 1).abs() > c.clip_coef).float().mean()))
+                for k, v in step_stats.items():
+                    stats[k].append(v)
         self.net.eval()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         var = float(np.var(ret_np))

@@ -50,11 +50,12 @@ import torch
 import yaml
 
 from rummy_env.agents.arena import play_hand
-from rummy_env.agents.gin.network import PolicyNet, load_policy, masked_entropy, policy_payload, save_policy
+from rummy_env.agents.gin.network import PolicyNet, load_policy, policy_payload, save_policy
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES
 from rummy_env.train.config import PPOConfig, load_config, make_config
 from rummy_env.train.critic import OracleCritic
+from rummy_env.train.ppo_loss import STATS, minibatch_losses
 from rummy_env.train.rollout import LocalRollouts
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
@@ -254,7 +255,7 @@ class Trainer:
         adv_all = torch.from_numpy(batch["adv"])
         ret = torch.from_numpy(batch["ret"])
         m = obs.shape[0]
-        stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
+        stats: dict[str, list[float]] = {k: [] for k in STATS}
         for _ in range(c.update_epochs):
             order = torch.randperm(m, generator=self.gen)
             for start in range(0, m, c.minibatch_size):
@@ -262,29 +263,16 @@ class Trainer:
                 logp_all, value = self.net(obs[idx], mask[idx])
                 if self.critic is not None:
                     value = self.critic(obs[idx], priv[idx])
-                logp = logp_all.gather(1, act[idx, None]).squeeze(1)
-                log_ratio = logp - old_logp[idx]
-                ratio = log_ratio.exp()
-                adv = adv_all[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if adv.numel() > 1 else adv
-                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)).mean()
-                if c.clip_vloss:
-                    v_clipped = old_val[idx] + (value - old_val[idx]).clamp(-c.clip_coef, c.clip_coef)
-                    v_loss = 0.5 * torch.max((value - ret[idx]) ** 2, (v_clipped - ret[idx]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
-                entropy = masked_entropy(logp_all, mask[idx]).mean()
+                pg_loss, v_loss, entropy, step_stats = minibatch_losses(
+                    logp_all, value, mask[idx], act[idx], old_logp[idx], old_val[idx], adv_all[idx], ret[idx],
+                    c.clip_coef, c.clip_vloss)
                 loss = c.vf_coef * v_loss if warmup else pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self._params, c.max_grad_norm)
                 self.optimizer.step()
-                with torch.no_grad():
-                    stats["policy_loss"].append(float(pg_loss))
-                    stats["value_loss"].append(float(v_loss))
-                    stats["entropy"].append(float(entropy))
-                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
-                    stats["clip_fraction"].append(float(((ratio - 1).abs() > c.clip_coef).float().mean()))
+                for k, v in step_stats.items():
+                    stats[k].append(v)
             if c.target_kl is not None and np.mean(stats["approx_kl"][-math.ceil(m / c.minibatch_size):]) > c.target_kl:
                 break
         out = {k: float(np.mean(v)) for k, v in stats.items()}

@@ -132,12 +132,6 @@ class BasicPolicyNet(nn.Module):
         return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
 
 
-def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Entropy over the legal actions only (masked entries contribute exactly 0)."""
-    legal = torch.where(mask, logp, torch.zeros_like(logp))
-    return -(legal.exp() * legal).sum(-1)
-
-
 def policy_payload(net: BasicPolicyNet, rules: str, extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """What ``save_policy`` writes, as a dict (training checkpoints embed it)."""
     return {

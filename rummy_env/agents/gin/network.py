@@ -138,12 +138,6 @@ def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray
     return out
 
 
-def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Entropy over the legal actions only (masked entries contribute exactly 0)."""
-    legal = torch.where(mask, logp, torch.zeros_like(logp))  # exp of the masked -1e9 entries is
-    return -(legal.exp() * legal).sum(-1)  # 30x slower than of ordinary numbers (underflow path)
-
-
 def save_policy(net: PolicyNet, path: Union[str, Path], rules: str, extra: dict[str, Any] | None = None) -> None:
     """Write a policy file (atomically: a crash never leaves a half-written file)."""
     path = Path(path)
