@@ -259,34 +259,30 @@ def observation(game: str) -> str:
 # ----------------------------------------------------------------------------- configs
 
 
-def ppo_config() -> str:
+def _config_table(cls: type, config_file: str) -> str:
+    """A training config's fields: type, default, the value in ``configs/<config_file>``, description."""
     import yaml
 
-    from rummy_env.train.config import PPOConfig
-
-    hints = typing.get_type_hints(PPOConfig)
-    docs = attribute_docs(PPOConfig)
-    shipped = yaml.safe_load((ROOT / "configs" / "ppo.yaml").read_text())
+    hints = typing.get_type_hints(cls)
+    docs = attribute_docs(cls)
+    shipped = yaml.safe_load((ROOT / "configs" / config_file).read_text())
     rows = []
-    for f in dataclasses.fields(PPOConfig):
+    for f in dataclasses.fields(cls):
         rows.append([f"`{f.name}`", _type_name(hints[f.name]), _code(_default(f)),
                      _code(shipped[f.name]) if f.name in shipped else "", docs.get(f.name, "")])
-    return _table(["field", "type", "default", "`configs/ppo.yaml`", "description"], rows)
+    return _table(["field", "type", "default", f"`configs/{config_file}`", "description"], rows)
+
+
+def ppo_config() -> str:
+    from rummy_env.train.config import PPOConfig
+
+    return _config_table(PPOConfig, "ppo.yaml")
 
 
 def basic_ppo_config() -> str:
-    import yaml
-
     from rummy_env.train.basic_config import BasicPPOConfig
 
-    hints = typing.get_type_hints(BasicPPOConfig)
-    docs = attribute_docs(BasicPPOConfig)
-    shipped = yaml.safe_load((ROOT / "configs" / "ppo_basic.yaml").read_text())
-    rows = []
-    for f in dataclasses.fields(BasicPPOConfig):
-        rows.append([f"`{f.name}`", _type_name(hints[f.name]), _code(_default(f)),
-                     _code(shipped[f.name]) if f.name in shipped else "", docs.get(f.name, "")])
-    return _table(["field", "type", "default", "`configs/ppo_basic.yaml`", "description"], rows)
+    return _config_table(BasicPPOConfig, "ppo_basic.yaml")
 
 
 def tournament_config() -> str:
