@@ -192,6 +192,8 @@ def main() -> None:
                                             "players": n,
                                             "share": share, "share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
                                             "a_seconds_per_move": per_move}) + "\n")
+        pool.close()  # let the workers exit on their own: the with block's terminate() can cut them off mid-write
+        pool.join()
 
 
 if __name__ == "__main__":

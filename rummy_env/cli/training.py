@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     kl = sub.add_parser("knock-labels", help="fine-tune a ppo network's knock decisions on both choices played out, "
                         "e.g. rummy knock-labels --hands 20000 --labels runs/knocks --out runs/knocks.pt")
     kl.add_argument("--policy", help="policy file whose games are labelled and which is fitted (default: the shipped ppo, "
-                    "already three rounds fine-tuned; rummy_env/agents/gin/data/ppo_gin_base.pt is PPO alone)")
+                    "already fine-tuned; rummy_env/agents/gin/data/ppo_gin_base.pt is PPO alone)")
     kl.add_argument("--hands", type=int, default=0,
                     help="hands the folder should hold, in whole chunks; those there are kept (0: only fit)")
     kl.add_argument("--labels", required=True, help="folder of label chunks (a rerun skips the chunks there)")

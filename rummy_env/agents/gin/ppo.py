@@ -1,8 +1,9 @@
 """``ppo``: a policy network trained by ``rummy train`` (masked PPO with self-play).
 
 ``make("ppo")`` loads the policy shipped with the package (``rummy_env/agents/gin/data/ppo_gin.pt``: PPO
-from ``configs/ppo.yaml``, then its knock decisions fine-tuned by ``rummy_env.train.knock_labels``;
-how it was made in ``rummy_env/agents/gin/data/README.md``, its results in docs/agents.md);
+from ``configs/ppo.yaml``, its knock decisions fine-tuned by ``rummy_env.train.knock_labels``, then PPO
+again against the default heuristic, ``configs/ppo_estimate.yaml``; how it was made in
+``rummy_env/agents/gin/data/README.md``, its results in docs/agents.md);
 ``make("ppo:path=runs/X/policy.pt")`` (or ``ppo:runs/X/policy.pt``) loads another policy
 file or training checkpoint, such as the PPO-only ``rummy_env/agents/gin/data/ppo_gin_base.pt``.
 
