@@ -40,7 +40,6 @@ from __future__ import annotations
 import datetime as _dt
 import io
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +58,8 @@ from rummy_env.basic.rules import BasicRummyRules, load_rummy_rules
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.train.basic_config import RESUMABLE, BasicPPOConfig, load_config, make_config
 from rummy_env.train.config import with_win_bonus
-from rummy_env.train.ppo_loss import STATS, minibatch_losses
+from rummy_env.train.files import atomic_write
+from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 
 CHECKPOINT_FORMAT = "rummy-env-basic-ppo-checkpoint-v1"
 POINTS_SCALE = 100.0  # the reward is points / 100 (plus the win bonus)
@@ -388,8 +388,7 @@ class Trainer:
                     stats[k].append(v)
         self.net.eval()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
-        var = float(np.var(ret_np))
-        out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(ret_np - np.asarray(played.val))) / var
+        out["explained_variance"] = explained_variance(ret_np, played.val)
         return out
 
     # ------------------------------------------------------------------ the loop
@@ -477,12 +476,7 @@ class Trainer:
         }
         buffer = io.BytesIO()
         torch.save(state, buffer)
-        tmp = self.run_dir / "checkpoint.pt.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(buffer.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(self.run_dir / "checkpoint.pt")
+        atomic_write(self.run_dir / "checkpoint.pt", buffer.getvalue())
         save_policy(self.net, self.run_dir / "policy.pt", self.config.rules, extra)
 
     def _restore(self, state: dict[str, Any]) -> None:

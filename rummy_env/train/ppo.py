@@ -39,7 +39,6 @@ import copy
 import datetime as _dt
 import io
 import math
-import os
 import pickle
 import time
 from pathlib import Path
@@ -55,7 +54,8 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES
 from rummy_env.train.config import PPOConfig, load_config, make_config
 from rummy_env.train.critic import OracleCritic
-from rummy_env.train.ppo_loss import STATS, minibatch_losses
+from rummy_env.train.files import atomic_write
+from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 from rummy_env.train.rollout import LocalRollouts
 
 CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
@@ -276,8 +276,7 @@ class Trainer:
             if c.target_kl is not None and np.mean(stats["approx_kl"][-math.ceil(m / c.minibatch_size):]) > c.target_kl:
                 break
         out = {k: float(np.mean(v)) for k, v in stats.items()}
-        var = float(np.var(batch["ret"]))
-        out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(batch["ret"] - batch["val"])) / var
+        out["explained_variance"] = explained_variance(batch["ret"], batch["val"])
         return out
 
     # ------------------------------------------------------------------ the loop
@@ -365,7 +364,7 @@ class Trainer:
         }
         buffer = io.BytesIO()
         torch.save(state, buffer)
-        _atomic_write(self.run_dir / "checkpoint.pt", buffer.getvalue())
+        atomic_write(self.run_dir / "checkpoint.pt", buffer.getvalue())
         save_policy(self.net, self.run_dir / "policy.pt", rules, extra)
 
     def _restore(self, state: dict[str, Any]) -> None:
@@ -420,15 +419,6 @@ def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
     if have != want:
         raise ValueError(f"init_policy {c.init_policy!r} holds a network with {have}; this run's config asks for {want}")
     return net.state_dict()
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
 
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:

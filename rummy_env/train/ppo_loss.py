@@ -4,9 +4,17 @@ their rollouts, not in how a batch of decisions is learned from."""
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+
+
+def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
+    """How much of the returns' variance the value baseline explains (1 is all, 0 none, NaN
+    when the returns do not vary): the update statistic both trainers log."""
+    var = float(np.var(returns))
+    return float("nan") if var == 0 else 1 - float(np.var(np.asarray(returns) - np.asarray(values))) / var
 
 
 def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
