@@ -2,6 +2,7 @@
 input or moves, the trainer's advantages, a tiny real run with exact resume, config and
 command-line errors, and the ``rummy-ppo`` agent (shipped file, ``rummy-ppo:PATH``)."""
 
+import shutil
 import subprocess
 import sys
 
@@ -196,6 +197,8 @@ def test_config_file_and_dotted_overrides():
     c = load_config("configs/ppo_basic.yaml", {"players.4": "0", "opponents.random": "0.1", "lr": "1e-4"})
     assert c.players[4] == 0.0 and c.players[2] == 1.0 and c.opponents["random"] == 0.1 and c.lr == 1e-4
     assert isinstance(c, BasicPPOConfig) and c.to_dict()["hidden"] == [256, 256]
+    more = load_config("configs/ppo_basic_more.yaml")  # stage 2 of the shipped agent: starts from stage 1
+    assert more.init_policy == "runs/ppo_basic_stage1.pt" and more.imitation_samples == 0
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -257,6 +260,34 @@ def test_resume_refuses_changes_that_alter_learning_and_damaged_checkpoints(tmp_
     (tmp_path / "run" / "checkpoint.pt").write_bytes(b"truncated")
     with pytest.raises(CheckpointError, match="damaged"):
         Trainer.resume(tmp_path / "run")
+
+
+def test_a_run_can_start_from_another_runs_policy(tmp_path):
+    first = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "first")
+    first.train()
+    first.close()
+    policy = str(tmp_path / "first" / "policy.pt")
+    t = Trainer.start(tiny(tmp_path, total_updates=1, init_policy=policy, imitation_samples=0, lr=1e-3),
+                      tmp_path / "second")
+    for name, value in first.net.state_dict().items():  # the new run's network starts as the old one ended
+        torch.testing.assert_close(t.net.state_dict()[name], value)
+    t.train()
+    t.close()
+    assert any(not torch.equal(t.net.state_dict()[k], v) for k, v in first.net.state_dict().items())  # and trains on
+    with pytest.raises(ValueError, match="holds a network with .*'hidden': \\[32\\].*asks for .*'hidden': \\[16\\]"):
+        Trainer.start(tiny(tmp_path, init_policy=policy, imitation_samples=0, hidden=[16]), tmp_path / "third")
+    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
+        Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt"), imitation_samples=0), tmp_path / "fourth")
+    gin = tmp_path / "gin.pt"
+    shutil.copy("rummy_env/agents/gin/data/ppo_gin.pt", gin)
+    with pytest.raises(ValueError, match="init_policy: .*not a Basic Rummy policy file"):
+        Trainer.start(tiny(tmp_path, init_policy=str(gin), imitation_samples=0), tmp_path / "fifth")
+    assert not any((tmp_path / d).exists() for d in ("third", "fourth", "fifth"))  # no half-made run folders
+    with pytest.raises(ValueError, match="from a policy or from a warm start, not both"):
+        tiny(tmp_path, init_policy=policy)  # TINY has a warm start
+    assert tiny(tmp_path, init_policy="null").init_policy is None
+    assert main(["train-basic", "--set", f"init_policy={tmp_path / 'nowhere.pt'}", "--set", "imitation_samples=0",
+                 "--set", f"runs_dir={tmp_path}"]) == 2
 
 
 # ---------------------------------------------------------------- the agent

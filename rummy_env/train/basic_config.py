@@ -92,6 +92,10 @@ class BasicPPOConfig:
     """Passes of the warm start over those moves."""
     imitation_lr: float = 1e-3
     """Learning rate of the warm start."""
+    init_policy: Optional[str] = None
+    """Start from the weights of this policy file or checkpoint (same ``hidden`` and
+    ``card_hidden``), with ``imitation_samples: 0``: to train a finished network further
+    under other settings as a new run; null: fresh weights (and the warm start, if any)."""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -157,6 +161,12 @@ def _validate(c: BasicPPOConfig) -> None:
     unknown = sorted(set(c.opponents) - set(OPPONENT_KINDS))
     if unknown:
         _fail("opponents", dict(c.opponents), f"unknown kind(s) {unknown}; kinds: {', '.join(OPPONENT_KINDS)}")
+    if c.init_policy is not None:
+        if not isinstance(c.init_policy, str) or not c.init_policy:
+            _fail("init_policy", c.init_policy, "must be the path of a policy file or checkpoint, or null")
+        if c.imitation_samples:
+            _fail("init_policy", c.init_policy, f"a run starts from a policy or from a warm start, not both "
+                  f"(imitation_samples is {c.imitation_samples}; set it to 0)")
     if not c.name or any(ch in c.name for ch in "/\\") or "__" in c.name:
         _fail("name", c.name, "must be non-empty, without slashes or '__' (run folders are NAME__SEED__TIME)")
     try:
@@ -197,6 +207,12 @@ def _table_size(k: Any) -> int:
 def _coerce(name: str, value: Any) -> Any:
     """A YAML or command-line value (text) converted to the field's kind, or a ValueError."""
     default = getattr(_DEFAULTS, name)
+    if name == "init_policy":
+        if value is None or (isinstance(value, str) and value.lower() in ("null", "none", "")):
+            return None
+        if not isinstance(value, str):
+            _fail(name, value, "must be the path of a policy file or checkpoint, or null")
+        return value
     if isinstance(value, str) and not isinstance(default, str):
         value = yaml.safe_load(value)
     if name == "players":

@@ -20,7 +20,9 @@ probabilities are over the same legal actions and the entropy is over legal acti
 
 Before PPO, a warm start (``imitation_samples`` > 0): ``rummy-heuristic`` plays every seat
 of hands at the ``players`` mix; the network is fitted to its moves (cross-entropy over
-legal moves) and its value to the results (``train.imitation.pretrain``).
+legal moves) and its value to the results (``train.imitation.pretrain``). Or, with
+``init_policy``, the run starts from a finished network's weights instead (to train it
+further under other settings: ``--resume`` may only continue the same run).
 
 The network sees only the ``flat`` encoding of the mover's information set
 (``rummy_env.basic.encoding``), as the ``rummy-ppo`` agent does when it plays.
@@ -50,7 +52,7 @@ import torch
 import yaml
 
 from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
-from rummy_env.agents.basic.network import BasicPolicyNet, policy_payload, save_policy
+from rummy_env.agents.basic.network import BasicPolicyNet, load_policy, policy_payload, save_policy
 from rummy_env.agents.basic.ppo import network_actions
 from rummy_env.basic.encoding import encode
 from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState
@@ -58,7 +60,7 @@ from rummy_env.basic.rules import BasicRummyRules, load_rummy_rules
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.train.basic_config import RESUMABLE, BasicPPOConfig, load_config, make_config
 from rummy_env.train.config import with_win_bonus
-from rummy_env.train.files import atomic_write
+from rummy_env.train.files import atomic_write, init_weights
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 
 CHECKPOINT_FORMAT = "rummy-env-basic-ppo-checkpoint-v1"
@@ -248,6 +250,7 @@ class Trainer:
         run_dir = Path(run_dir)
         if (run_dir / "checkpoint.pt").exists() or (run_dir / "config.yaml").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run; continue it with --resume {run_dir}")
+        init = _init_weights(config) if config.init_policy else None  # a bad file fails before the folder exists
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
         trainer = cls(config, run_dir)
@@ -256,7 +259,18 @@ class Trainer:
             f"|{k}|{v}|" for k, v in config.to_dict().items()), 0)
         if config.imitation_samples:
             trainer._imitate()
+        elif init is not None:
+            trainer._init_from(init)
         return trainer
+
+    def _init_from(self, state: dict[str, torch.Tensor]) -> None:
+        """Start from ``init_policy``'s weights (checked by ``_init_weights``), evaluated at step 0."""
+        self.net.load_state_dict(state)
+        self.net.eval()
+        self._writer.add_text("init_policy", str(self.config.init_policy), 0)
+        if self.config.eval_every:
+            self._log_eval(self.evaluate(), 0)
+        self._writer.flush()
 
     @classmethod
     def resume(cls, run_dir: Union[str, Path], overrides: Optional[dict[str, Any]] = None) -> "Trainer":
@@ -495,6 +509,15 @@ class Trainer:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def _init_weights(config: BasicPPOConfig) -> dict[str, torch.Tensor]:
+    """The weights of ``config.init_policy``, checked to have the run's ``hidden`` and
+    ``card_hidden`` (``train.files.init_weights``)."""
+    c = config
+    return init_weights(c.init_policy, load_policy,
+                        lambda net: {"hidden": list(net.hidden), "card_hidden": net.card_hidden},
+                        {"hidden": list(c.hidden), "card_hidden": c.card_hidden})
 
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES
 from rummy_env.train.config import PPOConfig, load_config, make_config
 from rummy_env.train.critic import OracleCritic
-from rummy_env.train.files import atomic_write
+from rummy_env.train.files import atomic_write, init_weights
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 from rummy_env.train.rollout import LocalRollouts
 
@@ -401,24 +401,12 @@ def make_rollouts(config: PPOConfig, net: PolicyNet, critic: Optional[OracleCrit
 
 
 def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
-    """The weights of ``config.init_policy`` (a policy file or checkpoint), checked to fit.
-
-    Why a run may start from them: to train a finished agent further under other settings
-    (another reward or opponent mix) as a new run, where ``--resume`` may only continue the
-    same one. The network must have the run's shape (``hidden``, ``card_hidden``, ``advice``).
-    """
+    """The weights of ``config.init_policy``, checked to have the run's ``hidden``,
+    ``card_hidden`` and ``advice`` (``train.files.init_weights``)."""
     c = config
-    try:
-        net, _ = load_policy(c.init_policy)
-    except FileNotFoundError as exc:
-        raise FileNotFoundError(f"init_policy: {exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"init_policy: {exc}") from None
-    have = {"hidden": list(net.hidden), "card_hidden": net.card_hidden, "advice": net.advice}
-    want = {"hidden": list(c.hidden), "card_hidden": c.card_hidden, "advice": c.advice}
-    if have != want:
-        raise ValueError(f"init_policy {c.init_policy!r} holds a network with {have}; this run's config asks for {want}")
-    return net.state_dict()
+    return init_weights(c.init_policy, load_policy,
+                        lambda net: {"hidden": list(net.hidden), "card_hidden": net.card_hidden, "advice": net.advice},
+                        {"hidden": list(c.hidden), "card_hidden": c.card_hidden, "advice": c.advice})
 
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:
