@@ -2,7 +2,6 @@
 input or moves, the trainer's advantages, a tiny real run with exact resume, config and
 command-line errors, and the ``rummy-ppo`` agent (shipped file, ``rummy-ppo:PATH``)."""
 
-import shutil
 import subprocess
 import sys
 
@@ -278,10 +277,9 @@ def test_a_run_can_start_from_another_runs_policy(tmp_path):
         Trainer.start(tiny(tmp_path, init_policy=policy, imitation_samples=0, hidden=[16]), tmp_path / "third")
     with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
         Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt"), imitation_samples=0), tmp_path / "fourth")
-    gin = tmp_path / "gin.pt"
-    shutil.copy("rummy_env/agents/gin/data/ppo_gin.pt", gin)
     with pytest.raises(ValueError, match="init_policy: .*not a Basic Rummy policy file"):
-        Trainer.start(tiny(tmp_path, init_policy=str(gin), imitation_samples=0), tmp_path / "fifth")
+        Trainer.start(tiny(tmp_path, init_policy="rummy_env/agents/gin/data/ppo_gin.pt", imitation_samples=0),
+                      tmp_path / "fifth")
     assert not any((tmp_path / d).exists() for d in ("third", "fourth", "fifth"))  # no half-made run folders
     with pytest.raises(ValueError, match="from a policy or from a warm start, not both"):
         tiny(tmp_path, init_policy=policy)  # TINY has a warm start
