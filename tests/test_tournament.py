@@ -159,6 +159,24 @@ def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
     assert resumed == records(tmp_path / "whole" / "results.jsonl") and whole["games"] == 80
 
 
+def test_kill_stops_a_run_like_ctrl_c_with_one_line_and_it_resumes(tmp_path):
+    out = tmp_path / "stopped"
+    cmd = [sys.executable, "-m", "rummy_env.cli", "tournament", "--agents", "simple", "heuristic", "--deals", "20",
+           "--out", str(out), "--seed", "6", "--quiet", "--batch", "off", "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    results = out / "results.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not results.exists() or len(results.read_text().splitlines()) < 4):
+        time.sleep(0.05)
+    proc.terminate()  # SIGTERM, as `kill` sends
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err
+    assert err.strip() == "rummy tournament: stopped; the files written so far are kept"
+    assert len(results.read_text().splitlines()) - 1 < 40
+    subprocess.run(cmd, check=True, timeout=300, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert len(results.read_text().splitlines()) == 41  # header + 40 games, none twice
+
+
 def test_mismatched_or_damaged_results_files_are_refused_not_overwritten(tmp_path):
     cfg = config(tmp_path)
     run(cfg, progress=False)

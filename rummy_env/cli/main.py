@@ -28,8 +28,10 @@ The commands live by what they drive: ``games`` (deadwood, rules, play), ``tourn
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from rummy_env.cli import games, tournaments, training, web
 
@@ -45,10 +47,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop_cleanly_on_sigterm() -> Any:
+    """Turn ``kill`` (SIGTERM) into the same stop as Ctrl-C, so a long job's ``finally``
+    blocks run (the seconds a training round has spent, a progress bar, a half-written
+    file's cleanup) before it ends, and it resumes from what it wrote. Worker processes
+    forked from this one keep the default: the parent's pool stops them. Returns the
+    handler it replaced (``None`` off the main thread, where signals cannot be set)."""
+    parent = os.getpid()
+
+    def stop(signum: int, frame: Any) -> None:
+        if os.getpid() != parent:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    before = _stop_cleanly_on_sigterm()
     try:
         return args.func(args)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"rummy {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"rummy {args.command}: stopped; the files written so far are kept", file=sys.stderr)
+        return 130
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
