@@ -1,5 +1,5 @@
 """Distillation (rummy_env/train/distill.py, ``rummy distill``): labels from the student's own games,
-resumable collection, the fit moving the network toward the teacher, and clear errors."""
+resumable collection, the fit moving the network toward the teacher, held-out hands, and clear errors."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from rummy_env import agents  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
 from rummy_env.gin.game import NUM_ACTIONS  # noqa: E402
-from rummy_env.train.distill import collect, fit, load  # noqa: E402
+from rummy_env.train.distill import collect, fit, heldout, load, load_split  # noqa: E402
 
 
 def test_labels_are_the_teachers_answers_in_the_students_games_and_collection_resumes(tmp_path):
@@ -98,3 +98,47 @@ def test_distill_command_collects_then_fits(tmp_path, capsys):
     assert "2 hands played now" in text and f"ppo:{out}" in text and out.is_file()
     assert main(["distill", "--labels", str(labels)]) == 2
     assert "nothing to do" in capsys.readouterr().err
+
+
+def test_held_out_hands_are_whole_and_the_held_out_agreement_counts_kept_and_changed_moves(tmp_path):
+    import torch
+
+    from rummy_env.agents.gin.network import load_policy
+
+    collect("ppo", "simple", "random", 4, tmp_path / "l", seed=3)
+    everything = load(tmp_path / "l")
+    fitted, test = load_split(tmp_path / "l", 0.25)
+    (tmp_path / "one").mkdir()  # the last hand (seed 6) alone, in a folder of its own
+    (tmp_path / "one" / "hand-6.npz").write_bytes((tmp_path / "l" / "hand-6.npz").read_bytes())
+    last = load(tmp_path / "one")
+    for k in everything:
+        assert np.array_equal(test[k], last[k])
+        assert np.array_equal(np.concatenate([fitted[k], test[k]]), everything[k])
+    with pytest.raises(ValueError, match="holdout must be a share between 0 and 1"):
+        load_split(tmp_path / "l", 1.0)
+    with pytest.raises(ValueError, match="at least 2 labelled hands .* found 1"):
+        load_split(tmp_path / "one", 0.5)
+
+    path = agents.make("ppo").path
+    net, _ = load_policy(path)
+    with torch.no_grad():
+        best = net(torch.from_numpy(everything["obs"]), torch.from_numpy(everything["mask"]))[0].argmax(1).numpy()
+    other = np.array([next(a for a in np.flatnonzero(m) if a != b) for m, b in zip(everything["mask"], best)])
+    n = len(best)
+    data = dict(everything, student=best.copy(), act=best.copy())
+    data["act"][n // 2:] = other[n // 2:]  # the teacher played another move on the second half
+    r = heldout(path, data)
+    assert (r["agreement"], r["kept"], r["changed"], r["changed_labels"]) == ((n // 2) / n, 1.0, 0.0, n - n // 2)
+    data["student"] = data["act"]  # the teacher kept every move: no changed labels
+    r = heldout(path, data)
+    assert np.isnan(r["changed"]) and r["changed_labels"] == 0
+
+
+def test_distill_command_reports_held_out_hands(tmp_path, capsys):
+    labels, out = tmp_path / "labels", tmp_path / "d.pt"
+    assert main(["distill", "--teacher", "simple", "--opponent", "random", "--hands", "4", "--labels", str(labels),
+                 "--out", str(out), "--epochs", "1", "--holdout", "0.25", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "held out (" in text and "of the last 25% of the hands" in text and out.is_file()
+    assert main(["distill", "--labels", str(labels), "--out", str(out), "--holdout", "2"]) == 2
+    assert "holdout must be a share between 0 and 1" in capsys.readouterr().err

@@ -289,7 +289,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
         patch.setattr(curves, "plot_curves", _stop)
         patch.setattr(expert_iteration, "run", _stop)
         for module in (distill, knock_labels):
-            for fn in ("collect", "fit", "load"):
+            for fn in ("collect", "fit", "load", "load_split"):
                 if hasattr(module, fn):
                     patch.setattr(module, fn, _stop)
         patch.setattr(store, "read_results", _stop)  # rummy replay

@@ -69,6 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     di.add_argument("--decisions", choices=("all", "knock"), default="all",
                     help="the teacher labels every decision, or only those where a knock is legal "
                          "(the student's own moves label the others)")
+    di.add_argument("--holdout", type=float, default=0.0, help="share of the hands (the last by seed) kept out of "
+                    "the fit to measure how often the network plays the teacher's move on hands it was not fitted to")
     di.add_argument("--quiet", action="store_true", help="no progress bar")
     di.set_defaults(func=_distill)
 
@@ -233,7 +235,7 @@ def _train_basic(args: argparse.Namespace) -> int:
 def _distill(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from rummy_env.train.distill import collect, fit, load
+    from rummy_env.train.distill import collect, fit, heldout, load, load_split
 
     if not args.hands and args.out is None:
         raise ValueError("nothing to do: give --hands N to label hands, --out FILE to fit a network, or both")
@@ -245,7 +247,7 @@ def _distill(args: argparse.Namespace) -> int:
         print(f"labels: {args.labels} ({played} hands played now, {args.hands - played} were there)")
     if args.out is None:
         return 0
-    data = load(args.labels)
+    data, test = load_split(args.labels, args.holdout) if args.holdout else (load(args.labels), None)
     deviate = float(np.mean(data["act"] != data["student"]))
     student = args.init
     if student is None:
@@ -261,6 +263,12 @@ def _distill(args: argparse.Namespace) -> int:
           f"student's): the network now plays the teacher's move in {stats['agreement']:.1%} of them "
           f"({stats['agreement_before']:.1%} before; cross-entropy {stats['policy_loss']:.3f}, "
           f"{stats['policy_loss_before']:.3f} before)")
+    if test is not None:
+        was, now = heldout(student, test), heldout(args.out, test)
+        print(f"held out ({int(now['labels']):,} labelled moves of the last {args.holdout:.0%} of the hands): the "
+              f"teacher's move {now['agreement']:.1%} ({was['agreement']:.1%} before); where the teacher kept the "
+              f"student's move {now['kept']:.1%} ({was['kept']:.1%}); where it played another "
+              f"({int(now['changed_labels']):,}) {now['changed']:.1%} ({was['changed']:.1%})")
     print(f"policy: {args.out}  (use as agent ppo:{args.out})")
     return 0
 

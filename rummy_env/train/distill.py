@@ -145,8 +145,48 @@ def collect(student: str, teacher: str, opponent: str, hands: int, folder: Union
 
 def load(folder: Union[str, Path]) -> dict[str, np.ndarray]:
     """Every hand's labels in ``folder`` (in seed order), as one dataset for ``fit``."""
+    return _load_files(Path(folder), _hand_files(Path(folder)))
+
+
+def load_split(folder: Union[str, Path], holdout: float) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The labels of ``folder`` as (fit, held out): the last ``holdout`` share of its hands
+    (by seed, at least one) held out whole, so that no hand lends decisions to both and
+    the held-out agreement measures what the fit learned, not what it memorised."""
+    if not 0 < holdout < 1:
+        raise ValueError(f"holdout must be a share between 0 and 1 (e.g. 0.1), got {holdout}")
     folder = Path(folder)
     files = _hand_files(folder)
+    if len(files) < 2:
+        raise ValueError(f"holding hands out needs at least 2 labelled hands in {str(folder)!r}, found {len(files)}")
+    kept = min(len(files) - 1, max(1, round(len(files) * holdout)))
+    return _load_files(folder, files[:-kept]), _load_files(folder, files[-kept:])
+
+
+def heldout(policy: Union[str, Path], data: dict[str, np.ndarray], batch_size: int = 4096) -> dict[str, float]:
+    """How often the network in ``policy`` plays the teacher's move on labels it was not
+    fitted to: over all of them (``agreement``), where the teacher kept the labelling
+    student's move (``kept``) and where it played another (``changed``, NaN if none).
+    A fit that learned the teacher raises ``changed`` without lowering ``kept``."""
+    import torch
+
+    from rummy_env.agents.gin.network import load_policy
+
+    net, _ = load_policy(policy)
+    net.eval()
+    best = []
+    with torch.no_grad():
+        for start in range(0, len(data["act"]), batch_size):
+            part = slice(start, start + batch_size)
+            best.append(net(torch.from_numpy(data["obs"][part]), torch.from_numpy(data["mask"][part]))[0].argmax(1))
+    hit = torch.cat(best).numpy() == data["act"]
+    changed = data["act"] != data["student"]
+    return {"labels": float(len(hit)), "agreement": float(hit.mean()),
+            "kept": float(hit[~changed].mean()) if (~changed).any() else float("nan"),
+            "changed": float(hit[changed].mean()) if changed.any() else float("nan"),
+            "changed_labels": float(changed.sum())}
+
+
+def _load_files(folder: Path, files: list[tuple[int, Path]]) -> dict[str, np.ndarray]:
     if not files:
         raise FileNotFoundError(f"no labelled hands (hand-SEED.npz) in {str(folder)!r}")
     size = json.loads((folder / MANIFEST).read_text())["obs_size"] if (folder / MANIFEST).is_file() else None
