@@ -167,18 +167,10 @@ def heldout(policy: Union[str, Path], data: dict[str, np.ndarray], batch_size: i
     fitted to: over all of them (``agreement``), where the teacher kept the labelling
     student's move (``kept``) and where it played another (``changed``, NaN if none).
     A fit that learned the teacher raises ``changed`` without lowering ``kept``."""
-    import torch
-
     from rummy_env.agents.gin.network import load_policy
 
     net, _ = load_policy(policy)
-    net.eval()
-    best = []
-    with torch.no_grad():
-        for start in range(0, len(data["act"]), batch_size):
-            part = slice(start, start + batch_size)
-            best.append(net(torch.from_numpy(data["obs"][part]), torch.from_numpy(data["mask"][part]))[0].argmax(1))
-    hit = torch.cat(best).numpy() == data["act"]
+    hit = _moves(net, data, batch_size)[0] == data["act"]
     changed = data["act"] != data["student"]
     return {"labels": float(len(hit)), "agreement": float(hit.mean()),
             "kept": float(hit[~changed].mean()) if (~changed).any() else float("nan"),
@@ -205,21 +197,27 @@ def _load_files(folder: Path, files: list[tuple[int, Path]]) -> dict[str, np.nda
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def agreement(net: Any, data: dict[str, np.ndarray], batch_size: int = 4096) -> tuple[float, float]:
-    """(share of moves where ``net``'s most probable move is the label, mean cross-entropy
-    of the labels), without training."""
+def _moves(net: Any, data: dict[str, np.ndarray], batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``net``'s most probable move at each labelled decision, and the log-probability it
+    gives the label, without training."""
     import torch
 
-    hits, loss = 0.0, 0.0
+    best, logp_label = [], []
     net.eval()
     with torch.no_grad():
         for start in range(0, len(data["act"]), batch_size):
             part = slice(start, start + batch_size)
             logp, _ = net(torch.from_numpy(data["obs"][part]), torch.from_numpy(data["mask"][part]))
-            act = torch.from_numpy(data["act"][part])
-            hits += float((logp.argmax(1) == act).sum())
-            loss -= float(logp.gather(1, act[:, None]).sum())
-    return hits / len(data["act"]), loss / len(data["act"])
+            best.append(logp.argmax(1))
+            logp_label.append(logp.gather(1, torch.from_numpy(data["act"][part])[:, None])[:, 0])
+    return torch.cat(best).numpy(), torch.cat(logp_label).double().numpy()
+
+
+def agreement(net: Any, data: dict[str, np.ndarray], batch_size: int = 4096) -> tuple[float, float]:
+    """(share of moves where ``net``'s most probable move is the label, mean cross-entropy
+    of the labels), without training."""
+    best, logp_label = _moves(net, data, batch_size)
+    return float(np.mean(best == data["act"])), float(-logp_label.mean())
 
 
 def fit(policy: Union[str, Path], data: dict[str, np.ndarray], out: Union[str, Path], epochs: int = 3,
