@@ -47,6 +47,7 @@ def server(max_games: int, records: Path) -> Iterator[tuple[str, int]]:
 
     port = free_port()
     command = [sys.executable, "-m", "rummy_env.cli", "serve", "--port", str(port), "--max-games", str(max_games),
+               "--max-games-per-client", str(max_games),  # every simulated person comes from 127.0.0.1
                "--records", str(records)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
@@ -89,7 +90,7 @@ async def play_one(client: Any, game: str, opponent: str, seed: int, latencies: 
     async def call(kind: str, method: str, path: str, body: Any = None) -> Optional[dict]:
         nonlocal requests
         start = time.perf_counter()
-        response = await client.request(method, path, json=body)
+        response = await client.request(method, path, json={} if body is None and method != "GET" else body)
         latencies[kind].append(time.perf_counter() - start)
         requests += 1
         if response.status_code != 200:
@@ -97,7 +98,7 @@ async def play_one(client: Any, game: str, opponent: str, seed: int, latencies: 
             return None
         return response.json()
 
-    created = await call("new game", "POST", "/api/games", {"game": game, "opponents": [opponent], "seed": seed})
+    created = await call("new game", "POST", "/api/games", {"game": game, "opponents": [opponent]})  # a secret deal
     if created is None:
         return requests
     game_id, table = created["id"], created["table"]

@@ -26,12 +26,10 @@ registry and the 0.1 module paths kept as aliases (``rummy_env._compat``).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
 import re
 import sys
-import textwrap
 import typing
 from pathlib import Path
 from typing import Any, Callable
@@ -40,6 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from rummy_env.core.field_docs import attribute_docs  # noqa: E402  (also read by rummy train --help)
+from rummy_env.core.field_docs import yaml_text as _yaml_value  # noqa: E402
 
 BLOCK = re.compile(r"(<!-- generated: ([\w-]+)((?: [\w-]+)*) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
@@ -59,32 +60,8 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _yaml_value(value: Any) -> str:
-    """A value as it is written in a YAML file or on the command line."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(_yaml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_yaml_value(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
 def _code(value: Any) -> str:
     return f"`{_yaml_value(value)}`"
-
-
-def attribute_docs(cls: type) -> dict[str, str]:
-    """Each field's description: its attribute docstring (the string right after it)."""
-    node = next(n for n in ast.parse(textwrap.dedent(inspect.getsource(cls))).body if isinstance(n, ast.ClassDef))
-    out: dict[str, str] = {}
-    for stmt, nxt in zip(node.body, node.body[1:]):
-        if (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and isinstance(nxt, ast.Expr)
-                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)):
-            out[stmt.target.id] = " ".join(inspect.cleandoc(nxt.value.value).split())
-    return out
 
 
 def _type_name(hint: Any) -> str:

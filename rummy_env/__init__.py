@@ -16,9 +16,9 @@ The layers, each using only the ones before it:
 - ``rummy_env.eval``: tournaments over duplicate deals, for every registered game.
 - ``rummy_env.cli``: the ``rummy`` command.
 
-Importing this package is light: it never imports torch. The 0.1 module paths
-(``rummy_env.game``, ``agents``, ...) still work for one release, with a warning
-(``rummy_env._compat``).
+Importing this package is light: it never imports torch. The 0.1 module paths inside the
+package (``rummy_env.game``, ...) still work, with a warning (``rummy_env._compat``); the
+top-level ``agents``, ``train`` and ``eval`` of 0.1 are gone.
 """
 
 import gymnasium as _gymnasium

@@ -1,13 +1,18 @@
-"""Module paths of 0.1 that moved in 0.2, kept working for one release with a warning.
+"""Module paths of 0.1 that moved in 0.2, kept working with a warning.
 
 Why: 0.1 had a flat package (``rummy_env.game``, ``rummy_env.rules``, ...) and three
 top-level packages (``agents``, ``train``, ``eval``) whose short names clash with a
 user's own ``train.py`` or ``agents/`` folder. 0.2 has one namespace, a ``core`` package
 and one package per game, and never imports the old names itself. Code written against
-the old names keeps working: ``from rummy_env.game import GinRummyState`` or
-``from agents.heuristic import HeuristicAgent`` give the very same module objects as the
-new paths (not copies, so classes and registries are shared), with a
-``DeprecationWarning`` naming the new path.
+the old ``rummy_env.*`` names keeps working: ``from rummy_env.game import GinRummyState``
+gives the very same module object as the new path (not a copy, so classes and
+registries are shared), with a ``DeprecationWarning`` naming the new path.
+
+The top-level ``agents``, ``train`` and ``eval`` of 0.1 were deprecated aliases in 0.2
+and are gone since, as 0.2 announced: installing packages of those names was the very
+clash the move ended, so the package installs only ``rummy_env``. They stay in ``MOVED``
+and ``PREFIXES`` as the record of where they went (the changelog's table of 0.2 is made
+from it) but are not served (``SERVED``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ MOVED: dict[str, Union[str, tuple[str, ...]]] = {
     "train.model": ("rummy_env.agents.gin.network", "rummy_env.train.ppo_loss"),  # masked_entropy: ppo_loss
 }
 PREFIXES = {"train": "rummy_env.train", "eval": "rummy_env.eval"}  # every submodule kept its name
+SERVED = "rummy_env."  # the old names still imported: those inside the package
 
 
 def new_names(old: str) -> tuple[str, ...]:
@@ -62,11 +68,7 @@ def new_names(old: str) -> tuple[str, ...]:
 
 
 def _warn(old: str, new: str) -> None:
-    if "." in old or old not in PREFIXES and old != "agents":
-        text = f"module {old!r} is deprecated and will be removed in the next release: import {new!r} instead"
-    else:
-        text = (f"the top-level package {old!r} is deprecated and will be removed in the next release: "
-                f"use 'from rummy_env import {old}'")
+    text = f"module {old!r} is deprecated and will be removed in the next release: import {new!r} instead"
     warnings.warn(text, DeprecationWarning, stacklevel=4)
 
 
@@ -74,8 +76,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Resolves a 0.1 module name to its 0.2 module (which is imported under its own name)."""
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: Optional[ModuleType] = None):
-        if not new_names(fullname) or fullname in ("agents", "train", "eval"):
-            return None  # the top-level packages are files of their own (see ``alias``)
+        if not fullname.startswith(SERVED) or not new_names(fullname):
+            return None  # a user's own agents/ or train.py is theirs: the old top-level names are not served
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
@@ -98,14 +100,3 @@ def install() -> None:
     otherwise load a second copy of ``rummy_env/agents/...`` under the old name."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _MovedFinder())
-
-
-def alias(old: str) -> ModuleType:
-    """Called by the deprecated top-level package ``old`` (``agents``, ``train``, ``eval``):
-    make it the 0.2 package, warning once."""
-    (new,) = new_names(old)
-    _warn(old, new)
-    install()
-    package = importlib.import_module(new)
-    sys.modules[old] = package
-    return package

@@ -13,12 +13,14 @@ from rummy_env import agents
 from rummy_env.agents.arena import play_hand, play_match
 from rummy_env.agents.gin.heuristic import HeuristicAgent, knock_points
 from rummy_env.agents.gin.human import HumanAgent
+from rummy_env.agents.human import choose
 from rummy_env.gin.text import explain
 from rummy_env.agents.gin.mcts import ROUND
 from rummy_env.agents.gin.ppo import SHIPPED
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import parse_card, parse_hand
-from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase
+from rummy_env.core.game import get_game
+from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, GinRummyState, Phase, action_name
 from rummy_env.gin.rules import load_rules
 from rummy_env.gin.scoring import OUTCOMES
 from conftest import play_checking_no_peeking
@@ -278,13 +280,20 @@ def test_agents_are_reproducible_with_a_seed():
 
 def test_human_input_is_parsed_or_answered_with_a_clear_message():
     legal = [DISCARD + parse_card("7D"), KNOCK + parse_card("7D"), DISCARD + parse_card("KS")]
-    assert HumanAgent.parse("x 7d", legal) == DISCARD + parse_card("7D")
-    assert HumanAgent.parse("k 7D", legal) == KNOCK + parse_card("7D")
-    assert HumanAgent.parse("2", legal) == DISCARD + parse_card("KS")
-    for text, message in [("", "type a move"), ("7", "no move \\[7\\]"), ("x 1Z", "cannot parse card"),
-                          ("k KS", "not allowed now"), ("hello", "cannot read")]:
+    names, keys = [action_name(a) for a in legal], get_game("gin").shortcuts
+
+    def typed(text):
+        return choose(text, legal, names, keys)
+
+    assert typed("x 7d") == DISCARD + parse_card("7D")
+    assert typed("k 7D") == KNOCK + parse_card("7D")
+    assert typed("2") == DISCARD + parse_card("KS")
+    for text, message in [("", "nothing typed: type a number or x CARD"), ("7", "no move \\[7\\]"),
+                          ("x 1Z", "cannot read the card '1Z'"),
+                          ("k KS", "knock KS is not allowed now; allowed: knock 7D$"), ("hello", "cannot read"),
+                          ("d", "d \\(draw stock\\) is not allowed now"), ("x", "'discard' fits 2 moves")]:
         with pytest.raises(ValueError, match=message):
-            HumanAgent.parse(text, legal)
+            typed(text)
 
 
 def test_human_view_shows_melds_deadwood_and_moves():
@@ -314,6 +323,8 @@ def test_rummy_play_in_the_terminal():
     assert out.returncode == 0
     # the hand ends in a showdown explained in words with its sum, or in a draw
     assert re.search(r"(scores?|points?) .*= \d+|the hand is a draw", out.stdout), out.stdout[-2000:]
+    # every card on the screen written one way: the hand, the moves, the opponent's moves, the showdown
+    assert "\u2665" in out.stdout and not re.search(r"\b[A2-9TJQK][CDHS]\b", out.stdout), out.stdout[-2000:]
     assert "match points" not in out.stdout  # one hand, no match score
     # a match: scores after each hand, then the final scores (Gin: the grand totals)
     out = subprocess.run(
@@ -427,7 +438,9 @@ def test_mcts_options_are_checked():
                           ("mcts:prior=-1", "prior must be >= 0"), ("mcts:base=ppo", "base must be one of heuristic, net"),
                           ("mcts:net=x.pt", "net='x.pt' is only read with rollout=net, prior > 0 or base=net"),
                           ("mcts:rollout=net,net=missing.pt", "net='missing.pt': no such policy file"),
-                          ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be > 0"),
+                          ("mcts:confidence=-1", "confidence must be >= 0"), ("mcts:time=0", "time must be a number of seconds > 0"),
+                          ("mcts:time=inf", "option time=inf must be a finite number"),
+                          ("mcts:time=nan", "option time=nan must be a finite number"),
                           ("mcts:weighted=no", "option weighted='no' must be true or false"),
                           ("mcts:win_bonus=-2", "win_bonus must be >= 0 points")]:
         with pytest.raises(ValueError, match=message):

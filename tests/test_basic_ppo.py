@@ -261,6 +261,21 @@ def test_resume_refuses_changes_that_alter_learning_and_damaged_checkpoints(tmp_
         Trainer.resume(tmp_path / "run")
 
 
+def test_extending_a_run_continues_the_learning_rate_decay(tmp_path):
+    """``--resume --set total_updates=N``: the rate falls on from the last update's to 0 at N
+    (``train.lr_schedule``), as in ``rummy train``; the rates are read back from TensorBoard."""
+    from rummy_env.train.curves import read_scalars
+
+    lr = 4e-4
+    run = Trainer.start(tiny(tmp_path, total_updates=2, imitation_samples=0, lr=lr), tmp_path / "run")
+    run.train()
+    run.close()
+    assert main(["train-basic", "--resume", str(tmp_path / "run"), "--set", "total_updates=4"]) == 0
+    rates = read_scalars(tmp_path / "run")["charts/learning_rate"][1]
+    # lr * (1 - u / 2) for updates 0 and 1; then from update 1's rate (lr / 2) to 0 at update 4
+    np.testing.assert_allclose(rates, [lr, lr / 2, lr / 2 * 2 / 3, lr / 2 / 3], rtol=1e-6)
+
+
 def test_a_run_can_start_from_another_runs_policy(tmp_path):
     first = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "first")
     first.train()

@@ -2,9 +2,10 @@
 (``rummy_env.core.game``): PettingZoo's API and seed tests, invariants over random games,
 whole matches through the env (for a game whose rules have matches), no hidden
 information leaks (hidden cards dealt differently change nothing a player sees or any
-agent does), worlds sampled from an information set that reproduce it, and tournament
+agent does, and hidden cards swapped at the deal change no view at any step), worlds sampled from an information set that reproduce it, and tournament
 records that replay exactly. A new game gets all of these without a line added here."""
 
+import functools
 import json
 import warnings
 
@@ -241,3 +242,106 @@ def test_views_for_people_show_nothing_hidden(name, n):
         state = random_play(game, n, seed, lambda s, rng: check(s, rng) if len(s.actions) < 40 else None)
         check(state, np.random.default_rng(seed))
     assert checked > 40
+
+
+def hidden_from(state, seat: int) -> set[int]:
+    """The cards in places ``seat`` cannot see: the other players' hands and the stock
+    (``GameState.card_places`` names them ``hand {seat}`` and ``stock``). A card can only be
+    known in another hand after passing through a place everyone sees, and a stock turned
+    over (its order public) holds only such cards."""
+    places = state.card_places()
+    return {c for name, cards in places.items() for c in cards if name == "stock"
+            or (name.startswith("hand ") and name != f"hand {seat}")}
+
+
+def assert_same_views(envs, game, seats, step: int) -> None:
+    """Every view of each of ``seats`` is the same in the two envs: the observation and mask
+    the env gives, every encoding of its information set, its env info (the information set
+    agents read, hand results), the screen (``Game.view``), the terminal text
+    (``render(perspective=...)``) and, once the hand is over, the result explained."""
+    a, b = envs
+    names = [f"player_{s}" for s in range(a.num_players)]
+    for seat in seats:
+        agent = a.possible_agents[seat]
+        where = f"seat {seat} after {step} moves"
+        infos = [env.game.information_set(seat) for env in envs]
+        assert infos[0] == infos[1], f"{where}: the information set differs"
+        assert a.infos[agent] == b.infos[agent], f"{where}: the env info differs"
+        for key, value in a.observe(agent).items():
+            np.testing.assert_array_equal(value, b.observe(agent)[key], err_msg=f"{where}: {key}")
+        for name in game.encodings:
+            encoding = game.encoding(name)
+            np.testing.assert_array_equal(encoding.encode(infos[0], a.rules), encoding.encode(infos[1], b.rules),
+                                          err_msg=f"{where}: the {name} encoding")
+        if game.has_view:
+            assert game.view(infos[0], a.rules) == game.view(infos[1], b.rules), f"{where}: the screen view differs"
+        assert a.game.render(perspective=seat) == b.game.render(perspective=seat), f"{where}: the text differs"
+        if a.game.is_over:
+            told = [game.explain(env.game.result.to_dict(), names) for env in envs]
+            assert told[0] == told[1], f"{where}: the result explained differs"
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_no_leak_when_hidden_cards_are_swapped_at_the_deal(name, n):
+    """Two cards a player cannot see are swapped in the deck before the deal, and the same
+    moves are replayed (random legal moves, while they stay legal): at every step every
+    view of that player must be the same in both hands while neither card has reached a
+    place that player sees. So a view that depends on the hidden cards through the history
+    (which copy of a card a player held when it was played) is caught, which redealing
+    the current position's hidden cards never tries. Cards of one kind (``Game.card_kind``:
+    Rommé's two copies of a card) are identical for every rule: swapping two of them must
+    change no view of any seat, at any step, to the end of the hand (while the hands hold
+    the same kinds: a stock shuffled again after a turnover may come out otherwise); every
+    seat's information set is compared at each step, and all the views of the observer
+    and of one more seat in turn."""
+    game = get_game(name)
+    rules = game.load_rules()
+    kind = functools.partial(game.card_kind, rules=rules)
+    copies = len({kind(c) for c in range(game.deck_size_of(rules))}) < game.deck_size_of(rules)
+    compared = identical = 0
+    for seed in hands(game, 12, least=4):
+        rng = np.random.default_rng(seed)
+        envs = [game.raw_env(num_players=n) for _ in range(2)]
+        dealer = seed % n
+        envs[0].reset(seed=seed, options={"dealer": dealer})
+        deck = list(envs[0].game.deck)
+        observer = int(rng.integers(n))
+        places = envs[0].game.card_places()
+        hidden = sorted(hidden_from(envs[0].game, observer))
+        place = {c: where for where, cards in places.items() for c in cards}
+        pairs = [(x, y) for i, x in enumerate(hidden) for y in hidden[i + 1:]
+                 if place[x] != place[y] or place[x] == "stock"]  # two cards of one hand: no swap
+        same = [(x, y) for x, y in pairs if kind(x) == kind(y)]
+        pool = same if same and seed % 2 == 0 else pairs  # half the hands swap two cards of one kind, if any
+        x, y = pool[int(rng.integers(len(pool)))]
+        swapped = [y if c == x else x if c == y else c for c in deck]
+        envs[1].reset(seed=seed, options={"dealer": dealer, "deck": swapped})
+        assert envs[1].game.card_places() != places
+        alike = kind(x) == kind(y)
+        identical += alike
+        step = 0
+        while True:
+            states = [env.game for env in envs]
+            if alike:
+                if any(sorted(map(kind, cards)) != sorted(map(kind, states[1].card_places()[where]))
+                       for where, cards in states[0].card_places().items()):
+                    break  # the hands went apart (a stock shuffled again): no longer the same game
+                for seat in range(n):  # the information set of every seat, every view of two seats
+                    equal = states[0].information_set(seat) == states[1].information_set(seat)
+                    assert equal, f"seat {seat} after {step} moves: the information set differs"
+                assert_same_views(envs, game, {observer, step % n}, step)
+            else:
+                if states[0].is_over or not all({x, y} <= hidden_from(s, observer) for s in states):
+                    break
+                assert_same_views(envs, game, [observer], step)
+            compared += 1
+            if states[0].is_over:
+                break
+            action = int(rng.choice(states[0].legal_actions()))
+            if not states[1].is_legal(action):
+                assert not alike, f"move {step}: {action} is legal in one hand and not in the other"
+                break
+            for env in envs:
+                env.step(action)
+            step += 1
+    assert compared > 20 and (identical or not copies)  # a game with copies of a card swapped some

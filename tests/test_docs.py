@@ -14,7 +14,8 @@ Conventions (docs/index.md, "How the docs are tested", says the same to readers)
   training config loader, the tournament settings with their agent specs, ...) with the
   functions that would do the work (``Trainer.start``/``resume`` of both trainers, ``tournament.run``,
   the label collectors and fits, expert iteration's ``run``, ``plot_curves``, reading a results file to replay, the
-  web server's start (``rummy serve``), and standard input, where ``rummy play`` waits
+  web server's start (``rummy serve``), converting a policy file (``rummy convert-policy``), and standard input, where
+  ``rummy play`` waits
   for the player) replaced by a stop; it must
   reach that stop. A ``python SCRIPT`` command imports the script and calls its
   ``main()`` with ``ArgumentParser.parse_args`` stopping right after parsing. Policy files
@@ -254,7 +255,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
     import importlib
 
     from rummy_env.eval import store, tournament
-    from rummy_env.train import basic_ppo, curves, distill, expert_iteration, knock_labels, ppo
+    from rummy_env.train import basic_ppo, convert, curves, distill, expert_iteration, knock_labels, ppo
     from rummy_env.web import server
 
     class Trainer:
@@ -294,6 +295,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
                     patch.setattr(module, fn, _stop)
         patch.setattr(store, "read_results", _stop)  # rummy replay
         patch.setattr(server, "run", _stop)  # rummy serve
+        patch.setattr(convert, "convert", _stop)  # rummy convert-policy
         patch.setattr(sys, "stdin", _Terminal())  # rummy play, or anything else that would wait for a player
         err = io.StringIO()
         try:

@@ -66,16 +66,16 @@ def test_slices_of_a_scripted_position_worked_by_hand():
 def reference_card_slices(info, rules) -> dict:
     """Every card slice and joker scalar built slice by slice from its definition in the
     encoding's docstring, independently of the encoder's one-pass count."""
-    from rummy_env.romme.cards import JOKER, kind_of
+    from rummy_env.romme.cards import JOKER
     from rummy_env.romme.game import _accepts
 
     n, p = info.num_players, info.player
     want = {}
 
-    def counts(cards):
+    def counts(kinds):  # an information set names kinds (52: a joker)
         c = np.zeros(53)
-        for x in cards:
-            c[kind_of(x)] += 1
+        for k in kinds:
+            c[k] += 1
         return c
 
     def card(name, c, scale=2.0, joker=None, joker_scale=6.0):
@@ -89,7 +89,7 @@ def reference_card_slices(info, rules) -> dict:
     card("public_stock", counts(info.public_stock), joker="public_stock_jokers")
     pending, joker_as = np.zeros(53), np.zeros(53)
     for c, k in info.pending:
-        if kind_of(c) == JOKER:
+        if c == JOKER:
             pending[JOKER] += 1
             joker_as[k] = 1
         else:

@@ -169,7 +169,8 @@ def test_the_stock_turnover(mode):
     assert s.discard_pile == pile[-1:] and sorted(s.stock) == sorted(pile[:-1])
     if mode == "flip":
         assert s.stock == pile[-2::-1] and s.stock[-1] == pile[0] and s.stock_public
-        assert s.information_set(0).public_stock[0] == pile[0]
+        # the top first: the first card discarded
+        assert s.information_set(0).public_stock == tuple(kind_of(c) for c in pile[:-1])
     else:
         assert not s.stock_public and s.information_set(0).public_stock == ()
         again = RommeState.from_deck(s.deck, 2, rules)
@@ -241,7 +242,61 @@ def test_no_leak_and_sampled_worlds(n):
                     assert world.legal_actions() == s.legal_actions()
             s.step(int(rng.choice(s.legal_actions())))
         if s.result.winner is not None:  # after going out every hand is shown
-            assert s.information_set(0).known == tuple(tuple(h) for h in s.hands)
+            assert s.information_set(0).known == tuple(tuple(sorted(kind_of(c) for c in h)) for h in s.hands)
+
+
+def test_which_copy_a_hand_held_shows_nowhere():
+    """Seat 1 holds 7D (physical 19) hidden; seat 0 discards the other 7D (71) and seat 1
+    takes it: 7D is known in seat 1's hand. Discarding a 7D in that turn leaves it known
+    (the card taken is never the one discarded); discarding a 7D in a later turn does not
+    (nobody can tell which copy went), whichever copy the rules chose. Replayed from the
+    deal with seat 1's hidden 7D swapped for the stock's bottom card, seat 0 sees the same
+    at every step: the pile and the known cards name kinds, never the copy."""
+    rules = RommeRules(take_discard_before_out="free")
+    seven = K("7D")
+    hands = [[71, 2, 4, 6, 8, 10, 12, 28, 30, 32, 34, 36, 38, 40], [19, 41, 43, 45, 47, 49, 51, 54, 56, 58, 60, 62, 64]]
+    s = RommeState.from_hands(hands, 66, rules=rules)
+    play(s, DISCARD + seven, TAKE_DISCARD, DISCARD + seven)
+    assert s.information_set(0).known[1] == (seven,) and 71 in s.hands[1] and s.discard_pile[-1] == 19
+
+    deck = list(RommeState.from_hands(hands, 66, rules=rules).deck)
+    swapped = deck[:]
+    swapped[swapped.index(19)], swapped[-1] = deck[-1], 19  # the stock's bottom card: never drawn here
+    worlds = [RommeState.from_deck(d, 2, rules) for d in (deck, swapped)]
+    moves = [DISCARD + seven, TAKE_DISCARD, DISCARD + kind_of(41), DRAW_STOCK, DISCARD + kind_of(2), DRAW_STOCK,
+             DISCARD + seven]
+    for action in moves:
+        for w in worlds:
+            w.step(action)
+        assert worlds[0].information_set(0) == worlds[1].information_set(0)
+        assert worlds[0].render(0) == worlds[1].render(0)
+    assert worlds[0].discard_pile[-1] == 19 and worlds[1].discard_pile[-1] == 71  # the rules chose other copies
+    assert worlds[0].information_set(0).known[1] == () and worlds[0].information_set(0).discard_pile[-1] == seven
+
+
+def test_the_discard_taken_need_not_be_melded_once_a_swap_put_it_on_the_table():
+    # player_1 takes 4H (it could come out with 4C 4D 4H), comes out with TC JC QC, then
+    # gives that 4H to player_0's 2H 3H [4H] for its joker: the 4H is on the table
+    s = RommeState.from_hands(["7C 7D 7S 2H 3H JK 4H KC 9D JS 2S QD 8C TD", "4C 4D TC JC QC " + "KS 9H 6S 8D AS 5D QH 2C"],
+                              "5H")
+    play(s, *pick("7C", "7D", "7S"), COMMIT, *pick("2H", "3H"), JOKER_AS + K("4H"), COMMIT, DISCARD + K("4H"))
+    play(s, TAKE_DISCARD, *pick("TC", "JC", "QC"), COMMIT)
+    assert s.must_meld_taken and s.came_out[1]
+    play(s, SWAP + 52 * 1 + K("4H"))
+    info = s.information_set(1)
+    assert not s.must_meld_taken and not info.must_meld_taken and not info.taken_held and info.joker_debt
+    world = RommeState.sample_from_information_set(info, s.rules, np.random.default_rng(0))
+    assert world.information_set(1) == info and world.legal_actions() == s.legal_actions()
+
+
+def test_the_text_groups_a_hand_by_suit_and_says_what_it_would_pay():
+    # 105 penalty points in hand (JK 20); the best melds 7C 7D 7S, 2H 3H 4H and 9D TD [JD] QD leave 4C KC 2S JS: 26
+    s = RommeState.from_hands(["7C 7D 7S 2H 3H 4H KC 9D JS 2S QD 4C TD JK", JUNK13], "5H")
+    lines = s.render(0).splitlines()
+    assert lines[0] == ("player_0: 4C 7C KC | 7D 9D TD QD | 2H 3H 4H | 2S 7S JS | JK  "
+                        "(14 cards, 105 penalty points; 26 after its best melds)")
+    assert lines[1] == "player_1 (dealer): [13 cards]"
+    assert lines[2] == "discard pile: 1 card, top 5H; stock: 82 cards"
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -71,7 +71,7 @@ def test_unknown_options_and_specs_list_what_is_allowed(tmp_path):
         load_rules(tmp_path / "missing.yaml")
     bad = tmp_path / "list.yaml"
     bad.write_text("- 1\n- 2\n")
-    with pytest.raises(ValueError, match="must hold a mapping"):
+    with pytest.raises(ValueError, match="must be a YAML mapping of rule options"):
         load_rules(bad)
     with pytest.raises(TypeError, match="rules must be"):
         load_rules(3.5)  # type: ignore[arg-type]

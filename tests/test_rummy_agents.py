@@ -1,6 +1,8 @@
 """Basic Rummy agents: legal play at every table size, strength, the registry names, and a
 clear error when an agent gets the other game's input."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -114,9 +116,30 @@ def test_rummy_play_seats_a_person_at_a_basic_rummy_table():
     assert "player_1: [7 cards]" in out.stdout or "player_1 (dealer): [7 cards]" in out.stdout  # hidden hands
     assert "moves: [0] draw stock" in out.stdout and "player_2 " in out.stdout
     assert "went out" in out.stdout or "went rummy" in out.stdout or "stalemate" in out.stdout
+    # every card on the screen written one way: the hands, the moves, the others' moves, the outcome
+    assert "\u2665" in out.stdout and not re.search(r"\b[A2-9TJQK][CDHS]\b", out.stdout), out.stdout[-2000:]
     bad = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--game", "basic", "--players", "5"],
                          input="", capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "num_players must be an integer 2..4, got 5" in bad.stderr
     wrong = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--game", "basic", "--opponent", "heuristic"],
                            input="", capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "'heuristic' plays Gin Rummy" in wrong.stderr and "rummy-random" in wrong.stderr
+
+
+def test_rummy_play_needs_no_extra_by_default_and_names_the_extra_an_agent_needs():
+    """Without torch (the ``train`` extra) ``rummy play --game basic`` seats rummy-heuristic;
+    asking for rummy-ppo then says, in one line, what to install."""
+    import subprocess
+    import sys
+
+    no_torch = "import sys; sys.modules['torch'] = None\nfrom rummy_env.cli import main\nsys.exit(main(sys.argv[1:]))"
+    play = [sys.executable, "-c", no_torch, "play", "--game", "basic", "--seed", "1", "--seat", "0"]
+    out = subprocess.run(play, input="q\n", capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("you are player_0, playing Basic Rummy against 'rummy-heuristic'")
+    assert agents.default_opponent("basic") == "rummy-heuristic" and agents.default_opponent("gin") == "medium"
+    assert agents.default_opponent("romme") == "romme-heuristic"
+    ppo = subprocess.run(play + ["--opponent", "rummy-ppo"], input="q\n", capture_output=True, text=True, timeout=120)
+    assert ppo.returncode == 2 and ppo.stdout == ""
+    assert ppo.stderr.strip() == ("rummy play: error: the rummy-ppo agent needs torch: pip install 'rummy-env[train]' "
+                                  "(CPU build: pip install torch==2.13.0)")

@@ -156,12 +156,15 @@ def test_a_0_1_results_file_with_game_rummy_resumes(tmp_path):
     assert json.loads(path.read_text().splitlines()[0])["header"]["game"] == "rummy"  # the file is not rewritten
 
 
-def test_replay_takes_the_older_game_flag_for_the_key(tmp_path, capsys):
+def test_replay_takes_the_key_and_refuses_the_older_game_flag(tmp_path, capsys):
     from rummy_env.cli import main
 
     cfg = config(tmp_path, deals=1)
     run(cfg, progress=False)
     _, recs = records(cfg.out_dir / "results.jsonl")
-    assert main(["replay", str(cfg.out_dir), "--game", recs[1]["key"]]) == 0
+    assert main(["replay", str(cfg.out_dir), "--key", recs[1]["key"]]) == 0
     assert capsys.readouterr().out.startswith(f"Basic Rummy game {recs[1]['key']}:")
+    with pytest.raises(SystemExit):  # --game names a game everywhere else: never read as a key
+        main(["replay", str(cfg.out_dir), "--game", recs[1]["key"]])
+    assert f"--game is now --key (the key of a recorded game, such as {recs[1]['key']})" in capsys.readouterr().err
 

@@ -182,8 +182,8 @@ def test_mismatched_or_damaged_results_files_are_refused_not_overwritten(tmp_pat
     run(cfg, progress=False)
     path = cfg.out_dir / "results.jsonl"
     before = path.read_text()
-    with pytest.raises(ResultsFileError, match="deals: file has 4, this run 5"):
-        run(config(tmp_path, deals=5), progress=False)
+    with pytest.raises(ResultsFileError, match="seed: file has 3, this run 5"):
+        run(config(tmp_path, seed=5), progress=False)
     lines = before.splitlines()
     lines[2] = "{not json"
     path.write_text("\n".join(lines) + "\n")
@@ -196,6 +196,46 @@ def test_mismatched_or_damaged_results_files_are_refused_not_overwritten(tmp_pat
     with pytest.raises(ResultsFileError, match="does not start with a tournament header"):
         run(config(tmp_path, out=str(other.parent)), progress=False)
     assert other.read_text() == '{"hello": 1}\n'
+
+
+def test_a_finished_tournament_grows_with_more_deals_keeping_its_games(tmp_path, capsys):
+    from rummy_env.cli.main import main
+
+    path = tmp_path / "t" / "results.jsonl"
+    run(config(tmp_path, deals=2), progress=False)
+    before = path.read_text().splitlines()
+    grown = run(config(tmp_path, deals=5), progress=False)
+    assert grown["grown_from_deals"] == 2 and grown["played_this_run"] == 6 and grown["games"] == 10
+    after = path.read_text().splitlines()
+    assert after[1:5] == before[1:] and len(after) == 11  # the old games kept as they were, the new ones added
+    assert json.loads(after[0])["header"] == {**json.loads(before[0])["header"], "deals": 5}
+    fresh = run(config(tmp_path, deals=5, out=str(tmp_path / "fresh")), progress=False)
+    assert records(path) == records(tmp_path / "fresh" / "results.jsonl")  # as if it had been 5 deals from the start
+    assert all(grown[k] == fresh[k] for k in ("agents", "pairs", "ratings", "points_ratings", "report"))
+    assert "5 duplicate deals per pair" in (tmp_path / "t" / "report.md").read_text()
+    assert json.loads((tmp_path / "t" / "summary.json").read_text())["games"] == 10
+    again = run(config(tmp_path, deals=5), progress=False)  # nothing left to play
+    assert again["played_this_run"] == 0 and again["grown_from_deals"] is None
+    whole = path.read_text()
+    with pytest.raises(ResultsFileError, match="holds a tournament of 5 deals; this run asks for 3: a tournament can "
+                                               "be grown \\(more deals\\) but not shrunk; rerun with --deals 5 or more"):
+        run(config(tmp_path, deals=3), progress=False)
+    with pytest.raises(ResultsFileError, match="belongs to another tournament \\(deals: file has 5, this run 8, "
+                                               "seed: file has 3, this run 4\\)"):
+        run(config(tmp_path, deals=8, seed=4), progress=False)
+    assert path.read_text() == whole
+    assert main(["tournament", "--agents", "random", "simple", "--deals", "6", "--seed", "3", "--out",
+                 str(tmp_path / "t"), "--quiet"]) == 0
+    assert "grown from 5 to 6 deals: the games of the first 5 were kept, 2 new ones played" in capsys.readouterr().out
+
+
+def test_a_tables_tournament_grows_too(tmp_path):
+    base = dict(game="basic", agents=["rummy-random", "rummy-heuristic"], out=str(tmp_path / "t"), seed=2)
+    run(TournamentConfig(**base, deals=1), progress=False)
+    grown = run(TournamentConfig(**base, deals=2), progress=False)
+    assert grown["grown_from_deals"] == 1 and grown["played_this_run"] == 2
+    run(TournamentConfig(**{**base, "out": str(tmp_path / "fresh")}, deals=2), progress=False)
+    assert records(tmp_path / "t" / "results.jsonl") == records(tmp_path / "fresh" / "results.jsonl")
 
 
 def test_bad_settings_name_what_is_allowed(tmp_path):
@@ -272,10 +312,10 @@ def test_replay_command_steps_through_a_recorded_game(tmp_path):
     cfg = config(tmp_path, deals=1)
     assert run(cfg, progress=False)["batched_this_run"] == 2  # records of the batched path replay
     out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
-                          "--game", "0-1-0-1"], capture_output=True, text=True, timeout=60)
+                          "--key", "0-1-0-1"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "game 0-1-0-1" in out.stdout and "hand over" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir / "results.jsonl"),
-                          "--game", "9-9-9-9"], capture_output=True, text=True, timeout=60)
+                          "--key", "9-9-9-9"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no game '9-9-9-9'" in bad.stderr
     assert PairGame(0, 1, 2, 1).key == "0-1-2-1"
     folder = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(cfg.out_dir)], capture_output=True,

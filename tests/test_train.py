@@ -328,6 +328,37 @@ def test_train_command_writes_a_run_and_its_policy_plays(tmp_path, capsys):
     assert result.outcome in ("knock", "gin", "big_gin", "undercut", "tie", "draw")
 
 
+def test_the_evaluation_says_when_every_hand_was_drawn(tmp_path, capsys):
+    """A drawn hand counts half a win in ``win_rate``: with every hand drawn (here: rules that
+    end a hand after 2 turns) the command says so instead of "won 50.0%"."""
+    short = tmp_path / "short.yaml"
+    short.write_text("max_turns: 2\n")
+    code = main(["train", "--runs-dir", str(tmp_path), "--name", "drawn", "--num-envs", "32", "--rollout-steps", "8",
+                 "--total-updates", "1", "--minibatch-size", "128", "--hidden", "[32]", "--eval-every", "1",
+                 "--eval-hands", "4", "--progress", "false", "--rules", str(short)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "won 50.0%" not in out
+    assert out.count(": all 4 hands drawn (+0.00 points a hand)") == 3  # random, simple, heuristic
+    (run,) = tmp_path.glob("drawn__0__*")
+    assert read_scalars(run)["eval/random/draw_rate"][1].tolist() == [1.0]
+
+
+def test_an_interval_of_width_zero_is_named_not_printed():
+    """A perfect record (or any set of identical results) has a normal interval of width 0,
+    which says nothing of the uncertainty; the printed line says that instead of "+- 0.0%"."""
+    from rummy_env.cli.training import _evaluation_text
+
+    perfect = {"hands": 200.0, "win_rate": 1.0, "win_ci95": 0.0, "points_per_hand": 31.2, "points_ci95": 3.4}
+    text = _evaluation_text(perfect, 200, "deal")
+    assert text == "won 100.0% of 200 hands (no interval: every deal scored the same), +31.20 +- 3.40 points a hand"
+    some_drawn = {"win_rate": 0.55, "draw_rate": 0.1, "points_per_hand": 4.25, "points_ci95": 2.5}
+    assert _evaluation_text(some_drawn, 40, "hand") == ("won 55.0% of 40 hands (10.0% drawn, each counted as half a win), "
+                                                        "+4.25 +- 2.50 points a hand")
+    one = {"win_rate": 0.5, "draw_rate": 0.0, "points_per_hand": -3.0, "points_ci95": float("nan")}
+    assert _evaluation_text(one, 2, "deal") == "won 50.0% of 2 hands, -3.00 points a hand (one deal: no interval)"
+
+
 class Killed(Exception):
     """Stands for a crash in the middle of a run."""
 
@@ -385,6 +416,38 @@ def test_resume_refuses_changes_that_alter_learning_and_damaged_checkpoints(tmp_
         load_checkpoint(tmp_path / "missing.pt")
     with pytest.raises(FileNotFoundError, match="not a training run folder"):
         Trainer.resume(tmp_path / "nothing")
+
+
+def test_extending_a_run_continues_the_learning_rate_decay(tmp_path):
+    """``--resume --total-updates N`` on a finished run: the rate falls on in a straight line
+    from the last update's rate to 0 at N (``train.lr_schedule``), no jump up; the line is
+    kept in the checkpoint, so a later plain resume goes on along it."""
+    lr, rates = 6e-4, []
+
+    def record(trainer):
+        rates.append(trainer.optimizer.param_groups[0]["lr"])
+
+    first = Trainer.start(tiny(tmp_path, total_updates=3, lr=lr), tmp_path / "r")
+    first.train(on_update=record)
+    first.close()
+    extended = Trainer.resume(tmp_path / "r", {"total_updates": "6"})
+
+    def kill_after_5(trainer):
+        record(trainer)
+        if trainer.update == 5:
+            raise Killed  # after the fifth update; the checkpoint is from the fourth: the fifth is redone
+
+    with pytest.raises(Killed):
+        extended.train(on_update=kill_after_5)
+    extended.close()
+    last = Trainer.resume(tmp_path / "r")
+    assert last.update == 4
+    last.train(on_update=record)
+    last.close()
+    # updates 0-2 on lr * (1 - u / 3); then from update 2's rate (lr / 3) to 0 at update 6: 3/4, 2/4, 1/4 of it
+    expected = [lr, lr * 2 / 3, lr / 3, lr / 4, lr / 6] + [lr / 6, lr / 12]  # update 4 again, after the kill
+    np.testing.assert_allclose(rates, expected, rtol=1e-12)
+    assert read_scalars(tmp_path / "r")["charts/learning_rate"][1][3] == pytest.approx(lr / 4)
 
 
 def test_policy_files_are_checked(tmp_path):
@@ -568,6 +631,13 @@ def test_the_demo_trains_then_plays_a_tournament_with_the_new_agent(tmp_path, ca
     results = (demo / "tournament" / "results.jsonl").read_text().splitlines()
     assert len(results) == 1 + 10 * 2  # header + 10 pairs x 1 deal x 2 seatings
     assert f"ppo:{run / 'policy.pt'}" in out and "Bradley-Terry" in out
+
+
+def test_the_demo_refuses_a_bad_tournament_setting_before_it_trains(tmp_path, capsys):
+    assert main(["demo", "--deals", "0", "--out", str(tmp_path), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "rummy demo: error: deals must be a whole number >= 1, got 0\n"
+    assert "training" not in captured.out and not list(tmp_path.iterdir())
 
 
 # ---------------------------------------------------------------- the oracle critic

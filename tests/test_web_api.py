@@ -20,7 +20,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from rummy_env.core.game import get_game  # noqa: E402
 from rummy_env.web.app import create_app  # noqa: E402
 from rummy_env.web.sessions import Sessions, WebError  # noqa: E402
-from web_helpers import play_through, small_tournament  # noqa: E402
+from web_helpers import BASE, JSON, error, play_through, small_tournament  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def app(records):
 
 @pytest.fixture()
 def client(app):
-    with TestClient(app) as c:
+    with TestClient(app, base_url=BASE) as c:
         yield c
 
 
@@ -46,14 +46,6 @@ def new_game(client, **body):
     assert response.status_code == 200, response.text
     answer = response.json()
     return answer["id"], answer["table"]
-
-
-def error(response, status: int, *words: str) -> str:
-    assert response.status_code == status, (response.status_code, response.text)
-    message = response.json()["error"]
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 # ----------------------------------------------------------------------------- playing
@@ -71,7 +63,7 @@ def test_options_list_every_game_with_its_presets_and_agents(client):
 
 @pytest.mark.parametrize("opponent", ["random", "heuristic"])
 def test_a_whole_hand_of_gin_against_an_agent(client, app, opponent):
-    game_id, table = new_game(client, game="gin", opponents=[opponent], seed=11, seat=0)
+    game_id, table = new_game(client, game="gin", opponents=[opponent], seat=0)
     assert table["you"] == 0 and table["names"] == ["you", f"player_1 ({opponent})"] and table["kind"] == "play"
     moves = []
 
@@ -98,7 +90,7 @@ def test_a_whole_hand_of_gin_against_an_agent(client, app, opponent):
 
 @pytest.mark.parametrize("game, players, opponent", [("basic", 3, "rummy-random"), ("romme", 2, "romme-random")])
 def test_a_whole_hand_of_basic_rummy_and_romme(client, app, game, players, opponent):
-    game_id, table = new_game(client, game=game, players=players, opponents=[opponent], seed=4)
+    game_id, table = new_game(client, game=game, players=players, opponents=[opponent])
     final = play_through(client, table, game_id, np.random.default_rng(2))
     result = app.state.sessions.get(game_id).state.result
     assert final["over"] and final["score"]["points"] == list(result.rewards)
@@ -109,7 +101,7 @@ def test_a_whole_hand_of_basic_rummy_and_romme(client, app, game, players, oppon
 
 
 def test_a_match_goes_on_to_the_next_hand_with_the_points_added(client, app):
-    game_id, table = new_game(client, game="gin", opponents=["random"], episode="match", seed=2, seat=1)
+    game_id, table = new_game(client, game="gin", opponents=["random"], episode="match", seat=1)
     assert table["score"] == {"title": "match points (to 100)", "points": [0, 0], "final": False}
     first = table
     rng = np.random.default_rng(3)
@@ -118,7 +110,7 @@ def test_a_match_goes_on_to_the_next_hand_with_the_points_added(client, app):
             move = first["moves"][int(rng.integers(len(first["moves"])))]
             first = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]}).json()
         else:
-            first = client.post(f"/api/games/{game_id}/advance").json()
+            first = client.post(f"/api/games/{game_id}/advance", json={}).json()
     hand = app.state.sessions.get(game_id).finished[0]
     expected = [0, 0]
     if hand.result.winner is not None:
@@ -131,7 +123,7 @@ def test_a_romme_table_adds_up_its_hands(client, app):
     """A Rommé match is a table: its score names what ends it, and after the first hand the
     totals are that hand's rewards (zero-sum), against the heuristic."""
     game_id, table = new_game(client, game="romme", players=3, opponents=["romme-heuristic", "romme-random"],
-                              episode="match", rules="romme", seed=5)
+                              episode="match", rules="romme")
     assert table["score"] == {"title": "match points (8 hands)", "points": [0, 0, 0], "final": False}
     rng = np.random.default_rng(4)
     while not table["hands"]:  # play the first hand only
@@ -139,7 +131,7 @@ def test_a_romme_table_adds_up_its_hands(client, app):
             move = table["moves"][int(rng.integers(len(table["moves"])))]
             table = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]}).json()
         else:
-            table = client.post(f"/api/games/{game_id}/advance").json()
+            table = client.post(f"/api/games/{game_id}/advance", json={}).json()
     hand = app.state.sessions.get(game_id).finished[0]
     assert not table["over"] and table["hand_number"] == 2
     assert table["score"]["points"] == list(hand.result.rewards) and sum(table["score"]["points"]) == 0
@@ -153,22 +145,32 @@ def test_watching_agents_step_by_step_every_seat_or_one(client, app):
     assert one["seats"] == [1] and [v["seat"] for v in one["views"]] == [1]
     steps = 0
     while not table["over"]:
-        table = client.post(f"/api/games/{game_id}/advance?seat=all").json()
+        table = client.post(f"/api/games/{game_id}/advance?seat=all", json={}).json()
         steps += 1
     assert steps == len(app.state.sessions.get(game_id).state.actions)
     assert all(entry["text"] for entry in table["log"])
     error(client.post(f"/api/games/{game_id}/move", json={"action": 0}), 409, "agents play every seat")
 
 
-def test_an_agent_of_any_spec_plays_even_a_trained_network(client):
+def test_a_trained_network_the_operator_names_plays_and_a_client_path_is_refused(records):
     pytest.importorskip("torch")
     from rummy_env.agents.gin.ppo import SHIPPED
 
-    game_id, table = new_game(client, game="gin", opponents=[f"ppo:{SHIPPED}"], seat=0, seed=1)
-    assert table["names"][1] == f"player_1 (ppo:{SHIPPED})"
-    while table["to_move"] == 0:
-        table = client.post(f"/api/games/{game_id}/move", json={"action": table["moves"][0]["id"]}).json()
-    assert client.post(f"/api/games/{game_id}/advance").status_code == 200
+    app = create_app(records=records, agents_named={"shipped": f"ppo:{SHIPPED}"})
+    with TestClient(app, base_url=BASE) as client:
+        assert "shipped" in {g["name"]: g for g in client.get("/api/options").json()["games"]}["gin"]["agents"]
+        game_id, table = new_game(client, game="gin", opponents=["shipped"], seat=0)
+        assert table["names"][1] == "player_1 (shipped)" and str(SHIPPED) not in json.dumps(table)
+        while table["to_move"] == 0:
+            table = client.post(f"/api/games/{game_id}/move", json={"action": table["moves"][0]["id"]}).json()
+        assert client.post(f"/api/games/{game_id}/advance", json={}).status_code == 200
+        for spec in (f"ppo:{SHIPPED}", f"ppo:path={SHIPPED}", "ppo:/etc/shadow", "ppo:/nonexistent",
+                     "mcts:rollout=net,net=/etc/passwd", "ppo:../x.pt", "heuristic:knock=~/x"):
+            message = error(client.post("/api/games", json={"game": "gin", "opponents": [spec]}), 400, "names a file")
+            assert "not found" not in message and "Unpickling" not in message  # no file-existence oracle
+        error(client.post("/api/games", json={"game": "gin", "opponents": ["shipped:greedy=false"]}), 400,
+              "takes no options")
+        error(client.post("/api/games", json={"game": "basic", "opponents": ["shipped"]}), 400, "plays Gin Rummy")
 
 
 def test_an_agent_that_fails_mid_move_gives_a_json_500_and_the_game_stays(client, app):
@@ -176,13 +178,13 @@ def test_an_agent_that_fails_mid_move_gives_a_json_500_and_the_game_stays(client
         def act(self, observation, info):
             raise RuntimeError("the network file is damaged")
 
-    game_id, table = new_game(client, game="gin", opponents=["random"], seat=0, seed=1)
+    game_id, table = new_game(client, game="gin", opponents=["random"], seat=0)
     while table["to_move"] == 0:
         table = client.post(f"/api/games/{game_id}/move", json={"action": table["moves"][0]["id"]}).json()
     held = app.state.sessions.get(game_id)
     held.players[1] = Broken()
     before = list(held.state.actions)
-    error(client.post(f"/api/games/{game_id}/advance"), 500, "internal error", "RuntimeError", "damaged")
+    error(client.post(f"/api/games/{game_id}/advance", json={}), 500, "internal error", "RuntimeError", "damaged")
     assert held.state.actions == before and client.get(f"/api/games/{game_id}").status_code == 200
 
 
@@ -190,10 +192,10 @@ def test_an_agent_that_fails_mid_move_gives_a_json_500_and_the_game_stays(client
 
 
 def test_every_bad_request_is_a_clear_4xx_and_changes_nothing(client):
-    game_id, table = new_game(client, game="gin", opponents=["random"], seed=9, seat=0)
+    game_id, table = new_game(client, game="gin", opponents=["random"], seat=0)
     path = f"/api/games/{game_id}"
     while table["to_move"] != 0:
-        table = client.post(f"{path}/advance").json()
+        table = client.post(f"{path}/advance", json={}).json()
 
     def unchanged():
         assert client.get(path).json() == table
@@ -205,11 +207,11 @@ def test_every_bad_request_is_a_clear_4xx_and_changes_nothing(client):
     error(client.post("/api/games", json={"game": "gin", "opponents": ["rummy-random"]}), 400, "plays Basic Rummy")
     error(client.post("/api/games", json={"game": "gin", "rules": "openspiel", "episode": "match"}), 400, "no match")
     error(client.post("/api/games", json={"game": "gin", "colour": "red"}), 400, "unknown field(s) ['colour']")
-    error(client.post("/api/games", content=b"[1, 2]"), 400, "JSON object")
-    error(client.post("/api/games", content=b"{not json"), 400, "JSON object")
+    error(client.post("/api/games", content=b"[1, 2]", headers=JSON), 400, "JSON object")
+    error(client.post("/api/games", content=b"{not json", headers=JSON), 400, "JSON object")
     error(client.post("/api/games", json={"mode": "watch", "seat": 0}), 400, "not 'opponents' or 'seat'")
     error(client.get("/api/games/nope"), 404, "no game 'nope'")
-    error(client.post("/api/games/nope/advance"), 404, "no game 'nope'")
+    error(client.post("/api/games/nope/advance", json={}), 404, "no game 'nope'")
     error(client.get(f"{path}?seat=1"), 403, "only their own seat")
     for bad in ("3", -1, 108, 2.0, True, None):
         error(client.post(f"{path}/move", json={"action": bad}), 400, "action must be an integer 0..107")
@@ -218,17 +220,17 @@ def test_every_bad_request_is_a_clear_4xx_and_changes_nothing(client):
     legal = {m["id"] for m in table["moves"]}
     illegal = next(a for a in range(108) if a not in legal)
     error(client.post(f"{path}/move", json={"action": illegal}), 400, f"action {illegal}", "is not legal now; legal:")
-    error(client.post(f"{path}/advance"), 409, "it is your turn")
+    error(client.post(f"{path}/advance", json={}), 409, "it is your turn")
     unchanged()
     table = client.post(f"{path}/move", json={"action": table["moves"][-1]["id"]}).json()
     if table["to_move"] == 1:  # the agent's turn: the person may not move
         error(client.post(f"{path}/move", json={"action": 0}), 409, "not your turn", "player_1 (random) is to move")
         unchanged()
     table = play_through(client, table, game_id, np.random.default_rng(0))
-    for request in (lambda: client.post(f"{path}/move", json={"action": 0}), lambda: client.post(f"{path}/advance")):
+    for request in (lambda: client.post(f"{path}/move", json={"action": 0}), lambda: client.post(f"{path}/advance", json={})):
         error(request(), 409, "the game is over")
         unchanged()
-    assert client.delete(path).json() == {"deleted": game_id}
+    assert client.request("DELETE", path, headers=JSON).json() == {"deleted": game_id}
     error(client.get(path), 404)
 
 
@@ -255,7 +257,7 @@ def test_game_ids_are_unguessable_and_sessions_capped_and_dropped_when_idle():
 
 
 def test_the_server_refuses_new_games_beyond_its_cap(records):
-    with TestClient(create_app(records=records, max_games=2)) as c:
+    with TestClient(create_app(records=records, max_games=2), base_url=BASE) as c:
         for _ in range(2):
             new_game(c, game="gin", opponents=["random"])
         error(c.post("/api/games", json={"game": "gin"}), 503, "holds 2 games")
@@ -273,8 +275,8 @@ def test_a_seat_is_sent_nothing_of_the_cards_it_cannot_know(client, app, game, p
     rng = np.random.default_rng(8)
     checked = moved = 0
     for mode in ("play", "watch"):
-        body = {"opponents": [opponent], "seat": 1} if mode == "play" else {"agents": [opponent]}
-        game_id, table = new_game(client, mode=mode, game=game, players=players, seed=21, **body)
+        body = {"opponents": [opponent], "seat": 1} if mode == "play" else {"agents": [opponent], "seed": 21}
+        game_id, table = new_game(client, mode=mode, game=game, players=players, **body)
         session = app.state.sessions.get(game_id)
         query = "" if mode == "play" else "?seat=1"
 
@@ -319,11 +321,11 @@ def test_records_list_a_leaderboard_and_replay_a_game_move_by_move(client, app, 
     assert len(table["views"]) == 2  # a record is replayed with every hand shown
     steps = 0
     while not table["over"]:
-        table = client.post(f"/api/games/{game_id}/advance").json()
+        table = client.post(f"/api/games/{game_id}/advance", json={}).json()
         steps += 1
     assert steps == len(record["hands"][0]["actions"])
     assert table["score"]["final"] and table["score"]["points"] == [record["margin"], -record["margin"]]
-    error(client.post(f"/api/games/{game_id}/advance"), 409, "the game is over")
+    error(client.post(f"/api/games/{game_id}/advance", json={}), 409, "the game is over")
 
 
 @pytest.mark.parametrize("folder", ["../", "/etc", "gin_small/../..", "nowhere"])
@@ -349,7 +351,7 @@ def test_rummy_serve_starts_the_app_on_this_machine_by_default(monkeypatch, tmp_
     assert main(["serve", "--port", "8123", "--records", str(tmp_path)]) == 0
     assert started["host"] == "127.0.0.1" and started["port"] == 8123
     assert "http://127.0.0.1:8123/" in capsys.readouterr().out
-    with TestClient(started["app"]) as c:
+    with TestClient(started["app"], base_url=BASE) as c:
         assert "Play against the computer" in c.get("/").text and c.get("/api/records").json() == {"folders": []}
 
 

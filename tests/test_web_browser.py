@@ -2,7 +2,8 @@
 playwright) opens the start page, starts a hand of Gin Rummy against ``random`` and plays
 it to the end by clicking the highlighted cards and buttons, then checks the showdown and
 the score against the server's record of the game. The last screen is kept as an artifact
-(``artifacts/web-play-gin.png``).
+(``artifacts/web-play-gin.png``). And the attack a web page of another origin can make: a
+cross-origin request asking the server to load a policy file that would run code.
 
 Without playwright or Chromium the test is skipped, saying why; CI sets
 ``RUMMY_REQUIRE_BROWSER=1`` (``.ci/run`` installs Chromium), where it fails instead.
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from web_helpers import browser_missing, chromium_page, running_server
+from hostile_files import hostile_policy
+from web_helpers import browser_missing, chromium_page, running_server, wait_until
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
@@ -62,7 +64,6 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
         page.select_option("#play-game", "gin")
         page.fill("#play-agent-0", "random")
         page.select_option("#play-episode", "hand")
-        page.fill("#play-seed", "7")
         page.click("#play-start")
         page.wait_for_url(re.compile(r"/table/[\w-]+$"))
         game_id = page.url.rsplit("/", 1)[1]
@@ -70,14 +71,14 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
         table = page.locator("#table")
         clicks = 0
         while True:
-            page.wait_for_function("['yours', 'over'].includes(document.getElementById('table').dataset.state)")
+            wait_until(page, "['yours', 'over'].includes(document.getElementById('table').dataset.state)")
             if table.get_attribute("data-state") == "over":
                 break
             version = table.get_attribute("data-version")
             click_a_move(page)
             clicks += 1
             assert clicks < 200, "a hand of Gin Rummy has fewer moves"
-            page.wait_for_function(f"document.getElementById('table').dataset.version !== '{version}'")
+            wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
 
         answer = page.request.get(f"{url}/api/games/{game_id}").json()
         session = app.state.sessions.get(game_id)
@@ -90,6 +91,7 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
         if result.outcome != "draw":  # both hands laid out, with each deadwood
             assert showdown.locator(".seatline").count() == 2
             assert f"deadwood {result.knocker_deadwood}" in showdown.inner_text()
+        assert page.locator("#deal").inner_text().strip() == f"deal {session.deal}"  # exact: the same cards to watch
         score = page.locator(".score").inner_text()
         assert "points this hand" in score
         for points in result.rewards:
@@ -110,7 +112,7 @@ def test_a_leaderboard_and_a_game_replayed_step_by_step_one_seat_or_every_seat(b
         page.click("text=gin_small")
         page.wait_for_selector("#ratings tbody tr")
         assert page.locator("#ratings tbody tr").count() == 2
-        page.wait_for_function("[...document.querySelectorAll('#plots img')].every((i) => i.complete && i.naturalWidth > 0)"
+        wait_until(page, "[...document.querySelectorAll('#plots img')].every((i) => i.complete && i.naturalWidth > 0)"
                                " && document.querySelectorAll('#plots img').length === 2")
         page.locator("#games button[data-key]").first.click()
         page.wait_for_url(re.compile(r"/table/[\w-]+$"))
@@ -122,9 +124,59 @@ def test_a_leaderboard_and_a_game_replayed_step_by_step_one_seat_or_every_seat(b
         version = table.get_attribute("data-version")
         log = page.locator("#log div").count()
         page.click("#step")
-        page.wait_for_function(f"document.getElementById('table').dataset.version !== '{version}'")
+        wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
         assert page.locator("#log div").count() == log + 1  # one move further, and no more: paused
         page.select_option("#seat-view", "1")
-        page.wait_for_function("document.querySelectorAll('#table .hand').length === 1")
+        wait_until(page, "document.querySelectorAll('#table .hand').length === 1")
         assert page.locator("#table .hand").get_attribute("data-seat") == "1"
         assert page.locator("#table .seat").count() == 1  # the other seat: its card count only
+
+
+ATTACK = """<!doctype html><html><body><script>
+const body = JSON.stringify({game: "gin", opponents: ["ppo:PATH"]});
+async function attack() {
+  const done = [];
+  try {  // a "simple" request: no preflight, the browser sends it as it is
+    await fetch("TARGET/api/games", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body});
+    done.push("no-cors sent");
+  } catch (e) { done.push("no-cors failed"); }
+  try {  // JSON: the browser asks first (a preflight), which the server never approves
+    const answer = await fetch("TARGET/api/games", {method: "POST", headers: {"Content-Type": "application/json"}, body});
+    done.push("cors answered " + answer.status);
+  } catch (e) { done.push("cors blocked"); }
+  document.title = done.join("; ");
+}
+attack();
+</script></body></html>"""
+
+
+def test_a_page_of_another_origin_cannot_make_the_server_load_a_file(browser_ready, tmp_path):
+    """The attack of issue "remote code execution through the web app": a page served from
+    another origin posts an opponent spec naming a pickle that would create a marker file."""
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    from rummy_env.web.app import create_app
+
+    path, marker = hostile_policy(tmp_path)
+    app = create_app(records=tmp_path)
+    arrived = []
+
+    async def recorded(scope, receive, send):  # what reached the server (the browser really sent it)
+        if scope["type"] == "http":
+            arrived.append((scope["method"], scope["path"]))
+        await app(scope, receive, send)
+
+    with running_server(recorded) as url:
+        page_html = ATTACK.replace("TARGET", url).replace("PATH", str(path))
+        attacker = Starlette(routes=[Route("/", lambda request: HTMLResponse(page_html))])
+        with running_server(attacker) as other, chromium_page(errors_expected=True) as page:
+            assert other != url  # another port: another origin
+            page.goto(other + "/")
+            wait_until(page, "document.title.includes('cors')", timeout=20)
+            title = page.title()
+    # the simple request is sent (the browser then hides, or with CORP refuses, the answer); the JSON one never is
+    assert "cors blocked" in title and "cors answered" not in title, title
+    assert arrived.count(("POST", "/api/games")) == 1, arrived  # it reached the server, which refused it
+    assert len(app.state.sessions) == 0 and not marker.exists()

@@ -13,6 +13,18 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+BASE = "http://localhost"  # the test client's address: a name the server answers to (rummy_env.web.guard)
+JSON = {"Content-Type": "application/json"}  # what every state-changing request must say it sends
+
+
+def error(response: Any, status: int, *words: str) -> str:
+    """The error message of ``response``, checked to have ``status`` and to name ``words``."""
+    assert response.status_code == status, (response.status_code, response.text)
+    message = response.json()["error"]
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
 
 def small_tournament(folder: Path, agents: tuple[str, ...] = ("random", "heuristic"), deals: int = 2,
                      mode: str = "hands") -> Path:
@@ -40,7 +52,7 @@ def play_through(client: Any, table: dict[str, Any], game_id: str, rng: np.rando
             response = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]})
         else:
             assert table["moves"] == [], "moves are offered only on the person's turn"
-            response = client.post(f"/api/games/{game_id}/advance")
+            response = client.post(f"/api/games/{game_id}/advance", json={})
         assert response.status_code == 200, response.text
         table = response.json()
     raise AssertionError(f"the game did not end in {limit} requests")
@@ -86,10 +98,22 @@ def browser_missing() -> Optional[str]:
     return None
 
 
+def wait_until(page: Any, expression: str, timeout: float = 30.0) -> None:
+    """Wait until the JavaScript ``expression`` is true on ``page``. Polled from here with
+    ``page.evaluate`` (playwright's ``wait_for_function`` evaluates a string with ``eval``,
+    which the pages' Content-Security-Policy forbids, as it should)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {expression}")
+        time.sleep(0.03)
+
+
 @contextlib.contextmanager
-def chromium_page(width: int = 1100, height: int = 860) -> Iterator[Any]:
+def chromium_page(width: int = 1100, height: int = 860, errors_expected: bool = False) -> Iterator[Any]:
     """A headless Chromium page (Debian's chromium driven by playwright); JavaScript errors
-    on the page fail the test."""
+    on the page fail the test, unless ``errors_expected`` (an attacker's page, whose
+    requests the browser blocks)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -100,6 +124,6 @@ def chromium_page(width: int = 1100, height: int = 860) -> Iterator[Any]:
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
             yield page
-            assert not errors, f"errors on the page: {errors}"
+            assert errors_expected or not errors, f"errors on the page: {errors}"
         finally:
             browser.close()

@@ -17,23 +17,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_web_browser import click_a_move  # noqa: E402
-from web_helpers import chromium_page, running_server, small_tournament  # noqa: E402
+from web_helpers import chromium_page, running_server, small_tournament, wait_until  # noqa: E402
 
 SIZE = (1000, 760)
 
 
 def wait_for(page, states: str) -> None:
-    page.wait_for_function(f"{states}.includes(document.getElementById('table').dataset.state)")
+    wait_until(page, f"{states}.includes(document.getElementById('table').dataset.state)")
 
 
 def after(page, renders: int) -> None:
     """Wait until the table has been drawn ``renders`` times, or its game is over."""
-    page.wait_for_function(f"Number(document.getElementById('table').dataset.version) >= {renders} "
+    wait_until(page, f"Number(document.getElementById('table').dataset.version) >= {renders} "
                            "|| document.getElementById('table').dataset.state === 'over'", timeout=120_000)
 
 
 def moved(page, version: str) -> None:
-    page.wait_for_function(f"document.getElementById('table').dataset.version !== '{version}'")
+    wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
 
 
 def main() -> None:
@@ -45,11 +45,10 @@ def main() -> None:
         small_tournament(Path(tmp) / "demo", agents=("random", "simple", "heuristic"), deals=2)
         app = create_app(records=tmp)
         with running_server(app) as url, chromium_page(*SIZE) as page:
-            # play: a hand of Gin Rummy against heuristic, shown when the person holds a meld and must discard
+            # play: a hand of Gin Rummy against heuristic (a secret deal), shown when the person holds a meld and must discard
             page.goto(url + "/")
             page.wait_for_selector("#play-game option[value=gin]", state="attached")
             page.fill("#play-agent-0", "heuristic")
-            page.fill("#play-seed", "12")
             page.select_option("#play-seat", "0")
             page.click("#play-start")
             page.wait_for_url("**/table/*")

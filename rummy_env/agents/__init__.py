@@ -19,7 +19,8 @@ the game registry); ``available(game="basic")`` lists those of one game. Rommé
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.registry import (
-    LEVELS, available, human_player, make, parse_spec, plays, register, register_human, register_level, seed_of,
+    LEVELS, available, default_opponent, human_player, make, parse_spec, plays, register, register_human, register_level,
+    resolve, seed_of,
 )
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
 from rummy_env.agents.basic import RummyHeuristicAgent, RummyPPOAgent, RummyRandomAgent  # registers them
@@ -28,6 +29,6 @@ from rummy_env.agents.romme import RommeRandomAgent  # registers it
 __all__ = [
     "Agent", "HeuristicAgent", "LEVELS", "MCTSAgent", "PPOAgent", "RandomAgent", "RommeRandomAgent", "RummyHeuristicAgent", "RummyPPOAgent", "RummyRandomAgent",
     "SimpleAgent",
-    "available", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
-    "register_human", "register_level", "seed_of",
+    "available", "default_opponent", "game_input", "human_player", "legal_actions", "make", "parse_spec", "plays", "register",
+    "register_human", "register_level", "resolve", "seed_of",
 ]

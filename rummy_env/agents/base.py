@@ -17,7 +17,8 @@ is a pure function of the key, the decision index and the option
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Optional
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping, Optional
 
 import numpy as np
 
@@ -30,6 +31,13 @@ class Agent(ABC):
 
     name: str = "agent"
     game: str  # the registered game it plays (``rummy_env.core.game``), e.g. "gin"
+    extra: Optional[str] = None  # the pip extra it needs beyond rummy-env itself ("train": torch); None: none
+    # What a server may take from its clients (``rummy_env.web.choices``): an option naming a
+    # file is never taken from one, and an option that buys thinking time is bounded by the
+    # server's limit; ``budgets`` gives each such option's rough cost in seconds per unit
+    # (``time``: 1.0), measured on a 2-core machine, so one server limit bounds every agent.
+    file_options: ClassVar[tuple[str, ...]] = ()
+    budgets: ClassVar[Mapping[str, float]] = MappingProxyType({})
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -13,6 +13,7 @@ checked by the agents themselves.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import types
 import typing
@@ -70,6 +71,15 @@ def available(game: Optional[str] = None, levels: bool = True) -> list[str]:
     name = get_game(game).name
     names = [n for n, factory in _FACTORIES.items() if plays(factory) == name]
     return names + ([lv for lv, spec in LEVELS.items() if plays(_FACTORIES[_split(spec)[0]]) == name] if levels else [])
+
+
+def default_opponent(game: str) -> str:
+    """The opponent ``rummy play`` and the web app seat when none is named: the game's
+    ``medium`` level, else the last registered of its agents that needs no extra (``Agent.extra``),
+    so that every game plays on a bare install."""
+    if "medium" in available(game=game):
+        return "medium"
+    return [n for n in available(game=game, levels=False) if getattr(_FACTORIES[n], "extra", None) is None][-1]
 
 
 def plays(agent_or_factory: Any) -> str:
@@ -146,6 +156,8 @@ def _checked_value(label: str, key: str, text: str, hint: Any) -> Any:
     if not ok:
         wanted = " or ".join(_KINDS[k] for k in _KINDS if k in kinds)
         raise ValueError(f"agent {label} option {key}={value!r} must be {wanted}")
+    if isinstance(value, float) and not math.isfinite(value):  # inf or nan: no setting means that
+        raise ValueError(f"agent {label} option {key}={text} must be a finite number")
     return float(value) if isinstance(value, int) and not isinstance(value, bool) and int not in kinds else value
 
 
@@ -156,8 +168,10 @@ def _type_hints(factory: Callable[..., Agent]) -> dict[str, Any]:
         return {}
 
 
-def _resolve(spec: str) -> tuple[Callable[..., Agent], dict[str, Any]]:
-    """The factory of ``spec`` (a name, a level, with options) and its option values, checked."""
+def resolve(spec: str) -> tuple[str, Callable[..., Agent], dict[str, Any]]:
+    """The registered name ``spec`` comes down to (a level's agent), its factory and its
+    option values (a level's own settings and the spec's), checked: what ``make`` makes.
+    Servers use it to vet a client's spec before making anything (``rummy_env.web.choices``)."""
     head, _, rest = spec.partition(":") if isinstance(spec, str) else (spec, "", "")
     short = getattr(_FACTORIES.get(head.strip()), "short_option", None) if isinstance(head, str) else None
     if short and rest.strip() and "=" not in rest:
@@ -177,12 +191,12 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], dict[str, Any]]:
     if unknown:
         raise ValueError(f"agent {label} has no option(s) {unknown}; its options: {', '.join(allowed)}")
     hints = _type_hints(factory)
-    return factory, {k: _checked_value(label, k, text, hints.get(k, Any)) for k, text in options.items()}
+    return name, factory, {k: _checked_value(label, k, text, hints.get(k, Any)) for k, text in options.items()}
 
 
 def make(spec: str, seed: Optional[int] = None) -> Agent:
     """The agent named by ``spec`` (a name, a level, with options), seeded with ``seed``."""
-    factory, values = _resolve(spec)
+    _, factory, values = resolve(spec)
     seed = values.pop("seed", seed)
     agent = factory(seed=seed, **values)
     agent.name = spec
@@ -193,4 +207,4 @@ def seed_of(spec: str, seed: Optional[int] = None) -> Optional[int]:
     """The seed ``make(spec, seed)`` gives the agent: the spec's own ``seed`` option if it has
     one, else ``seed``. Tournaments use it to derive an agent's key in each game without
     making an agent per game."""
-    return _resolve(spec)[1].get("seed", seed)
+    return resolve(spec)[2].get("seed", seed)

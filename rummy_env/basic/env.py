@@ -37,6 +37,9 @@ Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` 
 hands until a player reaches ``target_score``. The first dealer is drawn from the env's
 seeded generator (or ``reset(options={"dealer": seat})``; ``options={"deck": [52
 ids]}`` deals a fixed deck order for the first hand); the deal passes to the left.
+``reset`` refuses, naming it, a seed that is not a whole number >= 0 and a deck of
+anything but whole numbers (a list or an integer array: text and fractions are not
+converted).
 
 Rewards (zero-sum, given when a hand ends):
 - ``points``: the player who went out gets the hand's points; every other player gets

@@ -69,7 +69,7 @@ import numpy as np
 
 from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
-from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
+from rummy_env.core.cards import FULL_DECK, NUM_CARDS, card_count, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
 from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.core.meld_table import NUM_MELDS, extension, meld_table, melds_in_hand
 
@@ -622,12 +622,12 @@ class BasicRummyState(CardGameState):
             if perspective is None or perspective == seat or shown_all:
                 cards = format_hand(self.hands[seat], symbols=True) or "-"
             else:
-                cards = f"[{self.hands[seat].bit_count()} cards]"
+                cards = f"[{card_count(self.hands[seat].bit_count())}]"
             lines.append(f"{who}: {cards}")
         for slot, m in enumerate(self.table):
             lines.append(f"  table {slot} (player_{m.owner}): {format_hand(m.cards, symbols=True)}")
         top = format_cards(self.discard_pile[-1:], symbols=True) or "-"
-        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards"
+        lines.append(f"discard pile: {card_count(len(self.discard_pile))}, top {top}; stock: {card_count(len(self.stock))}"
                      f"{' (turned over)' if self.turnovers else ''}")
         if self.is_over:
             r = self.result

@@ -33,6 +33,7 @@ class BasicRummy(Game):
     default_preset = "basic"
     presets = PRESETS
     encodings = encoding.ENCODINGS
+    shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
     state_size = encoding.STATE_SIZE
 
     def load_rules(self, spec: Any = None) -> Any:

@@ -1,7 +1,7 @@
 """Basic Rummy in words: a move as the other players see it, and a finished hand explained.
 
 For people at the table (``rummy play``, replays). Every Basic Rummy move is public, so
-a move is described in full.
+a move is described in full; ``SHORTCUTS`` are the letters typed for the moves at the terminal.
 """
 
 from __future__ import annotations
@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from rummy_env.basic.game import DISCARD, DRAW_STOCK, LAYOFF, MELD, TAKE_DISCARD, action_name
+
+# the letters a person types for the moves (``rummy play``; rummy_env.agents.human reads them):
+# ``l 4h 2`` lays 4H off on slot 2
+SHORTCUTS = {"d": "draw stock", "t": "take discard", "x": "discard CARD", "m": "meld CARDS",
+             "l": "lay off CARD SLOT"}
 
 
 def describe_move(action: int, aces_high: bool = False) -> str:

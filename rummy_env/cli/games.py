@@ -9,7 +9,7 @@ import numpy as np
 import yaml
 
 from rummy_env.core import melds
-from rummy_env.core.cards import card_str, format_hand, parse_hand
+from rummy_env.core.cards import card_count, card_str, format_hand, parse_hand, with_suit_symbols
 from rummy_env.core.game import games, get_game
 from rummy_env.eval.config import DEFAULT_GAME
 
@@ -32,12 +32,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--opponent", nargs="+", default=None,
                       help="an agent spec for each other seat (one spec fills every seat); Gin Rummy: a level (easy, "
                            "medium, hard, expert) or random, simple, heuristic, mcts[:simulations=N], ppo[:PATH] "
-                           "(default: the game's medium level, else its last agent)")
+                           "(default: the game's medium level, else its last agent that needs no extra)")
     play.add_argument("--rules", default=None, help="preset or YAML path (default: the game's default preset)")
     play.add_argument("--match", action="store_true", help="play a match to the target score instead of one hand")
     play.add_argument("--seat", type=int, default=None, help="your seat, 0.. (default: random)")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=_seed, default=None, help="a whole number >= 0: the same deals and agents' "
+                      "choices again (default: random)")
     play.set_defaults(func=_play)
+
+
+def _seed(text: str) -> int:
+    """A ``--seed`` value: a whole number >= 0 (the generators take no other)."""
+    if not text.strip().isdecimal():
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}")
+    return int(text)
 
 
 def _deadwood(args: argparse.Namespace) -> int:
@@ -45,7 +53,7 @@ def _deadwood(args: argparse.Namespace) -> int:
     opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
     hand = parse_hand(" ".join(args.cards))
     arrangement = melds.best_arrangement(hand, **opts)
-    print(f"hand: {format_hand(hand)}  ({hand.bit_count()} cards)")
+    print(f"hand: {format_hand(hand)}  ({card_count(hand.bit_count())})")
     for m in arrangement.melds:
         print(f"  {m.kind:4} {format_hand(m.cards)}")
     print(f"deadwood: {arrangement.deadwood} ({format_hand(arrangement.deadwood_cards) or 'none'})")
@@ -66,8 +74,7 @@ def _play(args: argparse.Namespace) -> int:
 
     game = get_game(args.game)
     n = game.check_num_players(game.min_players if args.players is None else args.players)
-    specs = args.opponent or ["medium" if "medium" in agents.available(game=game.name)
-                              else agents.available(game=game.name, levels=False)[-1]]
+    specs = args.opponent or [agents.default_opponent(game.name)]
     if len(specs) not in (1, n - 1):
         raise ValueError(f"give one --opponent spec for every seat, or one for all: {n - 1} other seats, got {len(specs)}")
     specs = specs * (n - 1) if len(specs) == 1 else specs
@@ -93,7 +100,7 @@ def _play(args: argparse.Namespace) -> int:
             obs, reward, term, trunc, info = env.last()
             if env.possible_agents.index(name) == seat:
                 for result in info.get("hand_results", []):
-                    print("\n" + game.explain(result, names))
+                    print("\n" + with_suit_symbols(game.explain(result, names)))
                 if args.match and "match_points" in info:
                     print(f"match points: {_you_first(short, seat, info['match_points'])}")
                 if "match_result" in info:
@@ -104,7 +111,7 @@ def _play(args: argparse.Namespace) -> int:
             who = env.possible_agents.index(name)
             action = players[who].act(obs, info)
             if who != seat:
-                print(f"{short[who]} {game.describe_move(action, rules)}")
+                print(with_suit_symbols(f"{short[who]} {game.describe_move(action, rules)}"))
             env.step(action)
     except (QuitGame, EOFError):
         print("\ngame abandoned")

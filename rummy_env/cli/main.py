@@ -20,9 +20,12 @@
 - ``rummy curves RUN_DIR... -o curves.png``: learning curves from TensorBoard logs.
 - ``rummy serve``: a local web app to play and watch the agents and replay tournaments
   (``rummy_env.web``; needs the ``web`` extra).
+- ``rummy convert-policy FILE``: rewrite a trusted policy file or checkpoint of an older
+  format (pickled objects) as plain data, the only form rummy-env reads.
 
 The commands live by what they drive: ``games`` (deadwood, rules, play), ``tournaments``
-(tournament, replay), ``training`` (demo, train, train-basic, distill, knock-labels, curves) and ``web`` (serve).
+(tournament, replay), ``training`` (demo, train, train-basic, distill, knock-labels, curves), ``web`` (serve)
+and ``policy_files`` (convert-policy).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import signal
 import sys
 from typing import Any, Optional, Sequence
 
-from rummy_env.cli import games, tournaments, training, web
+from rummy_env.cli import games, policy_files, tournaments, training, web
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     games.register(sub)
     tournaments.register(sub)
     web.register(sub)
+    policy_files.register(sub)
     return parser
 
 

@@ -4,6 +4,7 @@ deals, and a recorded game stepped through, for any registered game."""
 from __future__ import annotations
 
 import argparse
+from typing import Any, Optional
 
 from rummy_env.core.game import games
 
@@ -14,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tour.add_argument("--config", help="YAML file with any of these settings (command-line values win)")
     tour.add_argument("--game", help=f"one of {', '.join(games())} (default gin; basic is also called rummy)")
     tour.add_argument("--players-per-table", type=int, help="agents at each table (Basic Rummy: 2 to 4; default 2)")
-    tour.add_argument("--deals", type=int, help="deals per pair or table, each played in every seating (default 100)")
+    tour.add_argument("--deals", type=int, help="deals per pair or table, each played in every seating (default 100); "
+                      "rerun with more on the same --out to grow a tournament")
     tour.add_argument("--rules", help="preset or YAML path (default: the game's default preset)")
     tour.add_argument("--mode", choices=("hands", "matches"), help="a game is one hand (default) or a match")
     tour.add_argument("--format", choices=("round_robin", "gauntlet"), help="default round_robin")
@@ -33,9 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     rep = sub.add_parser("replay", help="step through a recorded game of a tournament")
     rep.add_argument("file", help="a results.jsonl written by rummy tournament, or the tournament's folder")
-    rep.add_argument("--key", "--game", dest="key", help="the game's key such as 0-1-3-0 (default: the first game)")
+    rep.add_argument("--key", help="the game's key such as 0-1-3-0 (default: the first game)")
+    rep.add_argument("--game", action=_Renamed, help=argparse.SUPPRESS)
     rep.add_argument("--step", action="store_true", help="wait for Enter after every move")
     rep.set_defaults(func=_replay)
+
+
+class _Renamed(argparse.Action):
+    """``rummy replay --game KEY``, the spelling of 0.1: refused, naming ``--key``, since
+    ``--game`` names a game (gin, basic, romme) everywhere else."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        parser.exit(2, f"{parser.prog}: error: --game is now --key (the key of a recorded game, such as {values}); "
+                       "elsewhere --game names a game such as gin\n")
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -49,6 +62,9 @@ def _tournament(args: argparse.Namespace) -> int:
         game=args.game, players_per_table=args.players_per_table, batch=args.batch,
     )
     summary = run(config, progress=not args.quiet)
+    if summary["grown_from_deals"] is not None:
+        print(f"grown from {summary['grown_from_deals']} to {config.deals} deals: the games of the first "
+              f"{summary['grown_from_deals']} were kept, {summary['played_this_run']} new ones played")
     print(summary["report"], end="")
     names = ["results.jsonl", "summary.json", "report.md", "agents.csv", "pairs.csv", "crosstable.png", "ratings.png"]
     written = [n for n in names if (config.out_dir / n).is_file()]
@@ -63,7 +79,7 @@ def _replay(args: argparse.Namespace) -> int:
     from rummy_env.eval.store import read_results
 
     header, records = read_results(args.file)
-    rules = header["rules"]
+    rules = header.get("rules")  # a header without rules (hand-written): the game's default
     if not records:
         raise ValueError(f"{args.file} holds no games yet")
     if args.key is None:

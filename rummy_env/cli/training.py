@@ -18,18 +18,30 @@ for it and every one of its fields meaningless for PPO."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+from importlib import resources
 from pathlib import Path
+from typing import Optional, Union
 
 import numpy as np
 
-_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+# The demo's own configs ship inside the package (rummy_env/cli/data/), so ``rummy demo``
+# works wherever the wheel is installed; the repository's configs/ppo_demo.yaml and
+# configs/tournament_demo.yaml are links to them, for the docs' commands.
+DEMO_DATA = resources.files(__package__) / "data"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     demo = sub.add_parser("demo", help="train a PPO agent briefly, then a small tournament with it (the README's main job)")
-    demo.add_argument("--config", default=str(_CONFIGS / "ppo_demo.yaml"), help="training config (default configs/ppo_demo.yaml)")
-    demo.add_argument("--tournament", default=str(_CONFIGS / "tournament_demo.yaml"),
-                      help="tournament config (default configs/tournament_demo.yaml)")
+    demo.add_argument("--config", help="training config (default: the demo's own, in the package: "
+                      "rummy_env/cli/data/ppo_demo.yaml)")
+    demo.add_argument("--tournament", help="tournament config (default: the demo's own, in the package: "
+                      "rummy_env/cli/data/tournament_demo.yaml)")
+    demo.add_argument("--total-updates", type=int, metavar="N",
+                      help="PPO updates to train (default: the training config's total_updates)")
+    demo.add_argument("--deals", type=int, metavar="N",
+                      help="duplicate deals per pair in the tournament (default: the tournament config's)")
     demo.add_argument("--out", default="runs", help="parent folder of the demo's output (default runs)")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -38,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml "
                         "(on Ray: --backend ray --rollout-workers 8 [--address ray://head:10001])")
     tr.add_argument("--config", help="YAML training config (default: the built-in defaults)")
-    tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint; with "
+                    "--total-updates N it runs to N, the learning rate falling on from its last value to 0 at N")
     tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
     _add_config_fields(tr)
     tr.set_defaults(func=_train)
@@ -46,7 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tb = sub.add_parser("train-basic", help="train a Basic Rummy agent (2-4 players) by PPO against rummy-heuristic, "
                         "e.g. rummy train-basic --config configs/ppo_basic.yaml (rummy_env/train/basic_ppo.py)")
     tb.add_argument("--config", help="YAML config (fields: rummy_env/train/basic_config.py; default: the built-in defaults)")
-    tb.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    tb.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint; with "
+                    "--set total_updates=N it runs to N, the learning rate falling on from its last value to 0 at N")
     tb.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="override a field, e.g. total_updates=100 or players.4=0 (values read as YAML)")
     tb.set_defaults(func=_train_basic)
@@ -117,15 +131,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """Train a PPO agent briefly, then a small tournament with it; logs and plots on disk."""
+    """Train a PPO agent briefly, then a small tournament with it; logs and plots on disk.
+    Without --config/--tournament it reads the configs shipped in the package."""
+    _require_train_extra("torch", "tensorboard")  # it trains a network
+    with contextlib.ExitStack() as files:  # a shipped config is a file for as long as the demo runs
+        training = args.config or files.enter_context(resources.as_file(DEMO_DATA / "ppo_demo.yaml"))
+        tournament = args.tournament or files.enter_context(resources.as_file(DEMO_DATA / "tournament_demo.yaml"))
+        return _run_demo(args, training, tournament)
+
+
+def _run_demo(args: argparse.Namespace, training: Union[str, Path], tournament_file: Union[str, Path]) -> int:
+    import dataclasses
     import datetime as dt
 
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "rummy demo trains a network and needs torch: pip install torch==2.13.0 -e '.[train]'"
-        ) from None
     from rummy_env.eval.config import load_config as load_tournament
     from rummy_env.eval.tournament import run
     from rummy_env.train.config import load_config as load_training
@@ -133,7 +151,13 @@ def _demo(args: argparse.Namespace) -> int:
     from rummy_env.train.ppo import Trainer
 
     out = Path(args.out) / dt.datetime.now().strftime("demo-%Y%m%d-%H%M%S")
-    config = load_training(args.config, {"runs_dir": str(out), "seed": args.seed, "progress": not args.quiet})
+    overrides = {"runs_dir": str(out), "seed": args.seed, "progress": not args.quiet}
+    if args.total_updates is not None:
+        overrides["total_updates"] = args.total_updates
+    config = load_training(training, overrides)
+    fixed = ["random", "simple", "heuristic", "ppo"]  # the trained agent joins them after training
+    tournament = load_tournament(str(tournament_file), agents=fixed, out=str(out / "tournament"), seed=args.seed,
+                                 deals=args.deals)  # a bad setting fails now, not after the training
     print(f"1/3 training {config.name!r} for {config.total_updates} updates "
           f"({config.total_updates * config.steps_per_update:,} env steps); TensorBoard: tensorboard --logdir {out}")
     trainer = Trainer.start(config)
@@ -145,21 +169,20 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"    {trainer.global_step:,} env steps in {trainer.train_seconds:.0f} s ({rate:,.0f} steps/s including updates)")
     curves = plot_curves([trainer.run_dir], out / "curves.png")
     policy = trainer.run_dir / "policy.pt"
-    specs = ["random", "simple", "heuristic", "ppo", f"ppo:{policy}"]
-    print(f"2/3 tournament over duplicate deals: {', '.join(specs[:-1])} and the agent just trained")
-    tournament = load_tournament(args.tournament, agents=specs, out=str(out / "tournament"), seed=args.seed)
-    summary = run(tournament, progress=not args.quiet)
+    print(f"2/3 tournament over duplicate deals: {', '.join(fixed)} and the agent just trained")
+    summary = run(dataclasses.replace(tournament, agents=[*fixed, f"ppo:{policy}"]), progress=not args.quiet)
     print(summary["report"], end="")
     print(f"3/3 written under {out}/:")
     print(f"    {trainer.run_dir.name}/  TensorBoard events, config.yaml, checkpoint.pt, policy.pt")
     print(f"    {curves.name}  learning curves;  tournament/  report.md, summary.json, pairs.csv, crosstable.png, ratings.png")
-    print(f"next: rummy play --opponent ppo:{policy}   |   rummy train --config configs/ppo.yaml")
+    print(f"next: rummy play --opponent ppo:{policy}   |   rummy train --help")
     return 0
 
 
 def _train(args: argparse.Namespace) -> int:
     import dataclasses
 
+    _require_train_extra("torch", "tensorboard")
     from rummy_env.train.config import PPOConfig, load_config
 
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if getattr(args, f.name) is not None}
@@ -193,13 +216,49 @@ def _train(args: argparse.Namespace) -> int:
     if trainer.rollouts.restarts:
         print(f"  {trainer.rollouts.restarts} rollout worker(s) died and were replaced; their rollouts were played again")
     for opp, res in last.items():
-        print(f"  vs {opp}: won {res['win_rate']:.1%} of {c.eval_hands} hands, "
-              f"{res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
+        print(f"  vs {opp}: {_evaluation_text(res, c.eval_hands, 'deal')}")
     print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent ppo:{trainer.run_dir / 'policy.pt'})")
     return 0
 
 
+def _evaluation_text(res: dict[str, float], hands: int, unit: str, draw_is_half: bool = True) -> str:
+    """One evaluation as ``rummy train``, ``train-basic`` and ``expert-iteration`` print it:
+    hands won (with their 95% interval where the evaluation gives one), then points a hand
+    with theirs; the intervals are over ``unit`` (``deal`` or ``hand``). ``draw_is_half``:
+    the win rate counts a hand without a winner as half a win (Gin's evaluations) or as
+    none (Basic Rummy's).
+
+    Why not just the numbers: the win rate counts a drawn hand as half a win, so a run whose
+    every hand was drawn would read "won 50.0%"; it says so instead, and names the share
+    drawn otherwise. And a normal interval over results that are all the same (every deal
+    won, every hand drawn) has width 0, which is no measure of the uncertainty: it says
+    that rather than print "+- 0.0"."""
+    drawn = res.get("draw_rate", 0.0)
+    if drawn == 1.0:
+        return f"all {hands} hands drawn ({res['points_per_hand']:+.2f} points a hand)"
+    points = _with_interval(f"{res['points_per_hand']:+.2f}", res["points_ci95"], f"{res['points_ci95']:.2f}",
+                            " points a hand", unit)
+    half = res.get("win_ci95")
+    won = _with_interval(f"{res['win_rate']:.1%}", half, None if half is None else f"{half:.1%}", f" of {hands} hands",
+                         unit)
+    if drawn:
+        won += f" ({drawn:.1%} drawn, each counted as half a win)" if draw_is_half else f" ({drawn:.1%} drawn)"
+    return f"won {won}, {points}"
+
+
+def _with_interval(value: str, half: Optional[float], half_text: Optional[str], what: str, unit: str) -> str:
+    """``value +- half what``, or ``value what`` with a note where the interval says nothing."""
+    if half is None:
+        return value + what
+    if not math.isfinite(half):
+        return f"{value}{what} (one {unit}: no interval)"
+    if half == 0:
+        return f"{value}{what} (no interval: every {unit} scored the same)"
+    return f"{value} +- {half_text}{what}"
+
+
 def _train_basic(args: argparse.Namespace) -> int:
+    _require_train_extra("torch", "tensorboard")
     from rummy_env.train.basic_config import load_config
 
     overrides = {}
@@ -226,13 +285,14 @@ def _train_basic(args: argparse.Namespace) -> int:
     print(f"done: {trainer.update} updates, {trainer.hands:,} hands, {trainer.decisions:,} learner decisions, "
           f"{trainer.train_seconds:.0f} s of training")
     for table, res in last.items():
-        print(f"  vs rummy-heuristic, {table[:-1]} players: won {res['win_rate']:.1%} of {trainer.config.eval_hands} "
-              f"hands, {res['points_per_hand']:+.2f} +- {res['points_ci95']:.2f} points per hand")
+        text = _evaluation_text(res, trainer.config.eval_hands, "hand", draw_is_half=False)
+        print(f"  vs rummy-heuristic, {table[:-1]} players: {text}")
     print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent rummy-ppo:{trainer.run_dir / 'policy.pt'})")
     return 0
 
 
 def _distill(args: argparse.Namespace) -> int:
+    _require_train_extra("torch")
     from tqdm import tqdm
 
     from rummy_env.train.distill import collect, fit, heldout, load, load_split
@@ -274,9 +334,10 @@ def _distill(args: argparse.Namespace) -> int:
 
 
 def _expert_iteration(args: argparse.Namespace) -> int:
-    import yaml
+    _require_train_extra("torch", "tensorboard")
     from tqdm import tqdm
 
+    from rummy_env.core.yaml_files import parse_value
     from rummy_env.train.expert_config import load_config
     from rummy_env.train.expert_iteration import CONFIG_FILE, run, training_hours
 
@@ -285,7 +346,7 @@ def _expert_iteration(args: argparse.Namespace) -> int:
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. rounds=6")
-        overrides[key.strip()] = yaml.safe_load(value)
+        overrides[key.strip()] = parse_value(value, f"--set {key.strip()}")
     saved = Path(args.out) / CONFIG_FILE
     config = load_config(args.config if args.config or not saved.is_file() else saved, overrides)
     print(f"run folder: {args.out}  (tensorboard --logdir {Path(args.out) / 'tb'}); {config.rounds} rounds of "
@@ -308,8 +369,7 @@ def _expert_iteration(args: argparse.Namespace) -> int:
                      f"{summary['student_agrees']:.1%}; after the fit {summary['fit']['agreement']:.1%} "
                      f"of the {summary['fit']['fit_labels']:,} it was fitted to;")
         for opponent, r in summary["eval"].items():
-            line += (f" vs {opponent}: {r['points_per_hand']:+.2f} +- {r['points_ci95']:.2f} points a hand, "
-                     f"won {r['win_rate']:.1%} +- {r['win_ci95']:.1%} of {int(r['hands'])} hands;")
+            line += f" vs {opponent}: {_evaluation_text(r, int(r['hands']), 'deal')};"
         bar.write(line.rstrip(";"))
 
     try:
@@ -323,6 +383,7 @@ def _expert_iteration(args: argparse.Namespace) -> int:
 
 
 def _knock_labels(args: argparse.Namespace) -> int:
+    _require_train_extra("torch")
     from tqdm import tqdm
 
     from rummy_env.train.knock_labels import collect, fit
@@ -361,6 +422,7 @@ def _knock_labels(args: argparse.Namespace) -> int:
 
 
 def _curves(args: argparse.Namespace) -> int:
+    _require_train_extra("tensorboard")  # its event-file reader
     from rummy_env.train.curves import plot_curves
 
     out = plot_curves(args.runs, args.out, tags=args.tag)
@@ -368,14 +430,37 @@ def _curves(args: argparse.Namespace) -> int:
     return 0
 
 
+TRAIN_EXTRA = 'pip install "rummy-env[train]" (in a checkout: pip install -e ".[train]")'
+
+
+def _require_train_extra(*modules: str) -> None:
+    """Fail with one line naming the ``train`` extra when one of its ``modules`` cannot be
+    imported. Why here, before any work: the ImportError from deep inside says only "No
+    module named 'torch'", and ``rummy train`` would have made its run folder by then."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ImportError(f"{name} cannot be imported ({exc}); this command needs the train extra "
+                              f"(torch, tensorboard, numba): {TRAIN_EXTRA}") from None
+
+
 def _add_config_fields(parser: argparse.ArgumentParser) -> None:
-    """One ``--field-name VALUE`` option per training config field (values read as YAML)."""
+    """One ``--field-name VALUE`` option per training config field (values read as YAML),
+    each described by the field's attribute docstring and showing its default: the same
+    source as the config table of docs/training.md (``rummy_env.core.field_docs``)."""
     import dataclasses
 
+    from rummy_env.core.field_docs import attribute_docs, yaml_text
     from rummy_env.train.config import PPOConfig
 
-    group = parser.add_argument_group("config fields (override the file)")
+    group = parser.add_argument_group("config fields (each overrides the --config file's value; values read as YAML)")
     aliases = {"ray_address": ["--address"]}  # as ``rummy tournament``'s option
+    docs = attribute_docs(PPOConfig)
     for f in dataclasses.fields(PPOConfig):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        text = f"{docs.get(f.name, '')} (default: {yaml_text(default)})".replace("``", "").replace("%", "%%")
         group.add_argument("--" + f.name.replace("_", "-"), *aliases.get(f.name, []), dest=f.name, metavar="VALUE",
-                           default=None)
+                           default=None, help=text)

@@ -1,3 +1,4 @@
 """What every game shares: cards, meld tables and the exact batch meld solver, rule-file
-loading, the PettingZoo AEC base, text-to-image rendering, and the game interface with
-its registry (``rummy_env.core.game``). Nothing here knows a particular game."""
+loading, the PettingZoo AEC base, text-to-image rendering, the game interface with
+its registry (``rummy_env.core.game``), and the field descriptions of settings dataclasses
+(``field_docs``, for ``--help`` and the docs' config tables). Nothing here knows a particular game."""

@@ -23,6 +23,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env.core.game import Encoding, Game, IllegalActionError
 from rummy_env.core.render import text_to_rgb
+from rummy_env.core.state import card_ids
 
 EPISODES = ("hand", "match")
 REWARDS = ("points", "scaled", "win_loss")
@@ -187,20 +188,26 @@ class CardGameEnv(AECEnv, ABC):
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Deal a hand (the first of a match with ``episode="match"``). ``seed`` reseeds the
         env; ``options={"dealer": seat}`` picks the dealer (else drawn from the env's
-        generator), ``options={"deck": [ids]}`` deals that deck order; other keys are
-        ignored, as PettingZoo's ``api_test`` expects."""
+        generator), ``options={"deck": [ids]}`` deals that deck order (whole numbers: a
+        list or an integer array); other keys are ignored, as PettingZoo's ``api_test``
+        expects. A seed or deck of the wrong kind is refused, naming it."""
         if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"reset seed must be a whole number >= 0 or None, got {seed!r}")
             self._rng = np.random.default_rng(seed)
         options = dict(options or {})
+        game = self.game_interface
+        deck = options.get("deck")
+        if deck is not None:
+            deck = card_ids(deck, game.deck_size_of(self.rules), "reset option deck")
         n = self.num_players
         dealer = options.get("dealer", int(self._rng.integers(n)))
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
             allowed = "0 or 1" if n == 2 else f"a seat 0..{n - 1}"
             raise ValueError(f"reset option dealer must be {allowed}, got {dealer!r}")
         dealer = int(dealer)
-        game = self.game_interface
         self.match = game.new_match(self.rules, n, dealer) if self.episode == "match" else None
-        self.game = game.deal(self.rules, n, seed=self._rng, deck=options.get("deck"), dealer=dealer)
+        self.game = game.deal(self.rules, n, seed=self._rng, deck=deck, dealer=dealer)
         self._begin()
 
     def state(self) -> np.ndarray:

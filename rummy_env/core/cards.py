@@ -10,6 +10,7 @@ the same masks. Text form is rank then suit (``AC 7D TH KS``); parsers also acce
 from __future__ import annotations
 
 import functools
+import re
 
 from collections.abc import Iterable
 
@@ -151,6 +152,22 @@ def _hand_text(mask: int, symbols: bool) -> str:
 def _suit_text(suit: int, field: int, symbols: bool) -> str:
     """``format_cards`` of the cards of one suit held in ``field`` (13 bits)."""
     return format_cards(SUIT_CARDS[suit][field], symbols)
+
+
+_CARD_WORD = re.compile(rf"\b([{RANK_CHARS}])([{SUIT_CHARS}])\b")  # a card in letters, e.g. 7D
+
+
+def with_suit_symbols(text: str) -> str:
+    """``text`` with every card written with its suit symbol (``'discard 7D'`` ->
+    ``'discard 7\u2666'``), for a person's screen: the action names write cards with
+    letters (as records and logs do), the hands are drawn with symbols, and one screen
+    should write a card one way."""
+    return _CARD_WORD.sub(lambda m: m[1] + SUIT_SYMBOLS[SUIT_CHARS.index(m[2])], text)
+
+
+def card_count(n: int) -> str:
+    """``'1 card'``, ``'7 cards'``: a number of cards in words, for people's screens."""
+    return f"{n} card{'' if n == 1 else 's'}"
 
 
 def popcount(mask: int) -> int:

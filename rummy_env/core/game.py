@@ -22,7 +22,8 @@ A ``Game`` gives:
   rng)``, the true state with the cards that player cannot know dealt differently (for
   no-leak tests); by default the state class's own methods of those names;
 - names and text: ``action_name``, ``describe_move`` (as the other players see it),
-  ``explain(hand_result, names)``;
+  ``explain(hand_result, names)``, and ``shortcuts``, the letters a person types for its
+  moves at the terminal (``rummy play``);
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
 - ``outcomes``: the names a ``HandResult.outcome`` can take, in report order;
@@ -47,6 +48,7 @@ import importlib
 import warnings
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
+from types import MappingProxyType
 from typing import Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Sequence, Union, runtime_checkable
 
 import numpy as np
@@ -113,7 +115,9 @@ class GameState(Protocol):
 
     def card_places(self) -> dict[str, list[int]]:
         """Where every card of the deck is now (place name -> card ids): the places
-        partition the deck, an invariant the conformance tests check after every move."""
+        partition the deck, an invariant the conformance tests check after every move.
+        Each seat's hand is named ``hand {seat}`` and the stock ``stock`` (what the
+        conformance tests take for the places other players cannot see)."""
 
     def redeal_hidden(self, player: int, rng: np.random.Generator) -> "GameState":
         """A copy with the cards ``player`` cannot know dealt differently among their places."""
@@ -217,6 +221,10 @@ class Game(ABC):
     encodings: dict[str, Encoding]
     state_size: int  # length of the env's ``state()`` vector
     batched: bool = False  # whether ``play_batched`` plays many hands at once (a batch engine)
+    # letter -> the moves it stands for at the terminal (``rummy play``): the start of their
+    # names, then what the person types after the letter, e.g. {"x": "discard CARD"}
+    # (rummy_env.agents.human); the same letter means the same kind of move in every game
+    shortcuts: Mapping[str, str] = MappingProxyType({})
     hand_cost: int = 1  # a random hand's cost relative to a Gin hand: suites that play many random hands
     # (tests/test_conformance.py) play about 1/hand_cost as many of this game's
 
@@ -247,6 +255,13 @@ class Game(ABC):
         """The number of cards dealt under ``rules`` (card ids 0..n-1 of a deal order): ``deck_size``
         unless a game's rules change the pack (Rommé with 4 jokers)."""
         return self.deck_size
+
+    def card_kind(self, card: int, rules: Any = None) -> int:
+        """The kind of card id ``card`` of a deal order: cards of one kind are identical for
+        every rule and every player, so which of them lies where must change nothing anyone
+        sees (Rommé's two decks hold each card twice). By default every card is a kind of
+        its own."""
+        return int(card)
 
     @abstractmethod
     def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,

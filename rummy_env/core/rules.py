@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, Union
 
-import yaml
+from rummy_env.core.yaml_files import read_mapping
 
 R = TypeVar("R", bound="RuleOptions")
 
@@ -90,11 +90,6 @@ def load_rules_spec(spec: RulesLike, kind: type[R], presets: Mapping[str, R], de
     if isinstance(spec, (str, os.PathLike)):
         path = Path(spec)
         if path.suffix in (".yaml", ".yml") or path.exists():
-            if not path.is_file():
-                raise FileNotFoundError(f"rules file {str(path)!r} not found")
-            data = yaml.safe_load(path.read_text()) or {}
-            if not isinstance(data, Mapping):
-                raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names, got {type(data).__name__}")
-            return from_mapping(data)
+            return from_mapping(read_mapping(path, "rules file", "rule options"))
         raise ValueError(f"unknown {what} {spec!r}: use a preset ({', '.join(presets)}) or a YAML file path")
     raise TypeError(f"{what} must be a preset name, a YAML path, a mapping or a {kind.__name__}, got {type(spec).__name__}")

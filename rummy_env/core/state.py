@@ -33,9 +33,28 @@ class HandResultBase:
                 "rewards": list(self.rewards), **self.details()}  # type: ignore[attr-defined]
 
 
+def card_ids(deck: Any, size: int, what: str = "deck") -> tuple[int, ...]:
+    """``deck`` as a tuple of ints, if it is a sequence (or 1-d integer array) of whole
+    numbers; else a ValueError naming ``what`` and the card ids allowed (0..size-1). Text
+    and fractions ("3", 3.0, a float array) are refused, not converted: a deck that is not
+    ids is a mistake to name, not to guess at."""
+    allowed = f"{what} must be a sequence of whole numbers (card ids 0..{size - 1})"
+    if isinstance(deck, np.ndarray):
+        if deck.ndim != 1 or not np.issubdtype(deck.dtype, np.integer):
+            raise ValueError(f"{allowed}, got an array of {deck.dtype} of shape {deck.shape}")
+        return tuple(deck.tolist())
+    if isinstance(deck, (str, bytes, dict)) or not hasattr(deck, "__iter__"):
+        raise ValueError(f"{allowed}, got {deck!r}")
+    out = tuple(deck)
+    for position, card in enumerate(out):
+        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+            raise ValueError(f"{allowed}, got {card!r} at position {position}")
+    return tuple(int(c) for c in out)
+
+
 def checked_deck(deck: Sequence[int], size: int) -> tuple[int, ...]:
     """``deck`` as a tuple of ints, if it is a permutation of the card ids 0..size-1."""
-    out = tuple(int(c) for c in deck)
+    out = card_ids(deck, size)
     if sorted(out) != list(range(size)):
         raise ValueError(f"deck must be a permutation of the {size} card ids 0..{size - 1}")
     return out

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
+import numpy as np
 
-from rummy_env.core.game import get_game
+from rummy_env.core.game import games, get_game
+from rummy_env.core.yaml_files import read_mapping
 
 MODES = ("hands", "matches")
 FORMATS = ("round_robin", "gauntlet")
@@ -46,7 +49,8 @@ class TournamentConfig:
     """'hands' (one hand per game) or 'matches' (a whole match per game: to the target
     score; in Rommé a table of hands)."""
     deals: int = 100
-    """Deals per pair; each is played twice with the seats swapped (duplicate)."""
+    """Deals per pair; each is played twice with the seats swapped (duplicate). Rerunning a
+    tournament with more deals grows it: its games are kept and the new deals played."""
     format: str = "round_robin"
     """'round_robin' (every pair) or 'gauntlet' (each candidate against every other agent)."""
     candidates: list[str] = field(default_factory=list)
@@ -75,6 +79,7 @@ class TournamentConfig:
     at a time. 'off': every game one at a time. The results are the same either way."""
 
     def __post_init__(self) -> None:
+        self.check_types()
         if len(self.agents) < 2:
             raise ValueError(f"a tournament needs at least 2 agents, got {self.agents}")
         if len(set(self.agents)) != len(self.agents):
@@ -103,14 +108,45 @@ class TournamentConfig:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
         if self.mode == "matches" and not rules.match:
             raise ValueError(f"mode 'matches' needs rules with a target score; {self.rules!r} has none")
-        if self.deals < 1 or self.workers < 1:
-            raise ValueError(f"deals and workers must be >= 1, got deals={self.deals}, workers={self.workers}")
         if self.format == "gauntlet":
             missing = [c for c in self.candidates if c not in self.agents]
             if not self.candidates or missing:
                 raise ValueError(f"a gauntlet needs candidates that are among the agents; not found: {missing or 'none given'}")
         elif self.candidates:
             raise ValueError("candidates are only for format 'gauntlet'")
+
+    def check_types(self) -> None:
+        """Refuse a setting of the wrong type, naming it and what is allowed, before anything
+        uses it (a YAML file can give any value: ``deals: two``, ``agents: random``). Run
+        again by ``run`` before it writes, in case a setting was changed since."""
+        for name in ("agents", "candidates"):
+            specs = getattr(self, name)
+            example = "e.g. [random, simple]" if name == "agents" else "e.g. [heuristic]"
+            if isinstance(specs, str):
+                raise ValueError(f"{name} must be a list of agent specs, {example}; got the text {specs!r}")
+            if not isinstance(specs, (list, tuple)) or not all(isinstance(a, str) and a for a in specs):
+                raise ValueError(f"{name} must be a list of agent specs, {example}; got {specs!r}")
+            setattr(self, name, list(specs))
+        for name, least in (("deals", 1), ("workers", 1), ("seed", 0), ("players_per_table", 2)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+            setattr(self, name, int(value))
+        if not isinstance(self.record, (bool, np.bool_)):
+            raise ValueError(f"record must be true or false, got {self.record!r}")
+        self.record = bool(self.record)
+        if not isinstance(self.game, str):
+            raise ValueError(f"game must be the name of a game ({', '.join(games())}), got {self.game!r}")
+        if isinstance(self.rules, PathLike):
+            self.rules = str(self.rules)
+        if self.rules is not None and not isinstance(self.rules, (str, Mapping)):
+            raise ValueError(f"rules must be a preset name, a YAML path or a mapping of rule options, got {self.rules!r}")
+        if isinstance(self.out, PathLike):
+            self.out = str(self.out)
+        if not isinstance(self.out, str) or not self.out:
+            raise ValueError(f"out must be a folder path, got {self.out!r}")
+        if self.address is not None and not isinstance(self.address, str):
+            raise ValueError(f"address must be text (a Ray address) or null, got {self.address!r}")
 
     @property
     def pairs_format(self) -> bool:
@@ -153,10 +189,7 @@ def load_config(path: Optional[str] = None, **overrides: Any) -> TournamentConfi
     """Settings from a YAML file (optional) with command-line values taking precedence."""
     data: dict[str, Any] = {}
     if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"tournament config {path!r} must hold a mapping of settings")
-        data.update(loaded)
+        data.update(read_mapping(path, "tournament config"))
     data.update({k: v for k, v in overrides.items() if v is not None})
     names = {f.name for f in dataclasses.fields(TournamentConfig)}
     unknown = sorted(set(data) - names)

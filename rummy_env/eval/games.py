@@ -175,6 +175,35 @@ def game_record(game: AnyGame, names: list[str], hands: list[dict[str, Any]], wi
     return record
 
 
+# the fields of a game's record, by whether it is a pair's game (True) or a table's (False)
+RECORD_FIELDS = {
+    True: ("key", "i", "j", "deal", "swap", "players", "hands", "winner", "margin"),
+    False: ("key", "table", "deal", "rotation", "seats", "players", "hands", "winner", "points", "order"),
+}
+
+
+def record_problem(record: dict[str, Any], pairs: Optional[bool], game: Optional[AnyGame] = None) -> Optional[str]:
+    """What is wrong with a game's record (a line of results.jsonl, as ``game_record`` makes
+    it), or None: a field missing (``pairs``: of a pair's game, False: of a table's, None:
+    one that both have), hands that are not hand records, or, given the scheduled ``game``
+    of its key, a field that is not that game's. Why: statistics, reports and replays read
+    these fields, and a damaged line must be named, not fail as a KeyError far from it."""
+    need = RECORD_FIELDS[pairs] if pairs is not None else ("key", "players", "hands", "winner")
+    missing = [name for name in need if name not in record]
+    if missing:
+        return f"lacks the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    for name, value in (game.fields() if game is not None else {}).items():
+        if record[name] != value:
+            return f"has {name} {record[name]!r}, but its key says {value!r}"
+    hands = record["hands"]
+    if not isinstance(hands, list) or not all(isinstance(h, dict) and isinstance(h.get("result"), dict)
+                                              and "length" in h for h in hands):
+        return "has hands that are not a list of hand records (each with its result and length)"
+    if not isinstance(record["players"], list) or not all(isinstance(name, str) for name in record["players"]):
+        return "has players that are not a list of agent specs"
+    return None
+
+
 def hand_record(state: GameState, keep_moves: bool) -> dict[str, Any]:
     """A finished hand: its result and length, and (``keep_moves``) what replays it."""
     assert state.result is not None

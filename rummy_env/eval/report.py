@@ -148,19 +148,36 @@ def _plots(out: Path, summary: dict[str, Any], pairwise: bool) -> None:
     fig.savefig(out / "crosstable.png", dpi=120)
     plt.close(fig)
 
+    fig = ratings_figure(summary)
+    fig.savefig(out / "ratings.png", dpi=120)
+    plt.close(fig)
+
+
+def ratings_figure(summary: dict[str, Any]) -> Any:
+    """ratings.png: both ratings of every agent with their 95% intervals, side by side,
+    agents ordered by points. The axis labels say what each rating is in, in the report's
+    own words (points a hand, or a match in match mode), on two lines so the two labels
+    never run into each other."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    unit = "hand" if summary["config"]["mode"] == "hands" else "match"
     order = [r["agent"] for r in summary["points_ratings"]]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.5 * n + 1.5), sharey=True)
+    n = len(order)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.5 * n + 2), sharey=True)
     y = np.arange(n)[::-1]
-    for ax, key, label in ((axes[0], "points_ratings", "points rating (points a game above average)"),
-                           (axes[1], "ratings", "wins rating (Bradley-Terry, Elo scale)")):
+    labels = {"points_ratings": f"points rating, 95% interval\n(points a {unit} above the field's average)",
+              "ratings": "wins rating, 95% interval\n(Bradley-Terry, Elo scale: +400 = 10:1 odds)"}
+    for ax, (key, label) in zip(axes, labels.items()):
         rows = {r["agent"]: r for r in summary[key]}
         values = np.array([rows[a]["rating"] for a in order])
         low = values - np.array([rows[a]["ci95_low"] for a in order])
         high = np.array([rows[a]["ci95_high"] for a in order]) - values
         ax.errorbar(values, y, xerr=[low, high], fmt="o", capsize=4)
-        ax.set_xlabel(f"{label}, 95% interval")
+        ax.set_xlabel(label)
         ax.axvline(0, color="grey", lw=0.5)
     axes[0].set_yticks(y, [_label(a) for a in order])
     fig.tight_layout()
-    fig.savefig(out / "ratings.png", dpi=120)
-    plt.close(fig)
+    return fig

@@ -104,13 +104,15 @@ def _batched(spec: dict[str, Any], games: list[PairGame] | list[TableGame], conf
 
 
 def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Callable[[dict], None]] = None) -> dict[str, Any]:
-    """Play every game not yet in ``results.jsonl``; returns the summary (also written)."""
+    """Play every game not yet in ``results.jsonl`` (a rerun with more ``deals`` grows a
+    tournament: its new deals are played); returns the summary (also written)."""
+    config.check_types()  # nothing is written for settings changed since they were checked
     out = config.out_dir
-    store = ResultsStore(out / "results.jsonl", config.identity())
-    done = store.open()
     game = get_game(config.game)
     pairs = config.pairs_format
     games = schedule(config.pairs(), config.deals) if pairs else table_schedule(config.tables(), config.deals)
+    store = ResultsStore(out / "results.jsonl", config.identity(), {g.key: g for g in games})
+    done = store.open()
     todo = [g for g in games if g.key not in done]
     spec = {"game": game.name, "agents": config.agents, "rules": config.rules, "mode": config.mode,
             "seed": config.seed, "record": config.record}
@@ -140,6 +142,7 @@ def run(config: TournamentConfig, progress: bool = True, on_game: Optional[Calla
         "games": len(records),
         "seconds_this_run": time.perf_counter() - start,
         "played_this_run": len(todo),
+        "grown_from_deals": store.grown_from,
         "batched_this_run": len(many),
     }
     names = config.agents

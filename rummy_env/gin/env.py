@@ -35,7 +35,9 @@ Episodes: ``episode="hand"`` (default) ends after one hand; ``episode="match"`` 
 hands until a player reaches ``target_score``, dealing the next hand in the same episode.
 The dealer of the first hand is drawn from the env's seeded generator (or given as
 ``reset(options={"dealer": 0 or 1})``; ``options={"deck": [52 ids]}`` deals a fixed
-deck order for the first hand); the dealer alternates after each hand.
+deck order for the first hand); the dealer alternates after each hand. ``reset`` refuses,
+naming it, a seed that is not a whole number >= 0 and a deck of anything but whole
+numbers (a list or an integer array: text and fractions are not converted).
 
 Rewards (zero-sum, given when a hand ends):
 - ``points``: the hand score, +points to the winner and -points to the loser (0 on a

@@ -54,7 +54,7 @@ from typing import ClassVar, Optional, Sequence
 import numpy as np
 
 from rummy_env.core import melds
-from rummy_env.core.cards import NUM_CARDS, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
+from rummy_env.core.cards import NUM_CARDS, card_count, card_value, distinct_cards_mask, format_cards, format_hand, mask_to_cards
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase, checked_deck
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
@@ -571,11 +571,11 @@ class GinRummyState(CardGameState):
         for seat in (0, 1):
             shown = perspective is None or perspective == seat or revealed
             who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}"
-            cards = format_hand(self.hands[seat], symbols=True) if shown else f"[{self.hands[seat].bit_count()} cards]"
+            cards = format_hand(self.hands[seat], symbols=True) if shown else f"[{card_count(self.hands[seat].bit_count())}]"
             dw = f"  deadwood {self.deadwood(seat)}" if shown else ""
             lines.append(f"{who}: {cards}{dw}")
         top = format_cards(self.discard_pile[-1:], symbols=True) or "-"
-        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards")
+        lines.append(f"discard pile: {card_count(len(self.discard_pile))}, top {top}; stock: {card_count(len(self.stock))}")
         if self.is_over:
             r = self.result
             assert r is not None

@@ -33,6 +33,7 @@ class GinRummy(Game):
     presets = PRESETS
     encodings = encoding.ENCODINGS
     state_size = encoding.STATE_SIZE
+    shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
     batched = True  # the vector engine plays many hands at once (rummy_env.gin.batch)
 
     def load_rules(self, spec: Any = None) -> Any:

@@ -1,7 +1,8 @@
 """Gin Rummy in words: a move as the other player sees it, and a showdown explained.
 
 For people at the table (``rummy play``, replays): the knock card stays face down in
-``describe_move``, and ``explain`` gives the showdown's sum as the rules score it.
+``describe_move``, ``explain`` gives the showdown's sum as the rules score it, and
+``SHORTCUTS`` are the letters typed for the moves at the terminal.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from typing import Any, Optional
 
 from rummy_env.gin.game import BIG_GIN, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, action_name
 
+# the letters a person types for the moves (``rummy play``; rummy_env.agents.human reads them)
+SHORTCUTS = {"d": "draw stock", "t": "take discard", "p": "pass", "x": "discard CARD", "k": "knock CARD",
+             "g": "big gin"}
 DRAW_REASONS = {"wall": "the stock ran down to two cards", "max_turns": "too many turns",
                 "repeated": "a card taken and thrown back twice in a row", "upcard_draws": "too many draws of the upcard"}
 

@@ -299,6 +299,35 @@ class VectorGinRummy:
             getattr(self, name)[rows] = getattr(source, name)[source_rows]
         self._mask = self._hand_deadwood = None
 
+    def snapshot(self) -> dict[str, Any]:
+        """Every game's position and the dealing generator, as plain data (arrays, ints,
+        a dict): what a training checkpoint keeps of the games in progress, so that it can
+        be read back without unpickling objects (``restore``)."""
+        return {"num_envs": self.num_envs, "rng": self._rng.bit_generator.state,
+                "arrays": {name: getattr(self, name).copy() for name in self._STATE}}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Continue from ``snapshot()``'s output (of an engine with the same number of games
+        and rules); refused, naming the field, when it does not fit this engine."""
+        if not isinstance(snapshot, dict) or snapshot.get("num_envs") != self.num_envs:
+            held = snapshot.get("num_envs") if isinstance(snapshot, dict) else None
+            raise ValueError(f"the snapshot holds {held} games; this engine plays {self.num_envs}")
+        arrays = snapshot.get("arrays")
+        if not isinstance(arrays, dict) or set(arrays) != set(self._STATE):
+            raise ValueError(f"a snapshot's arrays must be exactly {', '.join(self._STATE)}")
+        held = {name: np.asarray(arrays[name]) for name in self._STATE}  # tensors too (a checkpoint's)
+        for name, theirs in held.items():
+            mine = getattr(self, name)
+            if theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+                raise ValueError(f"snapshot array {name} is {theirs.dtype}{list(theirs.shape)}; "
+                                 f"this engine's is {mine.dtype}{list(mine.shape)}")
+        rng = np.random.default_rng()
+        rng.bit_generator.state = snapshot["rng"]  # checks the generator's kind and state
+        for name, theirs in held.items():
+            getattr(self, name)[...] = theirs
+        self._rng = rng
+        self._mask = self._hand_deadwood = None
+
     # ------------------------------------------------------------------ stepping
 
     def action_mask(self) -> np.ndarray:

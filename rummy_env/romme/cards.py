@@ -59,6 +59,9 @@ def kind_of(card: int) -> int:
     return card % NUM_CARDS if card < FIRST_JOKER else JOKER
 
 
+KINDS = tuple(c % NUM_CARDS if c < FIRST_JOKER else JOKER for c in range(MAX_PHYSICAL))  # ``kind_of`` as a table
+
+
 def kinds_of(cards) -> np.ndarray:
     """``kind_of`` over an integer array of physical ids (any shape)."""
     c = np.asarray(cards, dtype=np.int64)

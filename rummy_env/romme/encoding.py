@@ -155,7 +155,6 @@ _JOKER_ROWS = np.array([_ROW[name] for name in _JOKER_OF], dtype=np.intp)
 _JOKER_AT = np.array([_SCALAR_AT[j] for j in _JOKER_OF.values()], dtype=np.intp)
 _JOKER_SCALE = np.array([1.0 if j in ("discard_top_joker", "taken_joker") else float(MAX_JOKERS)
                          for j in _JOKER_OF.values()], dtype=np.float32)
-_KIND_OF = [c % NUM_CARDS if c < FIRST_JOKER else JOKER for c in range(MAX_PHYSICAL)]
 _BASE = {name: row * NUM_KINDS for name, row in _ROW.items()}
 
 
@@ -166,19 +165,19 @@ def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequenc
     rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
     sc = _SCALAR_AT
-    kind_of, base = _KIND_OF, _BASE
+    base = _BASE
     at: list[int] = []  # row * 53 + kind, once per card of each slice
 
-    def put(name: str, cards) -> None:
+    def put(name: str, kinds) -> None:
         b = base[name]
-        at.extend([b + kind_of[c] for c in cards])
+        at.extend([b + k for k in kinds])
 
     put("hand", info.hand)
     put("discard_top", info.discard_pile[-1:])
     put("discard_pile", info.discard_pile)
     put("public_stock", info.public_stock)
     for card, kind in info.pending:
-        if card < FIRST_JOKER:
+        if card != JOKER:
             at.append(base["pending"] + kind)
         else:
             at.append(base["pending"] + JOKER)
@@ -212,7 +211,7 @@ def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequenc
     out[sc["turn_points"]] = min(info.turn_points / max(1, rules.come_out_points), 1.0)
     out[sc["pending_size"]] = len(info.pending) / PENDING_SCALE
     out[sc["must_meld_taken"]] = float(info.must_meld_taken)
-    out[sc["joker_debt"]] = float(info.swapped_joker is not None)  # set by a swap, cleared once that joker is played
+    out[sc["joker_debt"]] = float(info.joker_debt)
     out[sc["out_at_turn_start"]] = float(info.out_at_turn_start)
     for k, seat in enumerate(rel):
         out[sc[f"came_out_rel{k}"]] = float(info.came_out[seat])

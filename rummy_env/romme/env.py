@@ -51,7 +51,9 @@ table (``rummy_env.romme.match``): ``hands_per_table`` hands (8), or fewer when 
 total falls to minus ``loss_limit`` or lower (when the rules set one); a stalemate is a
 hand played, scoring 0. The first dealer is drawn from the env's seeded generator (or
 ``reset(options={"dealer": seat})``; ``options={"deck": [110 ids]}`` deals a fixed order of
-the physical cards for the first hand); the deal passes to the left each hand.
+the physical cards for the first hand); the deal passes to the left each hand. ``reset``
+refuses, naming it, a seed that is not a whole number >= 0 and a deck of anything but
+whole numbers (a list or an integer array: text and fractions are not converted).
 
 Rewards (zero-sum, given when a hand ends):
 - ``points``: the player who went out gets the sum of the others' penalties (cards left in
@@ -66,8 +68,9 @@ Rewards (zero-sum, given when a hand ends):
 A stalemate (nobody can draw, or ``max_turns``) is terminal, never truncated.
 
 Infos: the info of the agent to move (and of every agent when the episode ends) holds its
-``information_set`` (``rummy_env.romme.game.RommeInformationSet``) and the ``rules``,
-which is what agents read, plus ``game: "romme"``. At the step that ends a hand every
+``information_set`` (``rummy_env.romme.game.RommeInformationSet``: every card named by its
+kind, never by which physical copy it is) and the ``rules``, which is what agents read,
+plus ``game: "romme"``. At the step that ends a hand every
 agent's info also has ``hand_result`` (outcome ``out``, ``hand_rummy`` or ``stalemate``,
 winner, points, each seat's penalty and rewards, the hands shown) and ``hand_results``
 (every result since that agent last acted), and at a table ``match_points`` (the running

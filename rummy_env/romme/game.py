@@ -3,10 +3,11 @@
 One source of truth for the Rommé rules (docs/games/romme/rules.md); the env, the
 encodings, the tables (``rummy_env.romme.match``) and the agents build on ``RommeState``, as Basic Rummy's do on
 ``BasicRummyState`` (the same ``rummy_env.core.state.CardGameState`` API). Cards are
-tracked *physically* everywhere (ids 0..109 of ``rummy_env.romme.cards``: each hand,
+tracked *physically* in the state (ids 0..109 of ``rummy_env.romme.cards``: each hand,
 the meld being built, every table meld, the stock and the discard pile), so the places
 partition the pack at every step (``card_places``); the rules act on *kinds* through
-the exact solver ``rummy_env.romme.melds``.
+the exact solver ``rummy_env.romme.melds``, and what a player is shown (the information
+set, so every observation, view and text) names kinds only.
 
 Why a meld is built card by card. A Rommé meld is any run or set of 3 to 13 cards with
 jokers standing anywhere: far too many to list as actions. So a meld is laid by putting
@@ -61,7 +62,12 @@ Choices made where the rules are silent (the rules page lists them too):
   names a kind. Melding or laying off a kind takes the card just taken from the pile if it
   is of that kind (then the lowest id); a joker put down takes the joker taken by a swap
   first (then the one taken from the pile, then the lowest id); discarding a kind takes
-  the lowest id other than the card taken from the pile this turn.
+  the lowest id other than the card taken from the pile this turn. That choice depends on
+  which copies a hand holds, which the other players cannot know, so no physical id is
+  ever shown: the information set names kinds (a deck with two copies of a card swapped
+  plays and looks the same to everyone). A card known to be in a hand (taken from the
+  pile, ...) stays known until a card of its kind leaves that hand, unless the card that
+  left cannot be it (the card taken this turn is not the one discarded).
 - The pending meld: its kinds are distinct (a joker stands for a card the meld does not
   hold; in a set a joker stands for a suit, any missing suit for swaps later). While it is
   not empty the player may only add to it or commit it (no discard, lay-off or swap). It
@@ -73,7 +79,8 @@ Choices made where the rules are silent (the rules page lists them too):
   earlier, or by this turn's commits).
 - Taking the discard before coming out (``take_discard_before_out: meld``): legal only if
   the hand with that card can come out using it; it must then be committed this turn
-  (no discard until it is on the table). With ``free`` it is like any draw. The card taken
+  (no discard until it is on the table: committed, laid off, or given to a table meld by
+  a swap once out). With ``free`` it is like any draw. The card taken
   may not be discarded in the same turn (another card of its kind may).
 - A joker taken by a swap must be played (committed in a meld, or laid off) this turn: no
   discard while it is in the hand; one swap at a time (no swap while such a joker is held).
@@ -103,12 +110,12 @@ from typing import Any, ClassVar, Optional, Sequence, Union
 
 import numpy as np
 
-from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, card_count
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import (
-    FIRST_JOKER, JOKER, NUM_KINDS, kind_of, kind_str, num_physical, parse_kinds, penalty_values,
+    FIRST_JOKER, JOKER, KINDS, NUM_DECKS, NUM_KINDS, kind_of, kind_str, num_physical, parse_kinds, penalty_values,
 )
 from rummy_env.romme.rules import RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
 
@@ -175,7 +182,8 @@ class RommeHandResult(HandResultBase):
 
     ``outcome``: 'out', 'hand_rummy' (went out in a turn that began without having come
     out: penalties times ``hand_rummy_multiplier``) or 'stalemate' (``reason`` 'stock' or
-    'max_turns': no points). ``hands_left``: every hand's physical cards when it ended.
+    'max_turns': no points). ``hands_left``: every hand's cards when it ended, as kinds
+    (increasing; 52 a joker), as everybody then sees them.
     """
 
     outcome: str
@@ -194,7 +202,7 @@ class RommeHandResult(HandResultBase):
     def details(self) -> dict[str, Any]:
         return {
             "penalties": list(self.penalties),
-            "hands_left": [" ".join(kind_str(kind_of(c)) for c in h) for h in self.hands_left],
+            "hands_left": [" ".join(kind_str(k) for k in h) for h in self.hands_left],
             "came_out": list(self.came_out),
             "with_discard": self.with_discard,
             "reason": self.reason,
@@ -203,7 +211,8 @@ class RommeHandResult(HandResultBase):
 
 @dataclass(frozen=True)
 class TableMeld:
-    """A meld on the table: who laid it, its physical cards (increasing) and its reading."""
+    """A meld on the table: who laid it, its cards (increasing: physical ids in the state,
+    kinds in an information set) and its reading."""
 
     owner: int
     cards: tuple[int, ...]
@@ -213,21 +222,23 @@ class TableMeld:
 @dataclass(slots=True)
 class RommeInformationSet:
     """What one player knows, and nothing else: the only input agents and observations are
-    built from. Tuples are indexed by seat; cards are physical ids unless named kinds.
+    built from. Tuples are indexed by seat. Every card is a *kind* (0..51, 52 a joker;
+    ``rummy_env.romme.cards``), never a physical id: which of two identical copies lies
+    where is hidden (see the module docstring), so it is not shown.
 
     Public facts: the table (owners, cards, readings), the discard pile in order, the
     pending meld and this turn's points, every action (``public_history``: (seat, action)
     pairs; a stock draw does not show the card), hand sizes, came-out flags, and the cards
     known to be in each hand (taken from the pile, taken by a swap, or drawn from a stock
-    whose order is public, and not played since). After a player goes out all hands are
-    shown (``known``).
+    whose order is public, until a card of their kind leaves that hand). After a player
+    goes out all hands are shown (``known``).
     """
 
     player: int
     num_players: int
-    hand: tuple[int, ...]  # own physical cards, increasing
+    hand: tuple[int, ...]  # own cards, increasing
     hand_counts: tuple[int, ...]  # own 53 kind counts
-    table: tuple[TableMeld, ...]
+    table: tuple[TableMeld, ...]  # each meld's cards as kinds, increasing
     discard_pile: tuple[int, ...]  # bottom to top
     stock_size: int
     public_stock: tuple[int, ...]  # top first, when its order is public (after a flip), else ()
@@ -238,15 +249,16 @@ class RommeInformationSet:
     dealer: int
     turn: int
     turnovers: int
-    pending: tuple[tuple[int, int], ...]  # (physical card, kind it stands for) of the meld being built
+    pending: tuple[tuple[int, int], ...]  # (card, kind it stands for) of the meld being built (a natural card: k, k)
     turn_points: int  # points committed this turn by the player to move before coming out
     turn_melds: int
     turn_run: bool
     out_at_turn_start: bool
-    taken_card: Optional[int]
+    taken_card: Optional[int]  # the card the player to move took from the pile this turn
+    taken_held: bool  # it is still in their hand (a card of its kind melded goes first)
     must_meld_taken: bool
-    swapped_joker: Optional[int]
-    known: tuple[tuple[int, ...], ...]
+    joker_debt: bool  # the player to move holds a joker taken by a swap (it must be played this turn)
+    known: tuple[tuple[int, ...], ...]  # per seat, increasing
     public_history: tuple[tuple[int, int], ...]
     result: Optional[RommeHandResult]
 
@@ -428,9 +440,22 @@ class RommeState(CardGameState):
             out[c % NUM_CARDS if c < FIRST_JOKER else JOKER] += 1
         return out
 
-    def hand_text(self, player: int) -> str:
-        """A seat's cards as text, sorted by suit then rank, jokers last (``'AC AC 7D JK'``)."""
-        return " ".join(kind_str(k) for k in sorted(kind_of(c) for c in self.hands[player]))
+    def hand_text(self, player: int, by_suit: bool = False) -> str:
+        """A seat's cards as text, sorted by suit then rank, jokers last (``'AC AC 7D JK'``);
+        ``by_suit``: each suit and the jokers a group of its own (``'AC AC | 7D | JK'``)."""
+        groups: dict[int, list[str]] = {}
+        for k in _kinds(self.hands[player]):
+            groups.setdefault(k // NUM_RANKS if k != JOKER else NUM_SUITS, []).append(kind_str(k))
+        return (" | " if by_suit else " ").join(" ".join(cards) for cards in groups.values())
+
+    def hand_note(self, player: int) -> str:
+        """What a seat's hand would pay as it is and after its best melds (the exact solver;
+        before the never-out and hand-rummy multipliers): ``'14 cards, 87 penalty points;
+        12 after its best melds'``."""
+        counts = self.counts(player)
+        left = M.best_arrangement(counts, self.rules).penalty
+        held = int((penalty_values(self.rules) * counts).sum())
+        return f"{card_count(int(counts.sum()))}, {held} penalty points; {left} after its best melds"
 
     @property
     def is_out(self) -> bool:
@@ -795,9 +820,22 @@ class RommeState(CardGameState):
         else:
             card = next(c for c in h if kind_of(c) == kind)
         h.remove(card)
-        if card in self.known[p]:
-            self.known[p].remove(card)
+        self._forget(p, card)
         return card
+
+    def _forget(self, p: int, card: int) -> None:
+        """``card`` has left ``p``'s hand: a card of its kind known to be there is no longer
+        known (the others cannot tell which copy left), unless the only one known is the
+        card taken this turn, which stays (it is never the one discarded). ``known`` so
+        depends on the kinds played alone, and holds only cards still in the hand."""
+        known = self.known[p]
+        if card in known:
+            known.remove(card)
+            return
+        kind = kind_of(card)
+        copy_ = next((c for c in known if kind_of(c) == kind and c != self.taken_card), None)
+        if copy_ is not None:
+            known.remove(copy_)
 
     def _commit(self, p: int) -> None:
         r = self.rules
@@ -837,6 +875,8 @@ class RommeState(CardGameState):
         new_meld = next(m for k, m in M.joker_swaps(old.meld, _one_hot(kind), self.rules) if k == kind)
         joker = min(c for c in old.cards if c >= FIRST_JOKER)
         self.table[slot] = TableMeld(old.owner, tuple(sorted([c for c in old.cards if c != joker] + [card])), new_meld)
+        if card == self.taken_card:  # on the table: it need not be melded any more
+            self.must_meld_taken = False
         self._give(p, joker)
         self.known[p].append(joker)
         self.swapped_joker = joker
@@ -845,8 +885,7 @@ class RommeState(CardGameState):
         h = self.hands[p]
         card = next(c for c in h if kind_of(c) == kind and c != self.taken_card)
         h.remove(card)
-        if card in self.known[p]:
-            self.known[p].remove(card)
+        self._forget(p, card)
         self.discard_pile.append(card)
         self.turn += 1
         if not h:
@@ -896,7 +935,7 @@ class RommeState(CardGameState):
                 value *= 2
             penalties.append(value * mult)
         self.result = RommeHandResult("hand_rummy" if rummy else "out", p, sum(penalties), tuple(penalties),
-                                      tuple(tuple(h) for h in self.hands), tuple(self.came_out), with_discard)
+                                      tuple(_kinds(h) for h in self.hands), tuple(self.came_out), with_discard)
         self.phase = Phase.OVER
 
     def _stalemate(self, reason: str) -> None:
@@ -911,17 +950,22 @@ class RommeState(CardGameState):
 
     def _information_set(self, player: int) -> RommeInformationSet:
         shown = self.result is not None and self.result.winner is not None
+        held = self.hands[self.current_player]
         return RommeInformationSet(
-            player=player, num_players=self.num_players, hand=tuple(self.hands[player]),
-            hand_counts=tuple(int(x) for x in self.counts(player)), table=tuple(self.table),
-            discard_pile=tuple(self.discard_pile), stock_size=len(self.stock),
-            public_stock=tuple(reversed(self.stock)) if self.stock_public else (),
+            player=player, num_players=self.num_players, hand=_kinds(self.hands[player]),
+            hand_counts=tuple(int(x) for x in self.counts(player)),
+            table=tuple(TableMeld(m.owner, _kinds(m.cards), m.meld) for m in self.table),
+            discard_pile=tuple(KINDS[c] for c in self.discard_pile), stock_size=len(self.stock),
+            public_stock=tuple(KINDS[c] for c in reversed(self.stock)) if self.stock_public else (),
             hand_sizes=tuple(len(h) for h in self.hands), came_out=tuple(self.came_out), phase=self.phase,
             current_player=self.current_player, dealer=self.dealer, turn=self.turn, turnovers=self.turnovers,
-            pending=tuple(self.pending), turn_points=self.turn_points, turn_melds=self.turn_melds,
-            turn_run=self.turn_run, out_at_turn_start=self.out_at_turn_start, taken_card=self.taken_card,
-            must_meld_taken=self.must_meld_taken, swapped_joker=self.swapped_joker,
-            known=tuple(tuple(h) for h in self.hands) if shown else tuple(tuple(sorted(k)) for k in self.known),
+            pending=tuple((KINDS[c], k) for c, k in self.pending), turn_points=self.turn_points,
+            turn_melds=self.turn_melds, turn_run=self.turn_run, out_at_turn_start=self.out_at_turn_start,
+            taken_card=None if self.taken_card is None else KINDS[self.taken_card],
+            taken_held=self.taken_card is not None and self.taken_card in held,
+            must_meld_taken=self.must_meld_taken,
+            joker_debt=self.swapped_joker is not None and self.swapped_joker in held,
+            known=tuple(_kinds(h) for h in (self.hands if shown else self.known)),
             public_history=tuple(self.history), result=self.result,
         )
 
@@ -952,58 +996,93 @@ class RommeState(CardGameState):
                                     rng: np.random.Generator) -> "RommeState":
         """A full state consistent with ``info``: the hidden cards dealt uniformly at random
         (each other player keeps the cards known to be theirs; the stock is the public one
-        after a flip, else the rest in random order). For determinised search; only before
-        the hand is over."""
+        after a flip, else the rest in random order). ``info`` names kinds: each card seen
+        is given a physical copy of its kind (which one changes nothing). For determinised
+        search; only before the hand is over."""
         if info.phase == Phase.OVER:
             raise ValueError("cannot sample a world for a hand that is over")
         rules = load_romme_rules(rules)
-        n, p = info.num_players, info.player
-        seen = set(info.hand) | set(info.discard_pile) | {c for m in info.table for c in m.cards}
-        seen |= {c for c, _ in info.pending} | set(info.public_stock)
-        for q in range(n):
-            if q != p:
-                seen |= set(info.known[q])
-        unseen = [c for c in range(num_physical(rules)) if c not in seen]
+        n, p, mover = info.num_players, info.player, info.current_player
+        size = num_physical(rules)
+        free = {k: [k + d * NUM_CARDS for d in range(NUM_DECKS)] for k in range(NUM_CARDS)}
+        free[JOKER] = list(range(FIRST_JOKER, size))
+
+        def copies(kinds: Sequence[int]) -> list[int]:
+            """A physical card of each kind, not given yet (which copy is of no matter)."""
+            out = []
+            for k in kinds:
+                if not free[k]:
+                    raise ValueError(f"information set is inconsistent: more {kind_str(k)} seen than the pack holds")
+                out.append(free[k].pop(0))
+            return out
+
+        own = copies(info.hand)
+        pending = [(c, k) for c, (_, k) in zip(copies([c for c, _ in info.pending]), info.pending)]
+        table = [TableMeld(m.owner, tuple(sorted(copies(m.cards))), m.meld) for m in info.table]
+        pile = copies(info.discard_pile)
+        public_stock = copies(info.public_stock)
+        known = [[] if q == p else copies(info.known[q]) for q in range(n)]
+        mine = list(own)
+        for k in info.known[p]:  # own known cards: copies of those kinds in the hand
+            card = next((c for c in mine if kind_of(c) == k), None)
+            if card is None:
+                raise ValueError(f"information set is inconsistent: {kind_str(k)} is known in the hand but not held")
+            mine.remove(card)
+            known[p].append(card)
+        taken = swapped = None
+        if info.taken_card is not None:  # the card taken: known in the mover's hand, else melded
+            places = known[mover] if info.taken_held else [c for c, _ in pending] + [c for m in table for c in m.cards]
+            taken = next((c for c in places if kind_of(c) == info.taken_card), None)
+            if taken is None:
+                raise ValueError("information set is inconsistent: the card taken from the pile is nowhere")
+        if info.joker_debt:
+            jokers = [c for c in known[mover] if c >= FIRST_JOKER]
+            swapped = next((c for c in jokers if c != taken), jokers[0] if jokers else None)
+            if swapped is None:
+                raise ValueError("information set is inconsistent: a joker taken by a swap is not known in the hand")
+        unseen = [c for k in range(NUM_KINDS) for c in free[k]]
         rng.shuffle(unseen)
         hands = []
         for q in range(n):
             if q == p:
-                hands.append(list(info.hand))
+                hands.append(sorted(own))
                 continue
-            need = info.hand_sizes[q] - len(info.known[q])
+            need = info.hand_sizes[q] - len(known[q])
             if need < 0 or need > len(unseen):
                 raise ValueError("information set is inconsistent: unseen cards do not fill the other hands")
-            hands.append(sorted(list(info.known[q]) + unseen[:need]))
+            hands.append(sorted(known[q] + unseen[:need]))
             unseen = unseen[need:]
         if info.public_stock:
-            stock, rest = list(reversed(info.public_stock)), unseen
+            stock, rest = list(reversed(public_stock)), unseen
         else:
             stock, rest = unseen, []
         if rest or len(stock) != info.stock_size:
             raise ValueError("information set is inconsistent: the unseen cards do not fill the stock")
         return cls(
-            rules=rules, num_players=n, hands=hands, stock=stock, discard_pile=list(info.discard_pile),
-            dealer=info.dealer, current_player=info.current_player, phase=info.phase, deck=None,
+            rules=rules, num_players=n, hands=hands, stock=stock, discard_pile=pile,
+            dealer=info.dealer, current_player=mover, phase=info.phase, deck=None,
             seed=int(rng.integers(2 ** 63)), turn=info.turn, turnovers=info.turnovers,
-            stock_public=bool(info.public_stock), table=list(info.table), came_out=list(info.came_out),
-            pending=list(info.pending), turn_points=info.turn_points, turn_melds=info.turn_melds,
-            turn_run=info.turn_run, out_at_turn_start=info.out_at_turn_start, taken_card=info.taken_card,
-            must_meld_taken=info.must_meld_taken, swapped_joker=info.swapped_joker,
-            known=[list(k) for k in info.known], history=list(info.public_history),
+            stock_public=bool(info.public_stock), table=table, came_out=list(info.came_out),
+            pending=pending, turn_points=info.turn_points, turn_melds=info.turn_melds,
+            turn_run=info.turn_run, out_at_turn_start=info.out_at_turn_start, taken_card=taken,
+            must_meld_taken=info.must_meld_taken, swapped_joker=swapped,
+            known=known, history=list(info.public_history),
         )
 
     # ----------------------------------------------------------------- text
 
     def render(self, perspective: Optional[int] = None) -> str:
-        """Readable text; with ``perspective`` only what that seat may see."""
+        """Readable text (``rummy play``, the env's ``ansi``); with ``perspective`` only what
+        that seat may see. A hand shown is grouped by suit, jokers last, with what it would
+        pay as it is and after its best melds (``hand_note``)."""
         shown_all = self.result is not None and self.result.winner is not None
         lines = []
         for seat in range(self.num_players):
             who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}{' (out)' if self.came_out[seat] else ''}"
             if perspective is None or perspective == seat or shown_all:
-                cards = self.hand_text(seat) or "-"
+                cards = f"{self.hand_text(seat, by_suit=True)}  ({self.hand_note(seat)})" if self.hands[seat] else "-"
             else:
-                cards = f"[{len(self.hands[seat])} cards]"
+                cards = f"[{card_count(len(self.hands[seat]))}]"
             lines.append(f"{who}: {cards}")
         for slot, m in enumerate(self.table):
             lines.append(f"  table {slot} (player_{m.owner}): {m.meld}")
@@ -1011,7 +1090,7 @@ class RommeState(CardGameState):
             lines.append("  pending: " + " ".join(kind_str(k) if c < FIRST_JOKER else f"[{kind_str(k)}]"
                                                   for c, k in self.pending))
         top = kind_str(kind_of(self.discard_pile[-1])) if self.discard_pile else "-"
-        lines.append(f"discard pile: {len(self.discard_pile)} cards, top {top}; stock: {len(self.stock)} cards")
+        lines.append(f"discard pile: {card_count(len(self.discard_pile))}, top {top}; stock: {card_count(len(self.stock))}")
         if self.is_over:
             res = self.result
             assert res is not None
@@ -1028,6 +1107,11 @@ class RommeState(CardGameState):
 
 _EMPTY = bytes(NUM_KINDS)
 _QUERY_CACHE: dict = {}  # rules -> {query key: whether it holds} (RommeState._evaluate)
+
+
+def _kinds(cards: Sequence[int]) -> tuple[int, ...]:
+    """The kinds of physical ``cards``, increasing: how a player is shown them."""
+    return tuple(sorted(KINDS[c] for c in cards))
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:

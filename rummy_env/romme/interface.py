@@ -13,7 +13,7 @@ import numpy as np
 
 from rummy_env.core.game import Game, Seed, register_game
 from rummy_env.romme import encoding, text
-from rummy_env.romme.cards import MAX_PHYSICAL, num_physical
+from rummy_env.romme.cards import MAX_PHYSICAL, kind_of, num_physical
 from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, RommeState, action_name
 from rummy_env.romme.match import RommeTable
 from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
@@ -36,12 +36,18 @@ class Romme(Game):
     encodings = encoding.ENCODINGS
     state_size = encoding.STATE_SIZE
     hand_cost = 3  # a random hand is 100 to 400 moves, each checked by the exact solver
+    shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
 
     def load_rules(self, spec: Any = None) -> Any:
         return load_romme_rules(spec)
 
     def deck_size_of(self, rules: Any) -> int:
         return num_physical(self.load_rules(rules))
+
+    def card_kind(self, card: int, rules: Any = None) -> int:
+        """A physical card's kind (``rummy_env.romme.cards.kind_of``): the two copies of a card
+        are one kind, and so are the jokers."""
+        return kind_of(card)
 
     def deal(self, rules: Any, num_players: int, *, seed: Seed = None, deck: Optional[Sequence[int]] = None,
              dealer: Optional[int] = None) -> RommeState:

@@ -2,7 +2,7 @@
 
 For people at the table (``rummy play``, replays). Every Rommé move is public (a stock
 draw shows no card, and its action names none; the pending meld is built in the open), so
-a move is described in full.
+a move is described in full; ``SHORTCUTS`` are the letters typed for the moves at the terminal.
 """
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ from typing import Any, Mapping, Sequence
 from rummy_env.romme.cards import kind_str
 from rummy_env.romme.game import decode_action
 
+# the letters a person types for the moves (``rummy play``; rummy_env.agents.human reads them):
+# ``m jk 4h`` puts a joker into the pending meld as 4H, ``s 4h 2`` swaps 4H for the joker on slot 2
+SHORTCUTS = {"d": "draw stock", "t": "take discard", "x": "discard CARD", "m": "meld CARD", "c": "commit meld",
+             "l": "lay off CARD SLOT", "s": "swap CARD SLOT"}
 _MOVES = {"draw": "draws from the stock", "take": "takes the top discard",
           "commit": "lays the pending meld on the table", "discard": "discards {k}",
           "pick": "puts {k} into the pending meld", "joker_as": "puts a joker into the pending meld as {k}",

@@ -16,7 +16,7 @@ import numpy as np
 
 from rummy_env.core.view import group, move, player
 from rummy_env.romme import melds
-from rummy_env.romme.cards import FIRST_JOKER, kind_of, kind_str
+from rummy_env.romme.cards import JOKER, kind_str
 from rummy_env.romme.game import RommeInformationSet, decode_action
 from rummy_env.romme.rules import RommeRules
 
@@ -26,9 +26,9 @@ def _meld_cards(meld: melds.Meld) -> list[str]:
     return [f"JK:{kind_str(k)}" if joker else kind_str(k) for k, joker in zip(meld.represented, meld.is_joker)]
 
 
-def _kinds(cards: Any) -> list[str]:
-    """Physical cards as kind texts, by suit then rank, jokers last."""
-    return [kind_str(k) for k in sorted(kind_of(c) for c in cards)]
+def _kinds(kinds: Any) -> list[str]:
+    """Kinds as texts, by suit then rank, jokers last."""
+    return [kind_str(k) for k in sorted(kinds)]
 
 
 def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
@@ -42,20 +42,20 @@ def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
                for s in range(info.num_players)]
     table = [group(f"slot {slot}", _meld_cards(m.meld), owner=m.owner) for slot, m in enumerate(info.table)]
     if info.pending:
-        table.append(group("pending meld", [kind_str(k) if c < FIRST_JOKER else f"JK:{kind_str(k)}"
+        table.append(group("pending meld", [kind_str(k) if c != JOKER else f"JK:{kind_str(k)}"
                                             for c, k in info.pending], owner=info.current_player))
     facts = [["turn", str(info.turn + 1)], ["dealer", f"player_{info.dealer}"], ["phase", info.phase.name.lower()],
              ["to come out", f"{rules.come_out_points} points" + (" with a run" if rules.come_out_needs_run else "")]]
     if info.turn_points:
         facts.append(["points laid this turn", str(info.turn_points)])
     if info.taken_card is not None:
-        facts.append(["taken from the pile", kind_str(kind_of(info.taken_card))])
+        facts.append(["taken from the pile", kind_str(info.taken_card)])
     return {
         "hand": {"groups": groups, "note": f"{best.penalty} penalty points left over"
                                            + (f" after these melds (worth {best.value})" if best.melds else "")},
         "players": players,
         "table": table,
-        "discard_pile": [kind_str(kind_of(c)) for c in info.discard_pile],
+        "discard_pile": [kind_str(k) for k in info.discard_pile],
         "stock": info.stock_size,
         "facts": facts,
         "showdown": _showdown(info.result),

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NoReturn, Optional, Union
 
-import yaml
-
 from rummy_env.basic.rules import MAX_PLAYERS, MIN_PLAYERS, load_rummy_rules
+from rummy_env.core.yaml_files import parse_value, read_mapping
 
 # Who sits in the other seats of a training game (weights in ``opponents``), one kind a game:
 #   heuristic - ``rummy-heuristic`` (``rummy_env.agents.basic.agents``)
@@ -61,7 +60,8 @@ class BasicPPOConfig:
     lr: float = 3e-4
     """Adam's learning rate."""
     anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over ``total_updates``."""
+    """Decay the learning rate linearly to 0 at ``total_updates``; a resume that changes
+    ``total_updates`` continues the decay from the last update's rate (``train.lr_schedule``)."""
     gamma: float = 1.0
     """Discount; 1: a hand is short and its score is what matters."""
     gae_lambda: float = 0.95
@@ -214,7 +214,7 @@ def _coerce(name: str, value: Any) -> Any:
             _fail(name, value, "must be the path of a policy file or checkpoint, or null")
         return value
     if isinstance(value, str) and not isinstance(default, str):
-        value = yaml.safe_load(value)
+        value = parse_value(value, name)
     if name == "players":
         return _weights(name, value, _table_size)
     if name == "opponents":
@@ -252,15 +252,7 @@ def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Map
     ``players.N`` or ``opponents.KIND`` sets one weight)."""
     values: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"basic training config {str(p)!r} not found")
-        loaded = yaml.safe_load(p.read_text())
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"basic training config {str(p)!r} must be a YAML mapping of field: value")
-        values.update(loaded)
+        values.update(read_mapping(path, "basic training config", "fields"))
     for key, value in (overrides or {}).items():
         head, dot, sub = key.partition(".")
         if dot and head in ("players", "opponents"):

@@ -40,7 +40,6 @@ one that was never stopped (tested: same seeds, same weights).
 from __future__ import annotations
 
 import datetime as _dt
-import io
 import math
 import time
 from dataclasses import dataclass, field
@@ -60,15 +59,13 @@ from rummy_env.basic.rules import BasicRummyRules, load_rummy_rules
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.train.basic_config import RESUMABLE, BasicPPOConfig, load_config, make_config
 from rummy_env.train.config import with_win_bonus
-from rummy_env.train.files import atomic_write, init_weights
+from rummy_env.agents import torch_files
+from rummy_env.train.files import CheckpointError, init_weights, read_checkpoint
+from rummy_env.train.lr_schedule import Line, from_checkpoint
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 
 CHECKPOINT_FORMAT = "rummy-env-basic-ppo-checkpoint-v1"
 POINTS_SCALE = 100.0  # the reward is points / 100 (plus the win bonus)
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used (missing, damaged, or from another run)."""
 
 
 # ----------------------------------------------------------------------------- playing hands
@@ -192,8 +189,8 @@ def deal(rng: np.random.Generator, sizes: np.ndarray, weights: np.ndarray, rules
 def evaluate(net: BasicPolicyNet, rules: BasicRummyRules, sizes: list[int], hands: int, seed: int) -> dict[str, dict[str, float]]:
     """The network (greedy) against ``rummy-heuristic`` in every other seat: ``hands``
     hands per table size, the same deals every time (seeded by ``seed``), the network in
-    seat ``hand % N``. Per table size ``"Np"``: its share of hands won, points a hand and
-    the 95% half-width of the points."""
+    seat ``hand % N``. Per table size ``"Np"``: its share of hands won, the share that
+    ended without a winner (``draw_rate``), points a hand and the 95% half-width of the points."""
     out = {}
     for n in sizes:
         rng = np.random.default_rng([seed, n])
@@ -206,7 +203,9 @@ def evaluate(net: BasicPolicyNet, rules: BasicRummyRules, sizes: list[int], hand
         points = np.array([r.rewards[h % n] for h, r in enumerate(played.results)], dtype=np.float64)
         won = np.array([r.winner == h % n for h, r in enumerate(played.results)], dtype=np.float64)
         half = 1.96 * points.std(ddof=1) / math.sqrt(len(points)) if len(points) > 1 else float("nan")
-        out[f"{n}p"] = {"win_rate": float(won.mean()), "points_per_hand": float(points.mean()), "points_ci95": float(half)}
+        drawn = np.array([r.winner is None for r in played.results], dtype=np.float64)
+        out[f"{n}p"] = {"win_rate": float(won.mean()), "draw_rate": float(drawn.mean()),
+                        "points_per_hand": float(points.mean()), "points_ci95": float(half)}
     return out
 
 
@@ -231,6 +230,7 @@ class Trainer:
         self.decisions = 0
         self.hands = 0
         self.train_seconds = 0.0
+        self.lr_line = Line(0, c.lr, c.total_updates)  # the rate's decay (train.lr_schedule)
         self._sizes = np.array(sorted(c.players), dtype=np.int64)
         w = np.array([c.players[k] for k in sorted(c.players)], dtype=np.float64)
         self._size_weights = w / w.sum()
@@ -420,7 +420,7 @@ class Trainer:
                 start = time.perf_counter()
                 if c.anneal_lr:
                     for group in self.optimizer.param_groups:
-                        group["lr"] = c.lr * (1.0 - self.update / c.total_updates)
+                        group["lr"] = self.lr_line.at(self.update)
                 played, kinds = self._rollout()
                 rollout_seconds = time.perf_counter() - start
                 stats = self._learn(played) if played.act else {}
@@ -486,11 +486,9 @@ class Trainer:
             "numpy_generator": self.rng.bit_generator.state,
             "pool": self.pool,
             "counters": {"update": self.update, "decisions": self.decisions, "hands": self.hands,
-                         "train_seconds": self.train_seconds},
+                         "train_seconds": self.train_seconds, "lr_line": list(self.lr_line)},
         }
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        atomic_write(self.run_dir / "checkpoint.pt", buffer.getvalue())
+        torch_files.save(state, self.run_dir / "checkpoint.pt")
         save_policy(self.net, self.run_dir / "policy.pt", self.config.rules, extra)
 
     def _restore(self, state: dict[str, Any]) -> None:
@@ -503,6 +501,8 @@ class Trainer:
         counters = state["counters"]
         self.update, self.decisions = counters["update"], counters["decisions"]
         self.hands, self.train_seconds = counters["hands"], counters["train_seconds"]
+        line = from_checkpoint(counters.get("lr_line"), self.config.lr, state["config"]["total_updates"])
+        self.lr_line = line.resumed(self.update, self.config.total_updates)  # a new total: the decay goes on
 
     def close(self) -> None:
         """Close the TensorBoard writer."""
@@ -522,15 +522,6 @@ def _init_weights(config: BasicPPOConfig) -> dict[str, torch.Tensor]:
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:
     """A Basic Rummy training checkpoint's contents; ``CheckpointError`` naming the file if unusable."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {str(path)!r}: the run saved none yet (checkpoint_every updates)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as exc:
-        raise CheckpointError(f"checkpoint {str(path)!r} is damaged or not a checkpoint ({type(exc).__name__}: {exc})") from None
     needed = ("config", "policy", "optimizer", "torch_generator", "numpy_generator", "pool", "counters")
-    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT or any(k not in state for k in needed):
-        raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
-    return state
+    return read_checkpoint(path, CHECKPOINT_FORMAT, needed)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Mapping, NoReturn, Optional, Union
 
 import numpy as np
-import yaml
 
+from rummy_env.core.yaml_files import parse_value, read_mapping
 from rummy_env.gin.rules import load_rules
 
 # Opponent kinds a learner game can be assigned at each deal (weights in ``opponents``):
@@ -71,7 +71,8 @@ class PPOConfig:
     lr: float = 5e-4
     """Adam's learning rate."""
     anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over ``total_updates``."""
+    """Decay the learning rate linearly to 0 at ``total_updates``; a resume that changes
+    ``total_updates`` continues the decay from the last update's rate (``train.lr_schedule``)."""
     gamma: float = 1.0
     """Discount; 1 by default: a hand is short and its score is what matters."""
     gae_lambda: float = 0.95
@@ -250,7 +251,7 @@ def _coerce(name: str, value: Any) -> Any:
     default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
     if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy",
                                                "critic", "backend", "ray_address"):
-        value = yaml.safe_load(value)
+        value = parse_value(value, name)
     if name in ("hidden", "critic_hidden", "eval_opponents"):
         if isinstance(value, (int, str)):
             value = [value]
@@ -306,20 +307,12 @@ def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Map
     """
     values: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"training config {str(p)!r} not found")
-        loaded = yaml.safe_load(p.read_text())
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"training config {str(p)!r} must be a YAML mapping of field: value")
-        values.update(loaded)
+        values.update(read_mapping(path, "training config", "fields"))
     for key, value in (overrides or {}).items():
         if key.startswith("opponents."):
             kind = key.split(".", 1)[1]
             weights = dict(values.get("opponents", PPOConfig().opponents))
-            weights[kind] = yaml.safe_load(value) if isinstance(value, str) else value
+            weights[kind] = parse_value(value, key) if isinstance(value, str) else value
             values["opponents"] = weights
         else:
             values[key] = value

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
 
-import yaml
+from rummy_env.core.yaml_files import read_mapping
 
 NET = "{net}"  # in the teacher's spec: the policy file of the network being improved
 DECISIONS = ("all", "knock")
@@ -147,15 +147,7 @@ def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Map
     """The config in YAML file ``path`` (defaults if None), with ``overrides`` (field: value)."""
     values: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"expert iteration config {str(p)!r} not found")
-        loaded = yaml.safe_load(p.read_text())
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"expert iteration config {str(p)!r} must be a YAML mapping of field: value")
-        values.update(loaded)
+        values.update(read_mapping(path, "expert iteration config", "fields"))
     values.update(overrides or {})
     return make_config(values)
 

@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 import yaml
 
+from rummy_env.core.yaml_files import read_mapping
 from rummy_env.train.expert_config import SEED_STRIDE, ExpertIterationConfig, changed_fields, make_config
 from rummy_env.train.label_files import run_jobs
 
@@ -81,7 +82,7 @@ def prepare(config: ExpertIterationConfig, out: Union[str, Path]) -> Path:
                          "and separate their options with commas: choose another --out")
     saved = out / CONFIG_FILE
     if saved.is_file():
-        held = make_config(yaml.safe_load(saved.read_text()) or {})
+        held = make_config(read_mapping(saved, "run config"))
         changed = changed_fields(held, config)
         if changed:
             raise ValueError(f"{str(out)!r} holds a run with other settings (fields {', '.join(changed)}); continue it "
@@ -108,7 +109,7 @@ def load_run_config(out: Union[str, Path]) -> ExpertIterationConfig:
     if not saved.is_file():
         raise FileNotFoundError(f"{str(saved)!r} not found: {str(out)!r} is not an expert iteration run folder "
                                 "(start one with --config)")
-    return make_config(yaml.safe_load(saved.read_text()) or {})
+    return make_config(read_mapping(saved, "run config"))
 
 
 def deal_pair(job: tuple[str, str, str, int]) -> tuple[int, float, float]:

@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import io
 import math
-import pickle
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -54,11 +52,14 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import OUTCOMES
 from rummy_env.train.config import PPOConfig, load_config, make_config
 from rummy_env.train.critic import OracleCritic
-from rummy_env.train.files import atomic_write, init_weights
+from rummy_env.agents import torch_files
+from rummy_env.train.files import CheckpointError, init_weights, read_checkpoint
+from rummy_env.train.lr_schedule import Line, from_checkpoint
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
-from rummy_env.train.rollout import LocalRollouts
+from rummy_env.train.rollout import LocalRollouts, state_from_checkpoint
 
-CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v1"
+CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v2"
+OLD_FORMATS = ("rummy-env-ppo-checkpoint-v1",)  # pickled its games: rummy convert-policy rewrites it
 # Fields that may change when resuming (they do not change what is learned).
 # ``backend`` and ``ray_address`` say where the rollouts run, not what they are, except that one in-process
 # worker samples from the learner's generator and one actor from its own (``train.rollout``).
@@ -66,15 +67,12 @@ RESUMABLE_OVERRIDES = ("total_updates", "eval_every", "checkpoint_every", "progr
                        "ray_address")
 
 
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used (missing, damaged, or from another run format)."""
-
-
 def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -> dict[str, float]:
     """The policy (greedy) against ``opponent`` over ``hands // 2`` deals, seats swapped.
 
-    Returns the share of hands won (ties and draws count half), points per hand (from
-    the policy's side) and its 95% half-width over deals.
+    Returns the share of hands won (ties and draws count half), the share of hands drawn
+    or tied (``draw_rate``: a run whose every hand is drawn "wins" half of them), points
+    per hand (from the policy's side) and its 95% half-width over deals.
     """
     from rummy_env import agents
     from rummy_env.agents.gin.ppo import PPOAgent
@@ -83,7 +81,7 @@ def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -
     learner = PPOAgent.from_net(net)
     deals = np.random.default_rng(seed)
     per_deal = []
-    wins = 0.0
+    wins = draws = 0.0
     for d in range(hands // 2):
         deck = deals.permutation(NUM_CARDS).tolist()
         pts = 0.0
@@ -94,10 +92,12 @@ def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -
             reward = result.rewards[seat]
             pts += reward
             wins += 1.0 if reward > 0 else 0.0 if reward < 0 else 0.5
+            draws += reward == 0
         per_deal.append(pts / 2)
     arr = np.array(per_deal)
     half = 1.96 * arr.std(ddof=1) / math.sqrt(len(arr)) if len(arr) > 1 else float("nan")
-    return {"win_rate": wins / hands, "points_per_hand": float(arr.mean()), "points_ci95": float(half)}
+    return {"win_rate": wins / hands, "draw_rate": draws / hands, "points_per_hand": float(arr.mean()),
+            "points_ci95": float(half)}
 
 
 class Trainer:
@@ -119,6 +119,7 @@ class Trainer:
         self.global_step = 0
         self.episodes = 0
         self.train_seconds = 0.0
+        self.lr_line = Line(0, c.lr, c.total_updates)  # the rate's decay (train.lr_schedule)
         self.rollouts = make_rollouts(c, self.net, self.critic, self.gen)
         self._writer = None
 
@@ -293,7 +294,7 @@ class Trainer:
             while self.update < c.total_updates:
                 start = time.perf_counter()
                 if c.anneal_lr:
-                    lr = c.lr * (1.0 - self.update / c.total_updates)
+                    lr = self.lr_line.at(self.update)
                     for group in self.optimizer.param_groups:
                         group["lr"] = lr
                 batch = self._rollout()
@@ -359,12 +360,10 @@ class Trainer:
             "pool": self.pool,
             "critic": None if self.critic is None else self.critic.state_dict(),
             "counters": {"update": self.update, "global_step": self.global_step, "episodes": self.episodes,
-                         "train_seconds": self.train_seconds},
-            "games": pickle.dumps(self.rollouts.states()),  # one state per rollout worker
+                         "train_seconds": self.train_seconds, "lr_line": list(self.lr_line)},
+            "games": self.rollouts.states(),  # one state per rollout worker, plain data
         }
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        atomic_write(self.run_dir / "checkpoint.pt", buffer.getvalue())
+        torch_files.save(state, self.run_dir / "checkpoint.pt")
         save_policy(self.net, self.run_dir / "policy.pt", rules, extra)
 
     def _restore(self, state: dict[str, Any]) -> None:
@@ -379,8 +378,9 @@ class Trainer:
         counters = state["counters"]
         self.update, self.global_step = counters["update"], counters["global_step"]
         self.episodes, self.train_seconds = counters["episodes"], counters["train_seconds"]
-        games = pickle.loads(state["games"])
-        self.rollouts.restore([games] if isinstance(games, dict) else games)  # a dict: a checkpoint of before workers
+        line = from_checkpoint(counters.get("lr_line"), self.config.lr, state["config"]["total_updates"])
+        self.lr_line = line.resumed(self.update, self.config.total_updates)  # a new total: the decay goes on
+        self.rollouts.restore([state_from_checkpoint(games) for games in state["games"]])
 
     def close(self) -> None:
         """Close the TensorBoard writer and stop the rollout workers (Ray actors)."""
@@ -411,16 +411,8 @@ def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:
     """A training checkpoint's contents; ``CheckpointError`` naming the file if unusable."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {str(path)!r}: the run saved none yet (checkpoint_every updates)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as exc:
-        raise CheckpointError(f"checkpoint {str(path)!r} is damaged or not a checkpoint ({type(exc).__name__}: {exc})") from None
     needed = ("config", "policy", "optimizer", "torch_generator", "pool", "counters", "games")
-    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT or any(k not in state for k in needed):
-        raise CheckpointError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
+    state = read_checkpoint(path, CHECKPOINT_FORMAT, needed, converted=OLD_FORMATS)
     if state["config"].get("critic", "shared") == "oracle" and not isinstance(state.get("critic"), dict):
         raise CheckpointError(f"{str(path)!r} is from a run with the oracle critic but holds no critic weights")
     return state

@@ -121,18 +121,24 @@ class RolloutWorker:
     # ------------------------------------------------------------------ state (checkpoints, replacing a dead actor)
 
     def state(self) -> dict[str, Any]:
-        """Everything that decides its next rollouts besides the weights and the pool (picklable)."""
-        return {"env": self.env, "rng": self.rng, "kind": self.kind, "pool_index": self.pool_index,
-                "learner_seat": self.learner_seat, "generator": self.gen.get_state() if self.own_generator else None}
+        """Everything that decides its next rollouts besides the weights and the pool, as
+        plain data (arrays, numbers, dicts): checkpoints keep it without pickling objects."""
+        return {"env": self.env.snapshot(), "rng": self.rng.bit_generator.state, "kind": self.kind.copy(),
+                "pool_index": self.pool_index.copy(), "learner_seat": self.learner_seat.copy(),
+                "generator": self.gen.get_state() if self.own_generator else None}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Continue from ``state()``'s output. A state without a generator (a checkpoint of a
         single in-process worker) leaves this worker's own generator as seeded."""
-        if state["env"].num_envs != self.env.num_envs:
-            raise ValueError(f"rollout worker {self.index} plays {self.env.num_envs} games; the saved state holds "
-                             f"{state['env'].num_envs}")
-        self.env, self.rng = state["env"], state["rng"]
-        self.kind, self.pool_index, self.learner_seat = state["kind"], state["pool_index"], state["learner_seat"]
+        held = state["env"].get("num_envs") if isinstance(state.get("env"), dict) else None
+        if held != self.env.num_envs:
+            raise ValueError(f"rollout worker {self.index} plays {self.env.num_envs} games; the saved state holds {held}")
+        self.env.restore(state["env"])
+        rng = np.random.default_rng()
+        rng.bit_generator.state = state["rng"]
+        self.rng = rng
+        for name in ("kind", "pool_index", "learner_seat"):
+            setattr(self, name, np.array(state[name], dtype=np.int64))
         if self.own_generator and state.get("generator") is not None:
             self.gen.set_state(state["generator"])
 
@@ -359,6 +365,15 @@ class LocalRollouts:
     def close(self) -> None:
         """Nothing to release: the workers live in this process and go with it. Here so
         the trainer closes any backend the same way (``RayRollouts.close`` stops actors)."""
+
+
+def state_from_checkpoint(state: dict[str, Any]) -> dict[str, Any]:
+    """A worker's ``state()`` as a checkpoint gives it back (its arrays as tensors) in the
+    form ``state()`` makes it (NumPy arrays): what travels to a Ray actor (torch cannot
+    pickle a uint64 tensor for it) and what ``restore`` reads."""
+    env = state["env"]
+    return {**state, "env": {**env, "arrays": {k: np.asarray(v) for k, v in env["arrays"].items()}},
+            **{k: np.asarray(state[k]) for k in ("kind", "pool_index", "learner_seat")}}
 
 
 def check_states(states: list[dict[str, Any]], workers: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 
 EXTRA = 'pip install -e ".[web]"'
+MAX_THINK = 2.0  # seconds of thinking a move a page may ask of an agent, by default (rummy serve --max-think)
 NEEDS = ("starlette", "uvicorn")
 
 

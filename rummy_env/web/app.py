@@ -4,12 +4,14 @@ Pages (plain HTML, CSS and JavaScript under ``static/``, no build step): ``/`` t
 game to play or watch, ``/table/{id}`` the table of a game (played, watched or replayed),
 ``/records`` the tournament folders and ``/leaderboard?folder=F`` one tournament.
 
-API (JSON; every error is a 4xx or 503 ``{"error": message}`` and changes nothing):
+API (JSON; every error is a 4xx or 503 ``{"error": message}`` and changes nothing; every
+request passes ``rummy_env.web.guard`` first: Host, Origin, JSON content type, body size):
 
 - ``GET /api/options``: the games, their presets, player counts and agents;
 - ``POST /api/games``: a new game, ``{"mode": "play" | "watch", "game", "players",
-  "rules" (a preset), "opponents" (play) or "agents" (watch): agent specs, "seat",
-  "episode": "hand" | "match", "seed"}`` -> ``{"id", "table"}``;
+  "rules" (a preset), "opponents" (play) or "agents" (watch): agent specs vetted by
+  ``rummy_env.web.choices``, "seat" (play), "episode": "hand" | "match", "seed" (watch:
+  a game to play is dealt secretly, its deal number told when it is over)}`` -> ``{"id", "table"}``;
 - ``GET /api/games/{id}?seat=K|all``: the table as seat K sees it (a player sees only
   their own seat; a watcher any seat, or ``all``);
 - ``POST /api/games/{id}/move`` ``{"action": id}``: the person's move;
@@ -23,10 +25,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import secrets
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
-import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -36,13 +39,17 @@ from starlette.staticfiles import StaticFiles
 
 from rummy_env import agents
 from rummy_env.core.game import Game, games, get_game
+from rummy_env.web import MAX_THINK
+from rummy_env.web.choices import AgentChoices
+from rummy_env.web.guard import Guard
 from rummy_env.web.records import Records
 from rummy_env.web.sessions import AgentTable, Sessions, Table, WebError
 from rummy_env.web.views import table_view
 
 LOG = logging.getLogger("rummy_env.web")
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = 16_384  # bytes: every request body is a small JSON object
+SEAT = re.compile(r"[0-9]{1,4}")  # a seat number as a query value (ASCII digits only)
+DEALS = 2**53  # deal numbers 0..2**53 - 1: a page's JavaScript holds them exactly
 
 
 def web_games() -> list[Game]:
@@ -50,37 +57,31 @@ def web_games() -> list[Game]:
     return [g for g in map(get_game, games()) if g.has_view]
 
 
-def default_agent(game: Game) -> str:
-    """The opponent offered first: the game's medium level, else its last agent (as ``rummy play``)."""
-    names = agents.available(game=game.name)
-    return "medium" if "medium" in names else agents.available(game=game.name, levels=False)[-1]
-
-
-def options() -> dict[str, Any]:
+def options(choices: AgentChoices) -> dict[str, Any]:
     """What the start page offers: each game with its presets (and whether each plays a
-    match), player counts, agents (names and levels) and default opponent."""
+    match), player counts, agents (names, levels and the operator's) and default opponent,
+    and the most thinking a move an agent may be given."""
     out = []
     for game in web_games():
         out.append({
             "name": game.name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
             "presets": [{"name": p, "match": bool(getattr(game.load_rules(p), "match", False))} for p in game.presets],
-            "default_preset": game.default_preset, "agents": agents.available(game=game.name),
-            "default_agent": default_agent(game),
+            "default_preset": game.default_preset, "agents": choices.names(game),
+            "default_agent": agents.default_opponent(game.name),
         })
-    return {"games": out}
+    return {"games": out, "max_think": choices.max_think}
 
 
 # ------------------------------------------------------------------------ request checks
 
 
 async def body(request: Request, allowed: set[str]) -> dict[str, Any]:
-    """The request's JSON object, refusing other content and unknown keys (naming them)."""
+    """The request's JSON object (its size and type checked by the guard already), refusing
+    other content and unknown keys (naming them)."""
     raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise WebError(413, f"the request body is {len(raw)} bytes; at most {MAX_BODY}")
     try:
         data = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise WebError(400, "the request body must be a JSON object") from None
     if not isinstance(data, dict):
         raise WebError(400, f"the request body must be a JSON object, got {type(data).__name__}")
@@ -104,6 +105,7 @@ def integer(data: dict[str, Any], key: str, low: int, high: int, default: Option
 
 
 def choice(data: dict[str, Any], key: str, allowed: list[str], default: str) -> str:
+    """``data[key]`` if it is one of ``allowed`` (``default`` when absent), else a 400 naming them."""
     value = data.get(key, default)
     if value not in allowed:
         raise WebError(400, f"{key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
@@ -122,20 +124,9 @@ def specs(data: dict[str, Any], key: str, count: int, default: str) -> list[str]
     return [v.strip() for v in value] * count if len(value) == 1 else [v.strip() for v in value]
 
 
-def make_agent(spec: str, game: Game, seed: Optional[int]) -> agents.Agent:
-    """The agent ``spec`` for ``game``, or a 400 naming what is wrong and what is allowed."""
-    try:
-        agent = agents.make(spec, seed=seed)
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        raise WebError(400, f"agent {spec!r}: {exc}") from None
-    if agents.plays(agent) != game.name:
-        raise WebError(400, f"agent {spec!r} plays {get_game(agents.plays(agent)).title}, not {game.title}; "
-                            f"choose one of {', '.join(agents.available(game=game.name))}")
-    return agent
-
-
-def new_table(data: dict[str, Any]) -> Table:
-    """A game to play or watch from a checked request (see the module docstring)."""
+def new_table(data: dict[str, Any], choices: AgentChoices) -> Table:
+    """A game to play or watch from a checked request (see the module docstring). A game to
+    play is dealt from a secret seed (no other request can deal its cards until it is over)."""
     mode = choice(data, "mode", ["play", "watch"], "play")
     playable = web_games()
     name = data.get("game", "gin")
@@ -149,24 +140,29 @@ def new_table(data: dict[str, Any]) -> Table:
     episode = choice(data, "episode", ["hand", "match"], "hand")
     if episode == "match" and not getattr(rules, "match", False):
         raise WebError(400, f"the {preset!r} rules of {game.title} have no match (no target score): play a hand")
-    seed = integer(data, "seed", 0, 2**63 - 1)
-    default = default_agent(game)
+    default = agents.default_opponent(game.name)
     if mode == "play":
         if "agents" in data:
             raise WebError(400, "a game to play takes 'opponents' (the other seats), not 'agents'")
+        if "seed" in data:
+            raise WebError(400, "a game to play is dealt secretly, so that no other request can deal its cards; "
+                                "its deal number is shown when it is over ('seed' is for games to watch)")
+        seed = secrets.randbelow(DEALS)
         others = specs(data, "opponents", n - 1, default)
         seat = integer(data, "seat", 0, n - 1)
         if seat is None:
-            seat = int(np.random.default_rng(seed).integers(n))
+            seat = secrets.randbelow(n)
         seated = others[:seat] + [None] + others[seat:]
     else:
         if "opponents" in data or "seat" in data:
             raise WebError(400, "a game to watch takes 'agents' (one spec per seat, or one for all), "
                                 "not 'opponents' or 'seat'")
+        seed = integer(data, "seed", 0, DEALS - 1)
+        seed = secrets.randbelow(DEALS) if seed is None else seed
         seated = specs(data, "agents", n, default)
-    players = [None if spec is None else make_agent(spec, game, None if seed is None else seed + 1 + s)
-               for s, spec in enumerate(seated)]
-    names = ["you" if spec is None else spec for spec in seated]
+    made = [None if spec is None else choices.make(spec, game, seed + 1 + s) for s, spec in enumerate(seated)]
+    players = [None if m is None else m[0] for m in made]
+    names = ["you" if m is None else m[1] for m in made]
     return AgentTable(game, rules, preset, names, players, episode, seed)
 
 
@@ -175,25 +171,31 @@ def seats_of(table: Table, request: Request) -> list[int]:
     ``all`` (a game watched or replayed; ``all`` by default)."""
     asked = request.query_params.get("seat")
     n = table.num_players
+    if asked not in (None, "all") and (not SEAT.fullmatch(asked) or int(asked) >= n):
+        raise WebError(400, f"seat must be 'all' or a seat 0..{n - 1}, got {asked!r}")
     if table.human is not None:
         if asked not in (None, str(table.human)):
             raise WebError(403, f"a player sees only their own seat ({table.human}); seat={asked!r} is not allowed")
         return [table.human]
-    if asked in (None, "all"):
-        return list(range(n))
-    if not asked.isdigit() or int(asked) >= n:
-        raise WebError(400, f"seat must be 'all' or a seat 0..{n - 1}, got {asked!r}")
-    return [int(asked)]
+    return list(range(n)) if asked in (None, "all") else [int(asked)]
 
 
 # ------------------------------------------------------------------------ the app
 
 
-def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minutes: float = 30.0) -> Starlette:
-    """The app: games held in memory (at most ``max_games``, dropped after ``idle_minutes``
-    without a request) and the tournament folders under ``records``."""
-    sessions = Sessions(capacity=max_games, idle_seconds=60 * idle_minutes)
+def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minutes: float = 30.0,
+               max_games_per_client: int = 10, agents_named: Optional[dict[str, str]] = None,
+               max_think: float = MAX_THINK, bound: str = "127.0.0.1", allow_hosts: Sequence[str] = (),
+               allow_origins: Sequence[str] = ()) -> Guard:
+    """The app behind its guard (``rummy_env.web.guard``): games held in memory (at most
+    ``max_games``, ``max_games_per_client`` for one client address, dropped after
+    ``idle_minutes`` without a request), the tournament folders under ``records``, the
+    agents clients may choose (``agents_named``: the operator's NAME -> SPEC; thinking at
+    most ``max_think`` seconds a move), answering to this machine's names, ``bound`` and
+    ``allow_hosts``, and to pages of its own origin or ``allow_origins``."""
+    sessions = Sessions(capacity=max_games, idle_seconds=60 * idle_minutes, per_client=max_games_per_client)
     folders = Records(Path(records))
+    choices = AgentChoices(agents_named, max_think)
 
     def api(handler: Callable) -> Callable:
         async def wrapped(request: Request) -> Response:
@@ -220,12 +222,13 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
             return await run_in_threadpool(run)
 
     async def get_options(request: Request) -> dict[str, Any]:
-        return await run_in_threadpool(options)
+        return await run_in_threadpool(options, choices)
 
     async def create(request: Request) -> dict[str, Any]:
         data = await body(request, {"mode", "game", "players", "rules", "opponents", "agents", "seat", "episode", "seed"})
-        table = await run_in_threadpool(new_table, data)
-        key = sessions.add(table)
+        sessions.check_room(client_of(request))  # before any agent is made
+        table = await run_in_threadpool(new_table, data, choices)
+        key = sessions.add(table, client_of(request))
         return {"id": key, "table": await run_in_threadpool(table_view, table, seats_of(table, request))}
 
     async def show(request: Request) -> dict[str, Any]:
@@ -256,8 +259,9 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
 
     async def replay(request: Request) -> dict[str, Any]:
         data = await body(request, {"folder", "key"})
+        sessions.check_room(client_of(request))
         table = await run_in_threadpool(folders.replay, data.get("folder"), data.get("key"))
-        key = sessions.add(table)
+        key = sessions.add(table, client_of(request))
         return {"id": key, "table": await run_in_threadpool(table_view, table, list(range(table.num_players)))}
 
     async def plot(request: Request) -> Response:
@@ -292,4 +296,10 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
     ]
     app = Starlette(routes=routes)
     app.state.sessions = sessions
-    return app
+    app.state.choices = choices
+    return Guard(app, bound=bound, hosts=allow_hosts, origins=allow_origins)
+
+
+def client_of(request: Request) -> str:
+    """The address a request comes from: games are counted against it (``Sessions``)."""
+    return request.client.host if request.client is not None else "unknown"

@@ -44,7 +44,8 @@ class Records:
 
     def folder(self, name: Any) -> Path:
         """The folder ``name`` (a path under the root), or a 404 saying what is allowed."""
-        if not isinstance(name, str) or not name or "\\" in name or name.startswith("/"):
+        if (not isinstance(name, str) or not name or len(name) > 500 or "\\" in name or name.startswith("/")
+                or not name.isprintable()):
             raise WebError(400, f"folder must be a path under the records folder, such as 'tournament', got {name!r}")
         path = (self.root / name).resolve()
         if not path.is_relative_to(self.root) or not path.is_dir():
@@ -76,7 +77,7 @@ class Records:
 
     def _results(self, name: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         try:
-            return read_results(self.folder(name))
+            return read_results(self.folder(name), live=True)  # a running tournament may be writing a line
         except ResultsFileError as exc:
             raise WebError(404 if "not found" in str(exc) else 422, str(exc)) from None
 

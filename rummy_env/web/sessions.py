@@ -54,6 +54,7 @@ class Table(ABC):
         self.moves: list[tuple[int, int, int]] = []
         self.finished: list[GameState] = []
         self.lock = asyncio.Lock()
+        self.deal: Optional[int] = None  # the seed it was dealt from (None: a record's decks)
 
     @property
     def num_players(self) -> int:
@@ -131,6 +132,7 @@ class AgentTable(Table):
         self.players = list(players)
         self.env = game.raw_env(num_players=len(players), rules=rules, episode=episode)
         self.env.reset(seed=seed)
+        self.deal = seed
 
     @property
     def state(self) -> GameState:
@@ -214,16 +216,21 @@ class ReplayTable(Table):
 
 class Sessions:
     """Tables by id: ids are unguessable (128 random bits), at most ``capacity`` tables are
-    kept, and a table nobody has asked about for ``idle_seconds`` is dropped."""
+    kept, at most ``per_client`` of them for one client (so one client cannot fill the
+    server), and a table nobody has asked about for ``idle_seconds`` is dropped."""
 
     def __init__(self, capacity: int = 100, idle_seconds: float = 1800.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        if capacity < 1 or idle_seconds <= 0:
-            raise ValueError(f"capacity must be >= 1 and idle_seconds > 0, got {capacity} and {idle_seconds}")
+                 clock: Callable[[], float] = time.monotonic, per_client: Optional[int] = None) -> None:
+        per_client = capacity if per_client is None else per_client
+        if capacity < 1 or idle_seconds <= 0 or per_client < 1:
+            raise ValueError(f"capacity and per_client must be >= 1 and idle_seconds > 0, got {capacity}, "
+                             f"{per_client} and {idle_seconds}")
         self.capacity = capacity
+        self.per_client = per_client
         self.idle_seconds = idle_seconds
         self.clock = clock
         self._tables: dict[str, tuple[Table, float]] = {}
+        self._owners: dict[str, str] = {}  # table id -> the client that made it
 
     def __len__(self) -> int:
         return len(self._tables)
@@ -234,17 +241,28 @@ class Sessions:
         stale = [key for key, (_, seen) in self._tables.items() if seen < limit]
         for key in stale:
             del self._tables[key]
+            self._owners.pop(key, None)
         return len(stale)
 
-    def add(self, table: Table) -> str:
-        """Keep ``table`` under a new id; refused (503) when ``capacity`` tables are in use."""
+    def check_room(self, client: str = "") -> None:
+        """Refuse (503 for the server, 429 for ``client``) when no table can be added now:
+        checked before a table is made, so a refused request costs no agent's loading."""
         self.sweep()
+        minutes = self.idle_seconds / 60
         if len(self._tables) >= self.capacity:
-            minutes = self.idle_seconds / 60
             raise WebError(503, f"the server holds {self.capacity} games already (its limit): try again when one has "
                                 f"been idle for {minutes:g} minutes, or end one (DELETE /api/games/ID)")
+        if sum(owner == client for owner in self._owners.values()) >= self.per_client:
+            raise WebError(429, f"you hold {self.per_client} games on this server already (its limit for one "
+                                f"client): end one (DELETE /api/games/ID) or wait until one has been idle for "
+                                f"{minutes:g} minutes")
+
+    def add(self, table: Table, client: str = "") -> str:
+        """Keep ``table``, made for ``client``, under a new id (``check_room`` refuses when full)."""
+        self.check_room(client)
         key = secrets.token_urlsafe(16)
         self._tables[key] = (table, self.clock())
+        self._owners[key] = client
         return key
 
     def get(self, key: str) -> Table:
@@ -252,6 +270,7 @@ class Sessions:
         entry = self._tables.get(key)
         if entry is None or entry[1] < self.clock() - self.idle_seconds:
             self._tables.pop(key, None)
+            self._owners.pop(key, None)
             raise WebError(404, f"no game {key!r}: it does not exist, or it was dropped after "
                                 f"{self.idle_seconds / 60:g} idle minutes")
         self._tables[key] = (entry[0], self.clock())
@@ -260,3 +279,4 @@ class Sessions:
     def remove(self, key: str) -> None:
         self.get(key)
         del self._tables[key]
+        self._owners.pop(key, None)

@@ -50,4 +50,6 @@ def table_view(table: Table, seats: list[int]) -> dict[str, Any]:
         "to_move": to_move, "over": table.over, "hand_number": len(table.finished) + (0 if table.over else 1),
         "views": [{"seat": s, **game.view(state.information_set(s), rules)} for s in seats],
         "moves": moves, "log": log, "hands": hands, "score": table.score(),
+        # a game played is dealt secretly: its deal number is told once it is over (to watch it again)
+        "deal": table.deal if table.human is None or table.over else None,
     }

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rummy_env.agents import torch_files
 from rummy_env.basic.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.basic.game import DISCARD, LAYOFF, MAX_TABLE_MELDS, MELD, NUM_ACTIONS
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
@@ -147,24 +148,16 @@ def policy_payload(net: BasicPolicyNet, rules: str, extra: Optional[dict[str, An
 
 
 def save_policy(net: BasicPolicyNet, path: Union[str, Path], rules: str, extra: Optional[dict[str, Any]] = None) -> None:
-    """Write a policy file (atomically: a crash never leaves a half-written file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(policy_payload(net, rules, extra), tmp)
-    tmp.replace(path)
+    """Write a policy file: plain data only (``rummy_env.agents.torch_files``), atomically
+    (a crash never leaves a half-written file)."""
+    torch_files.save(policy_payload(net, rules, extra), path)
 
 
 def load_policy(path: Union[str, Path]) -> tuple[BasicPolicyNet, dict[str, Any]]:
     """The network in a policy file (or a ``rummy train-basic`` checkpoint) and its metadata;
     ``FileNotFoundError`` or ``ValueError`` naming the file when it is not one."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"policy file {str(path)!r} not found")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as exc:  # truncated, not a torch file, ...
-        raise ValueError(f"{str(path)!r} is not a readable policy file ({type(exc).__name__}: {exc})") from None
+    payload = torch_files.load(path)  # weights only: never unpickles objects
     if isinstance(payload, dict) and isinstance(payload.get("policy"), dict):
         payload = payload["policy"]  # a training checkpoint holds a policy payload
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:

@@ -69,7 +69,9 @@ class RummyPPOAgent(Agent):
 
     name = "rummy-ppo"
     game = "basic"
+    extra = "train"
     short_option = "path"  # ``rummy-ppo:PATH`` means ``rummy-ppo:path=PATH`` (``agents.registry``)
+    file_options = ("path",)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)

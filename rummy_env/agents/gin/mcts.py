@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import os
 import time as _time
+from types import MappingProxyType
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -92,6 +93,8 @@ MIN_WORLDS = 4  # fewer worlds than this: play the heuristic's move
 class MCTSAgent(Agent):
     name = "mcts"
     game = "gin"
+    file_options = ("net",)
+    budgets = MappingProxyType({"simulations": 0.0002, "time": 1.0})  # 1,000 playouts: about 0.2 s a move
 
     def __init__(
         self,
@@ -110,8 +113,8 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
-        if time is not None and time <= 0:
-            raise ValueError(f"time must be > 0 seconds, got {time}")
+        if time is not None and not 0 < time < float("inf"):
+            raise ValueError(f"time must be a number of seconds > 0, got {time}")
         if candidates < 1:
             raise ValueError(f"candidates must be >= 1, got {candidates}")
         if rollout not in ROLLOUTS:

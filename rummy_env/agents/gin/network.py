@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rummy_env.agents import torch_files
 from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import CARD_SLICES, FLAT_SIZE
@@ -139,27 +140,19 @@ def vector_inputs(observation: np.ndarray, env: VectorGinRummy, rows: np.ndarray
 
 
 def save_policy(net: PolicyNet, path: Union[str, Path], rules: str, extra: dict[str, Any] | None = None) -> None:
-    """Write a policy file (atomically: a crash never leaves a half-written file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = policy_payload(net, rules, extra)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    tmp.replace(path)
+    """Write a policy file: plain data only (``rummy_env.agents.torch_files``), atomically
+    (a crash never leaves a half-written file)."""
+    torch_files.save(policy_payload(net, rules, extra), path)
 
 
 def load_policy(path: Union[str, Path]) -> tuple[PolicyNet, dict[str, Any]]:
     """The network in a policy file (or a training checkpoint) and its metadata.
 
-    Raises ``ValueError`` naming the file when it is not a readable policy file.
+    Raises ``FileNotFoundError`` or ``ValueError`` naming the file when it is not a readable
+    policy file (``torch_files.UnsafeFileError`` when it holds pickled objects).
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"policy file {str(path)!r} not found")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as exc:  # truncated, not a torch file, ...
-        raise ValueError(f"{str(path)!r} is not a readable policy file ({type(exc).__name__}: {exc})") from None
+    payload = torch_files.load(path)  # weights only: never unpickles objects
     if isinstance(payload, dict) and "policy" in payload and isinstance(payload["policy"], dict):
         payload = payload["policy"]  # a training checkpoint holds a policy payload
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:

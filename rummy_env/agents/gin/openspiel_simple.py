@@ -86,6 +86,7 @@ def knocks(hand: list[int], knock_card: int) -> bool:
 class OpenSpielSimpleAgent(Agent):
     name = "openspiel-simple"
     game = "gin"
+    extra = "openspiel"
 
     def __init__(self, seed: Optional[int] = None) -> None:
         super().__init__(seed)  # it draws no random numbers: the seed changes nothing

@@ -142,7 +142,9 @@ def _decide(logp: np.ndarray, mask: np.ndarray, u: Optional[np.ndarray],
 class PPOAgent(Agent):
     name = "ppo"
     game = "gin"
+    extra = "train"
     short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
+    file_options = ("path",)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)

@@ -43,7 +43,7 @@ import numpy as np
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.romme import melds as M
-from rummy_env.romme.cards import JOKER, NUM_KINDS, kind_of, num_physical, penalty_values
+from rummy_env.romme.cards import JOKER, NUM_KINDS, num_physical, penalty_values
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, Phase,
     RommeInformationSet,
@@ -129,7 +129,7 @@ def passed_kinds(info: RommeInformationSet, rules: RommeRules) -> list[set[int]]
             if stock == 0 and len(pile) > 1:  # the stock is turned over: the pile keeps its top
                 upcard_stays &= pile[0] != upcard
                 stock, pile = len(pile) - 1, pile[-1:]
-    up_kind = kind_of(info.discard_pile[0]) if upcard_stays and info.discard_pile else None
+    up_kind = info.discard_pile[0] if upcard_stays and info.discard_pile else None
     for seat, kind in passes:
         if kind != upcard:
             passed[seat].add(kind)
@@ -179,7 +179,7 @@ class RommeHeuristicAgent(Agent):
     # ------------------------------------------------------------------ drawing
 
     def _wants_top(self, info: RommeInformationSet, rules: RommeRules) -> bool:
-        top = kind_of(info.discard_pile[-1])
+        top = info.discard_pile[-1]
         if top == JOKER:
             return True
         out = info.came_out[info.player]
@@ -203,9 +203,9 @@ class RommeHeuristicAgent(Agent):
         hand = np.array(info.hand_counts, dtype=np.uint8)
         keep = 0 if rules.go_out_without_discard else 1
         out = info.came_out[p]
-        taken = kind_of(info.taken_card) if info.taken_card is not None and info.taken_card in info.hand else None
+        taken = info.taken_card if info.taken_held else None
         need = taken if info.must_meld_taken else None
-        debt = info.swapped_joker is not None and info.swapped_joker in info.hand
+        debt = info.joker_debt
         points = 0 if out else rules.come_out_points - info.turn_points
         need_run = not out and rules.come_out_needs_run and not info.turn_run
         if info.pending:
@@ -237,8 +237,8 @@ class RommeHeuristicAgent(Agent):
                        need_run: bool, need: Optional[int], keep: int) -> Optional[int]:
         """The next card of the meld being built (or commit it): the completion after
         which the rest of the hand is left with the least penalty."""
-        nat = tuple(sorted(k for c, k in info.pending if kind_of(c) != JOKER))
-        jok = tuple(sorted(k for c, k in info.pending if kind_of(c) == JOKER))
+        nat = tuple(sorted(k for c, k in info.pending if c != JOKER))
+        jok = tuple(sorted(k for c, k in info.pending if c == JOKER))
         best, best_key = None, None
         for c in M.completions(nat, jok, hand, rules):
             rest = hand.copy()
@@ -297,8 +297,8 @@ class RommeHeuristicAgent(Agent):
         nxt = (info.player + 1) % info.num_players
         table = set().union(*(_accepts(m.meld, rules) for m in info.table)) if info.table else set()
         known = np.zeros(NUM_KINDS, dtype=np.uint8)
-        for c in info.known[nxt]:
-            known[kind_of(c)] += 1
+        for k in info.known[nxt]:
+            known[k] += 1
         passed = passed_kinds(info, rules)[nxt] if self.danger_weight else set()
         costs = []
         for i, k in enumerate(kinds):

@@ -1,11 +1,13 @@
 // Shared by the pages: calling the API, and drawing cards and small elements.
 "use strict";
 
+// Every request that changes something is sent as JSON: the server refuses anything else
+// (a page of another origin cannot send JSON without asking first).
 async function api(method, path, body) {
   const options = {method, headers: {}};
-  if (body !== undefined) {
+  if (method !== "GET") {
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, options);
   const data = await response.json().catch(() => ({error: `the server answered ${response.status}`}));

@@ -47,8 +47,8 @@ async function start(form, kind) {
     rules: form.querySelector("[name=rules]").value, episode: form.querySelector("[name=episode]").value};
   const specs = Array.from(form.querySelectorAll("input.agent")).map((i) => i.value.trim());
   body[kind === "play" ? "opponents" : "agents"] = specs;
-  const seed = form.querySelector("[name=seed]").value;
-  if (seed !== "") body.seed = Number(seed);
+  const seedField = form.querySelector("[name=seed]"); // games to watch only: a game to play is dealt secretly
+  if (seedField && seedField.value !== "") body.seed = Number(seedField.value);
   if (kind === "play" && form.querySelector("[name=seat]").value !== "") body.seat = Number(form.querySelector("[name=seat]").value);
   const error = document.getElementById("error");
   try {

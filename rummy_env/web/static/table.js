@@ -194,8 +194,10 @@ function renderShowdowns() {
   const next = waiting ? el("button", {class: "action", id: "next-hand", type: "button",
     onclick: () => { waiting = false; render(); schedule(); }}, "Next hand") : null;
   const again = data.over && data.kind !== "replay" ? el("a", {href: "/"}, "new game") : null;
+  // a game played was dealt secretly: its deal number is told once it is over (watch agents play it)
+  const deal = data.over && data.deal !== null ? el("span", {class: "muted", id: "deal"}, ` deal ${data.deal}`) : null;
   box.replaceChildren(el("div", {class: "showdown", id: "showdown"}, el("b", {}, `Hand ${last.number}`),
-    el("pre", {}, last.explanation), seats, next, again));
+    el("pre", {}, last.explanation), seats, next, again, deal));
 }
 
 function renderLog() {

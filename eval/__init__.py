@@ -1,5 +1,0 @@
-"""Deprecated: use ``from rummy_env import eval``. This alias is removed in the next release."""
-
-from rummy_env._compat import alias
-
-alias("eval")
