@@ -359,3 +359,9 @@ def test_the_example_config_loads():
 
     cfg = load_config(str(Path(__file__).resolve().parent.parent / "configs" / "tournament.yaml"), deals=1)
     assert cfg.deals == 1 and "heuristic" in cfg.agents and cfg.pairs()
+
+
+def test_a_tournament_of_one_deal_says_it_has_no_interval_rather_than_nan(tmp_path):
+    summary = run(load_config(None, agents=["random", "simple"], deals=1, out=str(tmp_path / "one")), progress=False)
+    assert "nan" not in summary["report"] and "(one deal: no interval)" in summary["report"]
+    assert "nan" not in (tmp_path / "one" / "report.md").read_text()

@@ -362,3 +362,11 @@ def test_rummy_serve_without_the_web_extra_says_how_to_install_it_in_one_line():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().count("\n") == 0 and 'pip install -e ".[web]"' in out.stderr and "uvicorn" in out.stderr
+
+
+def test_the_leaderboard_of_a_one_deal_tournament_sends_no_interval_as_null(tmp_path):
+    small_tournament(tmp_path / "one", deals=1)
+    with TestClient(create_app(records=tmp_path), base_url=BASE) as c:
+        answer = c.get("/api/records/summary?folder=one")
+        assert answer.status_code == 200, answer.text  # was a 500: NaN is no JSON
+        assert all(a["points_ci95"] is None and a["win_share_ci95"] is None for a in answer.json()["agents"])

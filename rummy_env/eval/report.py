@@ -44,8 +44,8 @@ def markdown(summary: dict[str, Any]) -> str:
         "|---|---|---|---|" + "---|" * len(outcomes) + "---|",
     ]
     for a in summary["agents"]:
-        lines.append(f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}% +- {100 * a['win_share_ci95']:.1f} "
-                     f"| {a['points']:+.2f} +- {a['points_ci95']:.2f} | {_rates(a, outcomes)} | {a['mean_hand_length']:.1f} |")
+        lines.append(f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}%{_pm(100 * a['win_share_ci95'], 1)} "
+                     f"| {a['points']:+.2f}{_pm(a['points_ci95'], 2)} | {_rates(a, outcomes)} | {a['mean_hand_length']:.1f} |")
     if pairs:
         lines += [
             "",
@@ -56,14 +56,20 @@ def markdown(summary: dict[str, Any]) -> str:
         ]
         for p in summary["pairs"]:
             lines.append(
-                f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}% +- {100 * p['a_win_share_ci95']:.1f} "
-                f"| {p['a_points']:+.2f} +- {p['a_points_ci95']:.2f} | {_rates(p, outcomes)} | {p['mean_hand_length']:.1f} |"
+                f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}%{_pm(100 * p['a_win_share_ci95'], 1)} "
+                f"| {p['a_points']:+.2f}{_pm(p['a_points_ci95'], 2)} | {_rates(p, outcomes)} | {p['mean_hand_length']:.1f} |"
             )
     else:
         lines += ["", "## Pairs (share of pairwise placings won by A)", "", "| A | B | placings | A's share |", "|---|---|---|---|"]
         for p in summary["pairs"]:
             lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
     return "\n".join(lines) + "\n"
+
+
+def _pm(ci95: float, digits: int) -> str:
+    """`` +- 1.2``, the 95% interval's half-width as the tables print it; with one deal there
+    is none (a spread needs two deals), said in words rather than ``nan``."""
+    return " (one deal: no interval)" if np.isnan(ci95) else f" +- {ci95:.{digits}f}"
 
 
 def _rates(row: dict[str, Any], outcomes: tuple[str, ...]) -> str:

@@ -10,6 +10,7 @@ read files elsewhere; the folders are listed by what they hold (``results.jsonl`
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Optional
 
@@ -64,7 +65,7 @@ class Records:
         if not isinstance(summary, dict) or "config" not in summary:
             raise WebError(422, f"{name}/summary.json is not a tournament summary (no config)")
         summary["plots"] = [p for p in PLOTS if (path.parent / p).is_file()]
-        return summary
+        return _finite(summary)
 
     def plot(self, name: Any, plot: Any) -> Path:
         """The path of one of a tournament's plots (``PLOTS``)."""
@@ -107,6 +108,18 @@ class Records:
             raise WebError(422, f"game {key!r} of {name} cannot be replayed: {exc}") from None
         return ReplayTable(game, rules, str(header["rules"]), list(record["players"]), record["hands"],
                            _final(record))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite number as None: JSON has none (a tournament of one
+    deal has no interval, written NaN in its summary.json), and the page shows None as such."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _final(record: dict[str, Any]) -> Optional[dict[str, Any]]:

@@ -13,7 +13,12 @@ function fail(e) {
 }
 
 function signed(x, digits) {
-  return (x >= 0 ? "+" : "") + x.toFixed(digits);
+  return x === null ? "?" : (x >= 0 ? "+" : "") + x.toFixed(digits);
+}
+
+// "± 1.2", or a note where one deal gives no interval (the server sends null)
+function pm(ci, digits) {
+  return ci === null ? " (one deal: no interval)" : ` \u00b1 ${ci.toFixed(digits)}`;
 }
 
 async function summary() {
@@ -33,8 +38,8 @@ async function summary() {
   const agents = document.querySelector("#agents tbody");
   for (const a of s.agents) {
     agents.append(el("tr", {}, el("td", {}, a.agent), el("td", {}, String(a.games)),
-      el("td", {}, `${(100 * a.win_share).toFixed(1)}% \u00b1 ${(100 * a.win_share_ci95).toFixed(1)}`),
-      el("td", {}, `${signed(a.points, 2)} \u00b1 ${a.points_ci95.toFixed(2)}`)));
+      el("td", {}, `${(100 * a.win_share).toFixed(1)}%${pm(a.win_share_ci95 === null ? null : 100 * a.win_share_ci95, 1)}`),
+      el("td", {}, `${signed(a.points, 2)}${pm(a.points_ci95, 2)}`)));
   }
   document.getElementById("plots").replaceChildren(...s.plots.map((name) => el("div", {}, el("h2", {}, PLOT_TITLES[name] || name),
     el("img", {alt: name, src: `/api/records/plot?folder=${encodeURIComponent(FOLDER)}&name=${name}`}))));
