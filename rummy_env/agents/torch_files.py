@@ -22,6 +22,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from rummy_env.core.files import write_atomically
+
 CONVERT = "rummy convert-policy"  # the command that rewrites a trusted old file as plain data
 
 
@@ -100,18 +102,5 @@ def to_bytes(value: Any, where: str = "file") -> bytes:
 
 
 def save(value: Any, path: Union[str, Path]) -> None:
-    """Write ``plain(value)`` to ``path`` (``write``)."""
-    write(path, to_bytes(value, Path(path).name))
-
-
-def write(path: Union[str, Path], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file, synced, then renamed over it, so
-    a crash never leaves a half-written file under the real name."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    """Write ``plain(value)`` to ``path``, whole or not at all (``core.files.write_atomically``)."""
+    write_atomically(path, to_bytes(value, Path(path).name))

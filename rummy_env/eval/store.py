@@ -15,10 +15,10 @@ again. Anything else unreadable is an error, never overwritten.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
+from rummy_env.core.files import write_atomically
 from rummy_env.core.game import get_game
 from rummy_env.eval.config import DEFAULT_GAME
 from rummy_env.eval.games import AnyGame, PairGame, record_problem
@@ -102,13 +102,7 @@ class ResultsStore:
     def _rewrite_header(self) -> None:
         """The same file with this run's header, replaced whole (a crash leaves the old one)."""
         data = self.path.read_bytes()
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            f.write(self._header().encode())
-            f.write(data[data.index(b"\n") + 1 :])
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        write_atomically(self.path, self._header().encode() + data[data.index(b"\n") + 1 :])
 
     def _lines(self) -> Iterator[tuple[int, dict[str, Any]]]:
         data = self.path.read_bytes()

@@ -16,6 +16,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from rummy_env.agents import torch_files
+from rummy_env.core.files import write_atomically
 
 
 def _worker_state(old: dict[str, Any]) -> dict[str, Any]:
@@ -57,6 +58,6 @@ def convert(path: Union[str, Path], out: Optional[Union[str, Path]] = None) -> P
     target = Path(out) if out is not None else path
     if out is None:
         path.replace(path.with_name(path.name + ".pickled"))
-    torch_files.write(target, data)
+    write_atomically(target, data)
     torch_files.load(target, "converted file")
     return target

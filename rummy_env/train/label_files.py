@@ -8,13 +8,15 @@ rather than mixed in. Jobs run on spawned worker processes with one torch thread
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
+
+from rummy_env.core.files import write_atomically
 
 MANIFEST = "labels.json"
 
@@ -40,9 +42,7 @@ def open_folder(folder: Path, manifest: dict[str, Any], has_files: bool, kind: s
         raise ValueError(f"{str(folder)!r} holds {kind} files but no labels.json saying how they were made; "
                          "collect into another folder")
     else:
-        tmp = path.with_name(f".{MANIFEST}.tmp")
-        tmp.write_text(json.dumps(manifest, indent=1) + "\n")
-        os.replace(tmp, path)  # whole or absent
+        write_atomically(path, (json.dumps(manifest, indent=1) + "\n").encode())  # whole or absent
     for stale in folder.glob(".*.tmp"):  # left by a collection stopped mid-write
         stale.unlink()
 
@@ -50,12 +50,9 @@ def open_folder(folder: Path, manifest: dict[str, Any], has_files: bool, kind: s
 def write_npz(path: Path, data: dict[str, np.ndarray]) -> None:
     """Write ``data`` to ``path`` (compressed ``.npz``) whole or not at all: a crash never
     leaves half a file under the real name."""
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **data)
+    write_atomically(path, buffer.getvalue())
 
 
 def _one_thread() -> None:
