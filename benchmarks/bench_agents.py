@@ -22,7 +22,9 @@ agent's code changes.
     python benchmarks/bench_agents.py --pair simple random --pair heuristic simple --rules classic --hands 2000
     python benchmarks/bench_agents.py --pair heuristic simple --rules eaai --hands 0 --matches 1000
     python benchmarks/bench_agents.py --pair mcts heuristic --hands 2000 --log runs/mcts_heuristic.jsonl
-    python benchmarks/bench_agents.py --pair romme-heuristic romme-random --rules romme --players 4 --hands 2000
+    python benchmarks/bench_agents.py --game romme --pair heuristic random --rules romme --players 4 --hands 2000
+
+Agent specs name agents of ``--game`` (default Gin Rummy), as everywhere.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import numpy as np
 
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand, play_match
+from rummy_env.core.game import DEFAULT_GAME
 
 
 def _share(a: int, b: int, winner) -> float:
@@ -60,15 +63,15 @@ class Timed:
         return action
 
 
-def deal_pair(job: tuple[str, str, str, int, int]) -> tuple[float, float, float, int]:
+def deal_pair(job: tuple[str, str, str, int, int, str]) -> tuple[float, float, float, int]:
     """(A's share of the hands won, A's mean points, A's seconds thinking, A's moves) over
     one deal played once with A in each of the ``players`` seats (B in the others)."""
-    a, b, rules, seed, players = job
+    a, b, rules, seed, players, game = job
     share = points = 0.0
     timed = []
     for seat in range(players):
-        others = iter(agents.make(b, seed=seed + 1 + j) for j in range(players - 1))
-        timed.append(Timed(agents.make(a, seed=seed)))
+        others = iter(agents.make(b, seed=seed + 1 + j, game=game) for j in range(players - 1))
+        timed.append(Timed(agents.make(a, seed=seed, game=game)))
         seats = [timed[-1] if s == seat else next(others) for s in range(players)]
         result = play_hand(seats, rules, seed=seed)
         share += 1.0 if result.winner == seat else 1.0 / players if result.winner is None else 0.0
@@ -76,10 +79,10 @@ def deal_pair(job: tuple[str, str, str, int, int]) -> tuple[float, float, float,
     return share / players, points / players, sum(t.seconds for t in timed), sum(t.moves for t in timed)
 
 
-def match_pair(job: tuple[str, str, str, int, int]) -> tuple[float, float]:
-    a, b, rules, seed, _ = job
-    first = play_match([agents.make(a, seed=seed), agents.make(b, seed=seed + 1)], rules, seed=seed)
-    second = play_match([agents.make(b, seed=seed + 1), agents.make(a, seed=seed)], rules, seed=seed)
+def match_pair(job: tuple[str, str, str, int, int, str]) -> tuple[float, float]:
+    a, b, rules, seed, _, game = job
+    first = play_match([agents.make(a, seed=seed, game=game), agents.make(b, seed=seed + 1, game=game)], rules, seed=seed)
+    second = play_match([agents.make(b, seed=seed + 1, game=game), agents.make(a, seed=seed, game=game)], rules, seed=seed)
     share = (_share(0, 1, first.winner) + _share(1, 0, second.winner)) / 2
     return share, (first.grand_total[0] - first.grand_total[1] + second.grand_total[1] - second.grand_total[0]) / 2
 
@@ -126,6 +129,7 @@ def read_log(path: str) -> dict[tuple[str, str, str, str, int, int], list[float]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"), help="agent specs; repeat")
+    ap.add_argument("--game", default=DEFAULT_GAME, help=f"the game the agents play (default {DEFAULT_GAME})")
     ap.add_argument("--rules", default="classic")
     ap.add_argument("--hands", type=int, default=2000, help="hands per pair (a multiple of --players: deals x players)")
     ap.add_argument("--players", type=int, default=2, help="seats at the table: A against players - 1 copies of B")
@@ -148,7 +152,7 @@ def main() -> None:
     if args.workers < 1:
         ap.error(f"--workers must be at least 1, got {args.workers}")
     for a, b in args.pair:
-        agents.make(a), agents.make(b)  # a bad spec fails here, before any work
+        agents.make(a, game=args.game), agents.make(b, game=args.game)  # a bad spec fails here, before any work
     done = read_log(args.log) if args.log else {}
     with get_context("spawn").Pool(args.workers) as pool:  # spawn: forking after torch is loaded can hang
         for a, b in args.pair:
@@ -162,7 +166,7 @@ def main() -> None:
                     print(f"  {a} vs {b}: {n * len(rows)} of the {n * len(seeds)} {kind} are in {args.log}", flush=True)
                 todo = [s for s in seeds if s not in rows]
                 played = 0
-                for seed, row in pool.imap_unordered(keyed, [(fn, (a, b, args.rules, s, n)) for s in todo]):
+                for seed, row in pool.imap_unordered(keyed, [(fn, (a, b, args.rules, s, n, args.game)) for s in todo]):
                     rows[seed] = list(row)
                     played += 1
                     if args.log:

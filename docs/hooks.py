@@ -257,9 +257,9 @@ def ppo_config() -> str:
 
 
 def basic_ppo_config() -> str:
-    from rummy_env.train.basic_config import BasicPPOConfig
+    from rummy_env.train.config import PPOConfig
 
-    return _config_table(BasicPPOConfig, "ppo_basic.yaml")
+    return _config_table(PPOConfig, "ppo_basic.yaml")
 
 
 def tournament_config() -> str:
@@ -282,18 +282,25 @@ def tournament_config() -> str:
 
 def agent_options() -> str:
     from rummy_env.agents import registry
-    from rummy_env.core.game import get_game
+    from rummy_env.core.game import games, get_game
 
-    rows = []
-    for name in registry.available(levels=False):
-        factory = registry._FACTORIES[name]
+    def options(factory) -> str:
         params = inspect.signature(factory).parameters.values()
         opts = [f"`{p.name}={_yaml_value(p.default)}`" for p in params
-                if p.name != "seed" and p.default is not inspect.Parameter.empty]
-        rows.append([f"`{name}`", get_game(registry.plays(factory)).title, ", ".join(opts) or "none"])
-    levels = ", ".join(f"`{k}` = `{v}` ({get_game(registry.plays(registry._FACTORIES[v])).title})"
-                       for k, v in registry.LEVELS.items())
-    return _table(["name", "game", "options (default)"], rows) + f"\nLevels: {levels}.\n"
+                if p.name not in ("seed", "game") and p.default is not inspect.Parameter.empty]
+        return ", ".join(opts) or "none"
+
+    rows = []
+    for game in games():
+        for name, factory in registry._FACTORIES.get(game, {}).items():
+            rows.append([f"`{name}`", get_game(game).title, options(factory)])
+    for name, factory in registry._GENERIC.items():
+        rows.append([f"`{name}`", "every game", options(factory)])
+    levels = "; ".join(f"{get_game(g).title}: " + ", ".join(f"`{k}` = `{v}`" for k, v in registry.levels(g).items())
+                       for g in games() if registry.levels(g))
+    aliases = ", ".join(f"`{old}` = `{name}` of {get_game(g).title}" for old, (g, name) in registry._ALIASES.items())
+    return (_table(["name", "game", "options (default)"], rows) + f"\nLevels: {levels}.\n\n"
+            + f"Deprecated 0.2 names (they still work, with a warning): {aliases}.\n")
 
 
 # ----------------------------------------------------------------------------- changelog

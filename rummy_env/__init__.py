@@ -10,8 +10,9 @@ The layers, each using only the ones before it:
   players) and ``rummy_env.romme`` (Rommé for 2-6 players, two decks and jokers). The envs
   are public as ``rummy_env.gin_rummy_v0``, ``rummy_env.rummy_v0`` and ``rummy_env.romme_v0``.
 - ``rummy_env.agents``: one ``Agent`` interface, a registry of specs, agents per game.
-- ``rummy_env.gym``: Gymnasium views, one seat against agents;
-  ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)`` is registered on import.
+- ``rummy_env.gym``: Gymnasium views, one seat against agents, for every game;
+  ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)``, ``rummy_env/BasicRummy-v0`` and
+  ``rummy_env/Romme-v0`` are registered on import.
 - ``rummy_env.train``: masked PPO on the Gin vector engine (needs torch).
 - ``rummy_env.eval``: tournaments over duplicate deals, for every registered game.
 - ``rummy_env.cli``: the ``rummy`` command.
@@ -21,9 +22,8 @@ package (``rummy_env.game``, ...) still work, with a warning (``rummy_env._compa
 top-level ``agents``, ``train`` and ``eval`` of 0.1 are gone.
 """
 
-import gymnasium as _gymnasium
-
 from rummy_env import _compat
+from rummy_env import gym as _gym
 from rummy_env.core.game import provide_games
 
 __version__ = "0.2.0"
@@ -33,5 +33,4 @@ provide_games("rummy_env.gin.interface")
 provide_games("rummy_env.basic.interface")
 provide_games("rummy_env.romme.interface")
 
-if "rummy_env/GinRummy-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="rummy_env/GinRummy-v0", entry_point="rummy_env.gym.gin:GinRummyEnv")
+_gym.register_views()  # rummy_env/GinRummy-v0, rummy_env/BasicRummy-v0, ... (rummy_env.gym.env_id)

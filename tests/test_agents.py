@@ -11,6 +11,7 @@ import pytest
 
 from rummy_env import agents
 from rummy_env.agents.arena import play_hand, play_match
+from rummy_env.core.game import games
 from rummy_env.agents.gin.heuristic import HeuristicAgent, knock_points
 from rummy_env.agents.gin.human import HumanAgent
 from rummy_env.agents.human import choose
@@ -83,11 +84,11 @@ def test_no_agent_peeks_at_hidden_cards(spec, preset, episode):
 # card taken thrown back, the cap on upcard draws; the number of whole hands each plays
 OPENSPIEL_AGENTS = {"random": 200, "simple": 200, "heuristic": 60, "heuristic:knock=turn": 100,
                     "mcts:simulations=8,candidates=1": 6, "mcts:simulations=8,rollout=greedy": 6, "ppo": 40,
-                    "ppo:greedy=false": 20, "openspiel-simple": 150}
+                    "ppo:greedy=false": 20, "openspiel-simple": 150, "search:simulations=8": 2}
 
 
 def test_the_openspiel_agent_list_names_every_gin_agent():
-    assert {spec.split(":")[0] for spec in OPENSPIEL_AGENTS} == set(agents.available("gin", levels=False))
+    assert {spec.split(":")[0] for spec in OPENSPIEL_AGENTS} == set(agents.available("gin", levels=False, required=False))
 
 
 def wall_positions(n: int, rules="openspiel") -> list[GinRummyState]:
@@ -132,9 +133,9 @@ def test_every_agent_plays_legal_moves_under_openspiels_rules(spec):
         for seat, obs, info in decisions(env):
             walls += bool(info["information_set"].phase == Phase.DRAW and obs["action_mask"][PASS])
             env.step(players[seat].act(obs, info))
-    assert walls > 0 or spec.startswith("mcts"), walls  # (the search plays a few hands only)
+    assert walls > 0 or spec.startswith(("mcts", "search")), walls  # (a search plays a few hands only)
     takes = 0
-    for s in wall_positions(6 if spec.startswith("mcts") else 30):
+    for s in wall_positions(6 if spec.startswith(("mcts", "search")) else 30):
         assert s.legal_actions() == [TAKE_DISCARD, PASS]
         action = act(spec, s, seed=len(s.history))
         takes += action == TAKE_DISCARD
@@ -236,10 +237,12 @@ def test_registry_specs_levels_and_errors():
     assert isinstance(agents.make("heuristic"), agents.HeuristicAgent)
     m = agents.make("mcts:simulations=5,candidates=2")
     assert (m.simulations, m.candidates) == (5, 2)
-    assert set(agents.LEVELS) == {"easy", "medium", "hard", "expert"}
-    for level, spec in agents.LEVELS.items():
-        assert type(agents.make(level)) is type(agents.make(spec))
-    with pytest.raises(ValueError, match="unknown agent 'grandmaster'; available: .*heuristic"):
+    for game in games():  # every game has levels from easy up, in order, each one of its own agents
+        assert len(agents.levels(game)) >= 3 and list(agents.levels(game)) == list(agents.LEVEL_NAMES[:len(agents.levels(game))])
+        for level, spec in agents.levels(game).items():
+            made = agents.make(level, game=game)
+            assert type(made) is type(agents.make(spec, game=game)) and made.game == game
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster' for Gin Rummy; available: .*heuristic"):
         agents.make("grandmaster")
     with pytest.raises(ValueError, match="has no option.*'depth'.*its options: seed, simulations"):
         agents.make("mcts:depth=3")
@@ -257,10 +260,10 @@ def test_option_values_of_the_wrong_kind_are_refused_before_play():
         ("heuristic:take_margin=", "option take_margin='' must be a number"),
         ("simple:seed=x", "option seed='x' must be a whole number"),
         ("ppo:greedy=1", "option greedy=1 must be true or false"),
-        ("hard:simulations=5", "agent 'hard' \\(the level for 'heuristic'\\) has no option"),
+        ("hard:simulations=5", "agent 'hard' \\(the Gin Rummy level for 'heuristic'\\) has no option"),
         ("heuristic:knock=turn,late_turn=-3", "late_turn must be >= 0"),
         ("heuristic:danger_weight=-1", "danger_weight must be >= 0"),
-        ("rummy-heuristic:partial_weight=-1", "partial_weight must be >= 0"),
+        ("basic/heuristic:partial_weight=-1", "partial_weight must be >= 0"),
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec)
@@ -334,9 +337,9 @@ def test_rummy_play_in_the_terminal():
     assert out.returncode == 0 and "match over: final scores you" in out.stdout
     assert out.stdout.count("match points: you") >= 2
     # a Basic Rummy agent is refused before the game starts, naming the Gin agents
-    out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "rummy-heuristic"],
+    out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "play", "--opponent", "basic/heuristic"],
                          input="", capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "plays Basic Rummy" in out.stderr and "heuristic, mcts" in out.stderr
+    assert out.returncode == 2 and "is for Basic Rummy, not Gin Rummy" in out.stderr
     assert "your hand" not in out.stdout
 
 

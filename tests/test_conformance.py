@@ -27,6 +27,14 @@ def hands(game, count: int, least: int = 2) -> range:
     return range(max(least, count // game.hand_cost))
 
 
+def cheap(spec: str, game: str) -> str:
+    """``spec`` with a small budget when its agent buys thinking with ``simulations``
+    (``Agent.budgets``): a search agent's moves in a few playouts."""
+    if "simulations" in getattr(agents.factory_of(spec, game), "budgets", {}):
+        return f"{spec}:simulations=4"
+    return spec
+
+
 def random_play(game, n: int, seed: int, on_step=None):
     """A hand of random legal moves from a seeded deal; ``on_step(state)`` before each move."""
     rng = np.random.default_rng(seed)
@@ -147,7 +155,7 @@ def test_no_leak_when_hidden_cards_are_dealt_differently(name, n):
     """What a player sees (observation, mask, information set) and what every agent of the
     game does must not change when the cards that player cannot know are dealt otherwise."""
     game = get_game(name)
-    specs = [s if not s.startswith("mcts") else "mcts:simulations=16" for s in agents.available(game=name, levels=False)]
+    specs = [cheap(s, name) for s in agents.available(game=name, levels=False, required=False)]
     env = game.raw_env(num_players=n)
     rng = np.random.default_rng(7)
     checked = changed = 0
@@ -162,10 +170,10 @@ def test_no_leak_when_hidden_cards_are_dealt_differently(name, n):
             obs, _, _, _, info = env.last()
             if checked < 40:
                 for spec in specs:
-                    action = agents.make(spec, seed=episode).act(obs, info)
+                    action = agents.make(spec, seed=episode, game=name).act(obs, info)
                     env.game = game.redeal_hidden(g, seat, rng)
                     alt_info = dict(info, information_set=env.game.information_set(seat))
-                    assert agents.make(spec, seed=episode).act(env.observe(env.agent_selection), alt_info) == action
+                    assert agents.make(spec, seed=episode, game=name).act(env.observe(env.agent_selection), alt_info) == action
                     env.game = g
                 checked += 1
             env.step(int(rng.choice(g.legal_actions())))
@@ -345,3 +353,80 @@ def test_no_leak_when_hidden_cards_are_swapped_at_the_deal(name, n):
                 env.step(action)
             step += 1
     assert compared > 20 and (identical or not copies)  # a game with copies of a card swapped some
+
+
+@pytest.mark.filterwarnings("ignore:.*illegal action")  # the checkers play unmasked random actions
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_gymnasium_view_passes_check_env(name, n):
+    """The game's single-seat Gymnasium view (``rummy_env.gym``, registered under
+    ``env_id(game)``) passes Gymnasium's env checker, and Stable-Baselines3's where that is
+    installed, at every player count, the learner's seat drawn per hand."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from rummy_env.gym import env_id
+
+    make = functools.partial(gymnasium.make, env_id(name), num_players=n, seat="random")
+    check_env(make().unwrapped, skip_render_check=True)
+    try:
+        from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    except ImportError:  # sb3 is in the dev extra; without it Gymnasium's checker is the check
+        return
+    sb3_check_env(make(render_mode="rgb_array").unwrapped)
+
+
+@pytest.mark.parametrize("name", games())
+def test_the_one_trainer_trains_every_game(name, tmp_path):
+    """``rummy train --game NAME`` for every registered game, through its training adapter
+    (``Game.training_module``, or the generic one): two tiny updates at the smallest and the
+    largest table, every opponent kind that fills whole tables (the learner in every seat,
+    a pool snapshot, the generic random agent), an evaluation on duplicate deals, a
+    checkpoint that resumes, and a policy file the adapter reads back."""
+    pytest.importorskip("torch")
+    from rummy_env.train.adapter import adapter_for
+    from rummy_env.train.config import load_config
+    from rummy_env.train.ppo import Trainer
+
+    game = get_game(name)
+    sizes = {game.min_players: 1.0, game.max_players: 1.0}
+    config = load_config(None, {
+        "game": name, "players": sizes, "num_envs": 4, "rollout_steps": 4, "hands_per_update": 3, "total_updates": 2,
+        "hidden": [16], "card_hidden": 4, "minibatch_size": 64, "opponents": {"self": 1, "pool": 1, "random": 1},
+        "snapshot_every": 1, "imitation_teacher": None, "eval_every": 2, "eval_hands": game.min_players * game.max_players,
+        "eval_opponents": ["random"], "checkpoint_every": 1, "torch_threads": 1, "progress": False,
+        "runs_dir": str(tmp_path)})
+    trainer = Trainer.start(config, tmp_path / "run")
+    last = trainer.train()
+    trainer.close()
+    assert trainer.update == 2 and trainer.global_step > 0 and len(trainer.pool) == 2
+    assert set(last) == ({"random"} if len(sizes) == 1 else {f"random/{n}p" for n in sizes})
+    assert all(0 <= r["win_rate"] <= 1 and np.isfinite(r["points_per_hand"]) for r in last.values())
+    net, _ = adapter_for(name).load_policy(tmp_path / "run" / "policy.pt")
+    assert net.num_actions == game.num_actions
+    resumed = Trainer.resume(tmp_path / "run", {"total_updates": 3})
+    resumed.train()
+    resumed.close()
+    assert resumed.update == 3
+
+
+@pytest.mark.parametrize("name, n", CASES, ids=IDS)
+def test_search_agent_plays_legal_moves(name, n):
+    """The generic ``search`` (``rummy_env.agents.search``, written over the game interface
+    alone) plays every registered game at every player count: a few of its moves at seat 0
+    (a small budget, playouts cut at 20 moves), the others random, through the env that
+    raises on an illegal move."""
+    env = get_game(name).raw_env(num_players=n)
+    env.reset(seed=n)
+    search = agents.make("search:simulations=12,depth=20", seed=n, game=name)
+    rng = np.random.default_rng(n)
+    searched = 0
+    while searched < 4 and not env.game.is_over:
+        obs, _, _, _, info = env.last()
+        if env.game.current_player == 0:
+            action = search.act(obs, info)
+            assert obs["action_mask"][action]
+            searched += 1
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+    assert searched == 4 or env.game.is_over

@@ -124,11 +124,10 @@ def test_every_config_field_is_described():
     import dataclasses
 
     from rummy_env.eval.config import TournamentConfig
-    from rummy_env.train.basic_config import BasicPPOConfig
     from rummy_env.train.config import PPOConfig
 
     hooks = _hooks()
-    for cls in (PPOConfig, BasicPPOConfig, TournamentConfig):
+    for cls in (PPOConfig, TournamentConfig):
         described = hooks.attribute_docs(cls)
         assert {f.name for f in dataclasses.fields(cls) if not described.get(f.name)} == set(), cls.__name__
 
@@ -143,7 +142,11 @@ def test_docs_point_nowhere_outside_the_repository():
 def test_files_and_modules_the_docs_name_exist():
     from rummy_env import _compat
 
-    gym_ids = {"rummy_env/GinRummy-v0"}
+    import gymnasium
+
+    import rummy_env  # noqa: F401  (registers the Gymnasium ids, rummy_env/GinRummy-v0, ...)
+
+    gym_ids = {name for name in gymnasium.registry if name.startswith("rummy_env/")}
     for name, text in [("README.md", README)] + [(p, (ROOT / p).read_text()) for p in PAGES]:
         for path in re.findall(r"`((?:rummy_env|configs|benchmarks|examples|tests)/[\w./*-]+)`", text):
             found = list(ROOT.glob(path)) if "*" in path else [ROOT / path] if (ROOT / path).exists() else []
@@ -179,7 +182,9 @@ def run_page(text: str, name: str, workdir: Path, monkeypatch, skip: int = 0) ->
     for link in LINKED:
         (workdir / link).symlink_to(ROOT / link, target_is_directory=True)
     monkeypatch.chdir(workdir)
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))  # agents a page registers stay there
+    # agents a page registers stay there
+    monkeypatch.setattr(registry, "_FACTORIES", {game: dict(table) for game, table in registry._FACTORIES.items()})
+    monkeypatch.setattr(registry, "_GENERIC", dict(registry._GENERIC))
     namespace: dict = {"__name__": "__docs__"}
     for k, (lang, body) in enumerate(blocks(text)):
         if k < skip:
@@ -255,7 +260,7 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
     import importlib
 
     from rummy_env.eval import store, tournament
-    from rummy_env.train import basic_ppo, convert, curves, distill, expert_iteration, knock_labels, ppo
+    from rummy_env.train import convert, curves, distill, expert_iteration, knock_labels, ppo
     from rummy_env.web import server
 
     class Trainer:
@@ -269,23 +274,9 @@ def _parse_rummy(args: list[str], monkeypatch, where: str) -> None:
             assert not changed, f"{where}: --resume may not change {changed}"
             raise Reached(run_dir)
 
-    class BasicTrainer:
-        @classmethod
-        def start(cls, config, run_dir=None):
-            raise Reached(config)
-
-        @classmethod
-        def resume(cls, run_dir, overrides=None):
-            from rummy_env.train.basic_config import RESUMABLE
-
-            changed = set(overrides or {}) - set(RESUMABLE)
-            assert not changed, f"{where}: --resume may not change {changed}"
-            raise Reached(run_dir)
-
     cli = importlib.import_module("rummy_env.cli.main")  # the module (rummy_env.cli.main is also a function's name)
     with monkeypatch.context() as patch:
         patch.setattr(ppo, "Trainer", Trainer)
-        patch.setattr(basic_ppo, "Trainer", BasicTrainer)
         patch.setattr(tournament, "run", _stop)
         patch.setattr(curves, "plot_curves", _stop)
         patch.setattr(expert_iteration, "run", _stop)

@@ -76,6 +76,7 @@ def test_a_killed_run_continues_without_losing_or_repeating_work(tmp_path):
     assert len(grown) == 4 and grown[:3] == again and ei.policy_of(out, 3).is_file()
 
 
+@pytest.mark.filterwarnings("ignore:agent name 'rummy-heuristic' is deprecated:DeprecationWarning")  # another game's agent
 def test_the_config_is_checked(tmp_path):
     assert load_config().teacher == ExpertIterationConfig().teacher
     for values, message in [

@@ -154,7 +154,7 @@ def test_named_agents_as_opponents():
 
 
 def test_bad_arguments_are_refused():
-    with pytest.raises(ValueError, match="unknown agent 'grandmaster'; available"):
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster' for Gin Rummy; available"):
         GinRummyEnv(opponent="grandmaster")
     with pytest.raises(ValueError, match="unknown opponent 'mcts'; allowed: random, simple, heuristic"):
         VectorGinRummyEnv(2, opponent="mcts")
@@ -225,3 +225,186 @@ def test_vector_env_with_the_scripted_agents_as_opponents():
             total, ended = total + r[term].sum(), ended + term.sum()
         points[name] = total / ended
     assert points["heuristic"] < points["random"] - 20 and points["simple"] < points["random"] - 20
+
+
+# ----------------------------------------------------------------------------- every game's single-seat view
+
+from rummy_env import agents  # noqa: E402
+from rummy_env.core import game as game_registry  # noqa: E402
+from rummy_env.core.game import games, get_game  # noqa: E402
+from rummy_env.gym import env_id, register_views  # noqa: E402
+from rummy_env.gym.view import SingleSeatEnv  # noqa: E402
+
+# a sample of each game's player counts: the least and the most (tests/test_conformance.py checks them all)
+VIEW_CASES = sorted({(name, n) for name in games() for n in (get_game(name).min_players, get_game(name).max_players)})
+
+
+def test_every_game_has_a_view_under_an_id_from_its_title():
+    assert [env_id(name) for name in ("gin", "basic", "romme")] == [
+        "rummy_env/GinRummy-v0", "rummy_env/BasicRummy-v0", "rummy_env/Romme-v0"]
+    for name in games():
+        spec = gymnasium.registry[env_id(name)]
+        assert spec.kwargs == {"game": name}
+        env = gymnasium.make(env_id(name)).unwrapped
+        assert isinstance(env, SingleSeatEnv) and env.game_interface is get_game(name)
+        assert env.num_players == get_game(name).min_players
+
+
+def test_a_game_registered_later_gets_its_view_by_registering(monkeypatch):
+    """A fourth game: a Game registered under a new name and title gets an id and a view
+    from ``register_views`` alone, with no line about it in the view."""
+    basic = get_game("basic")
+    monkeypatch.setattr(game_registry, "_GAMES", dict(game_registry._GAMES))
+    monkeypatch.setattr(game_registry, "_ALIASES", dict(game_registry._ALIASES))
+    fourth = type("Kalooki", (type(basic),), {"name": "kalooki", "title": "Kalooki Rummy (test)", "aliases": ()})()
+    game_registry.register_game(fourth)
+    try:
+        assert "rummy_env/KalookiRummyTest-v0" in register_views()
+        env = gymnasium.make("rummy_env/KalookiRummyTest-v0", num_players=3, seat=2)
+        obs, info = env.reset(seed=0)
+        assert env.unwrapped.game_interface is fourth and env.unwrapped.game.current_player == 2
+        assert env.observation_space.contains(obs) and info["action_mask"].any()
+    finally:
+        gymnasium.registry.pop("rummy_env/KalookiRummyTest-v0", None)
+
+
+def _play_out(env, rng, on_learner_move=None):
+    """Play one hand of the view with random legal actions; returns the last step."""
+    obs, info = env.reset(seed=int(rng.integers(1 << 30)))
+    view = env.unwrapped
+    while True:
+        mask = view.action_masks()
+        assert mask.dtype == bool and mask.any() and (mask == info["action_mask"].astype(bool)).all()
+        assert view.game.current_player == view.seat == info["seat"] and env.observation_space.contains(obs)
+        if on_learner_move is not None:
+            on_learner_move(view)
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert not trunc and env.observation_space.contains(obs)
+        if term:
+            return reward, info
+
+
+@pytest.mark.parametrize("name, n", VIEW_CASES)
+@pytest.mark.parametrize("reward", ["points", "scaled", "win_loss"])
+def test_the_learners_reward_is_what_the_games_aec_env_gives_its_seat(name, n, reward):
+    """Replaying each hand of the view in the game's PettingZoo env (same deck, dealer and
+    actions) gives the learner's seat the view's reward, in every reward mode."""
+    game = get_game(name)
+    env = gymnasium.make(env_id(name), num_players=n, seat="random", reward=reward,
+                         opponent="heuristic" if n > 2 else "random")
+    rng = np.random.default_rng(n)
+    for _ in range(3):
+        got, info = _play_out(env, rng)
+        state = env.unwrapped.game
+        aec = game.raw_env(num_players=n, reward=reward)
+        aec.reset(options={"deck": list(state.deck), "dealer": state.dealer})
+        for action in state.actions:
+            aec.step(action)
+        assert info["hand_result"] == state.result.to_dict()
+        assert got == aec.rewards[f"player_{info['seat']}"]
+
+
+@pytest.mark.parametrize("name, n", VIEW_CASES)
+def test_the_view_shows_nothing_the_learner_cannot_know(name, n):
+    """At every decision of the learner, dealing the cards it cannot know differently
+    changes neither its observation nor its info (mask, seat)."""
+    game = get_game(name)
+    env = gymnasium.make(env_id(name), num_players=n, seat="random")
+    rng = np.random.default_rng(3)
+    moved = []
+
+    def check(view):
+        real, seat = view.game, view.seat
+        obs, info = view.observe(seat), view._info()
+        view.game = game.redeal_hidden(real, seat, rng)
+        moved.append(view.game.card_places() != real.card_places())
+        np.testing.assert_array_equal(view.observe(seat), obs)
+        alt = view._info()
+        view.game = real
+        assert alt.keys() == info.keys() and alt["seat"] == info["seat"]
+        np.testing.assert_array_equal(alt["action_mask"], info["action_mask"])
+
+    for _ in range(2):
+        _play_out(env, rng, check)
+    assert sum(moved) > 10  # the redeals really moved hidden cards
+
+
+def test_one_opponent_per_seat_in_turn_order_after_the_learner():
+    """A list gives each other seat its own opponent: the first plays the seat after the
+    learner's, and so on round the table."""
+    calls = {k: set() for k in range(3)}
+
+    def player(k):
+        def act(observation, mask):
+            calls[k].add(view.game.current_player)
+            return int(np.flatnonzero(mask)[0])
+        return act
+
+    env = gymnasium.make("rummy_env/BasicRummy-v0", num_players=4, seat=1, opponent=[player(0), player(1), player(2)])
+    view = env.unwrapped
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        _play_out(env, rng)
+    assert calls == {0: {2}, 1: {3}, 2: {0}}
+
+
+def test_named_opponents_are_made_for_the_views_game_one_per_seat():
+    env = gymnasium.make("rummy_env/Romme-v0", num_players=3, opponent="heuristic").unwrapped
+    first, second = env.opponents
+    assert first is not second and agents.plays(first) == agents.plays(second) == "romme"
+    mixed = gymnasium.make("rummy_env/BasicRummy-v0", num_players=3, opponent=["random", "heuristic"]).unwrapped
+    assert mixed.opponents[0] == "random" and agents.plays(mixed.opponents[1]) == "basic"
+    obs, info = mixed.reset(seed=4)
+    assert mixed.game.current_player == 0
+
+
+def test_opponents_reseeded_by_reset_repeat_the_hands():
+    def trace(seed):
+        env = gymnasium.make("rummy_env/Romme-v0", num_players=3, seat="random", opponent="random")
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        out = [obs]
+        done = False
+        while not done:
+            obs, reward, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+            out.append(obs)
+        return np.stack(out), env.unwrapped.game.actions
+
+    (a, actions_a), (b, actions_b) = trace(5), trace(5)
+    np.testing.assert_array_equal(a, b)
+    assert actions_a == actions_b
+
+
+def test_bad_view_arguments_are_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"num_players must be an integer 2\.\.4, got 5"):
+        gymnasium.make("rummy_env/BasicRummy-v0", num_players=5)
+    with pytest.raises(ValueError, match=r"seat must be a seat 0\.\.2 or 'random', got 3"):
+        gymnasium.make("rummy_env/BasicRummy-v0", num_players=3, seat=3)
+    with pytest.raises(ValueError, match=r"a list needs one choice per other seat \(2 for 3 players\), got 1"):
+        gymnasium.make("rummy_env/Romme-v0", num_players=3, opponent=["random"])
+    with pytest.raises(ValueError, match="unknown agent 'simple' for Basic Rummy"):
+        gymnasium.make("rummy_env/BasicRummy-v0", opponent="simple")
+    with pytest.raises(ValueError, match="opponent .* plays Gin Rummy, not Rommé"):
+        gymnasium.make("rummy_env/Romme-v0", opponent=agents.make("heuristic", game="gin"))
+    with pytest.raises(ValueError, match="unknown encoding 'pixels'"):
+        gymnasium.make("rummy_env/Romme-v0", encoding="pixels")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        gymnasium.make("rummy_env/BasicRummy-v0", reward="money")
+    with pytest.raises(ValueError, match="unknown game 'poker'"):
+        SingleSeatEnv("poker")
+    env = gymnasium.make("rummy_env/BasicRummy-v0").unwrapped
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match=f"action must be an integer action id 0..{get_game('basic').num_actions - 1}"):
+        env.step(get_game("basic").num_actions)
+
+
+@pytest.mark.parametrize("name", ["basic", "romme"])
+def test_render_modes_draw_the_table_from_the_learners_seat(name):
+    text = gymnasium.make(env_id(name), num_players=3, seat=1, render_mode="ansi")
+    text.reset(seed=0)
+    assert text.render() == text.unwrapped.game.render(perspective=1)
+    frames = gymnasium.make(env_id(name), num_players=3, render_mode="rgb_array")
+    frames.reset(seed=0)
+    frame = frames.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10  # text drawn, not a blank frame

@@ -25,10 +25,10 @@ FORBIDDEN = {
     "rummy_env.agents.basic": ["rummy_env.gin", "rummy_env.agents.gin"],
     "rummy_env.agents": ["rummy_env.gym", "rummy_env.train", "rummy_env.eval", "rummy_env.cli"],
     "rummy_env.gym": ["rummy_env.train", "rummy_env.eval", "rummy_env.cli"],
-    # training sits above the games; each game's trainer keeps to its game
+    # training sits above the games; each game's training adapter keeps to its game
     "rummy_env.train": ["rummy_env.eval", "rummy_env.cli"],
-    "rummy_env.train.basic_ppo": ["rummy_env.gin", "rummy_env.agents.gin"],
-    "rummy_env.train.basic_config": ["rummy_env.gin", "rummy_env.agents.gin"],
+    "rummy_env.train.games.gin": ["rummy_env.basic", "rummy_env.romme", "rummy_env.agents.basic", "rummy_env.agents.romme"],
+    "rummy_env.train.games.basic": ["rummy_env.gin", "rummy_env.romme", "rummy_env.agents.gin", "rummy_env.agents.romme"],
     "rummy_env.eval": ["rummy_env.train", "rummy_env.gym", "rummy_env.cli"],
     # the web app reaches games only through the game interface: no game package by name
     "rummy_env.web": ["rummy_env.gin", "rummy_env.basic", "rummy_env.romme", "rummy_env.agents.gin",
@@ -73,3 +73,24 @@ def test_imports_go_only_downwards(path):
     assert not bad, f"{me} imports {bad}, above or beside its layer"
     if not inside(me, "rummy_env.cli"):
         assert not any(inside(name, "rummy_env.cli") for name in imports(path)), f"{me} imports the command line"
+
+
+GAME_PACKAGES = ["rummy_env.gin", "rummy_env.basic", "rummy_env.romme", "rummy_env.agents.gin", "rummy_env.agents.basic",
+                 "rummy_env.agents.romme"]
+# Gin Rummy's own training code: its vector rollout worker and what it runs (the oracle critic, the
+# pool as one stacked network, the vector opponents) and the Gin-only fine-tunes (distill, knock
+# labels, expert iteration); every other module of rummy_env.train is the one trainer of every game
+GIN_TRAINING = ["rummy_env.train.rollout", "rummy_env.train.critic", "rummy_env.train.policy_stack",
+                "rummy_env.train.opponents", "rummy_env.train.distill", "rummy_env.train.knock_labels",
+                "rummy_env.train.expert_config", "rummy_env.train.expert_iteration"]
+TRAINER = [p for p in MODULES if inside(module_name(p), "rummy_env.train") and not inside(module_name(p), "rummy_env.train.games")
+           and module_name(p) not in GIN_TRAINING]
+
+
+@pytest.mark.parametrize("path", TRAINER, ids=[module_name(p) for p in TRAINER])
+def test_the_one_trainer_reaches_games_only_through_the_registry(path):
+    """``rummy train --game NAME`` finds a game's adapter by ``Game.training_module``
+    (``rummy_env.train.adapter``); no module of the trainer names a game's package."""
+    bad = sorted(name for name in imports(path) if any(inside(name, g) for g in GAME_PACKAGES))
+    assert not bad, f"{module_name(path)} imports {bad}: reach the game through rummy_env.train.adapter"
+    assert {"rummy_env.train.ppo", "rummy_env.train.hands", "rummy_env.train.config"} <= {module_name(p) for p in TRAINER}

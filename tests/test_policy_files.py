@@ -35,7 +35,7 @@ def test_a_hostile_policy_file_is_refused_by_every_reader_and_runs_nothing(tmp_p
         with pytest.raises(torch_files.UnsafeFileError) as refused:
             load(path)
         assert str(path) in str(refused.value) and "rummy convert-policy" in str(refused.value)
-    for spec in (f"ppo:{path}", f"rummy-ppo:{path}", f"mcts:rollout=net,net={path}"):
+    for spec in (f"ppo:{path}", f"basic/ppo:{path}", f"mcts:rollout=net,net={path}"):
         with pytest.raises(ValueError, match="holds pickled Python objects"):
             agents.make(spec)
     assert not marker.exists()

@@ -1,4 +1,4 @@
-"""Rommé agents: ``romme-heuristic``'s decisions in scripted positions worked out by hand
+"""Rommé agents: Rommé's ``heuristic``'s decisions in scripted positions worked out by hand
 (coming out with its best arrangement, laying off, swapping a joker it can meld, the
 discard by penalty, partial melds and danger, the draw), the pile replay behind its
 "passed" cards checked against the full state, whole hands under every rule variant with
@@ -155,13 +155,13 @@ def test_passed_cards_are_replayed_from_the_public_moves():
 def test_heuristic_plays_whole_hands_under_every_rule_variant(spec):
     for seed in range(3):
         n = 2 + (seed * 2) % 5
-        seats = [agents.make("romme-heuristic" if i % 2 == 0 else "romme-random", seed=seed + i) for i in range(n)]
+        seats = [agents.make("heuristic" if i % 2 == 0 else "random", seed=seed + i, game="romme") for i in range(n)]
         result = play_hand(seats, spec, seed=seed)  # an illegal move would raise
         assert result.outcome in ("out", "hand_rummy", "stalemate")
 
 
 @pytest.mark.parametrize("n", [2, 3, 6])
-@pytest.mark.parametrize("spec", ["romme-random", "romme-heuristic"])
+@pytest.mark.parametrize("spec", ["romme/random", "romme/heuristic"])
 def test_no_agent_peeks_at_hidden_cards(spec, n):
     """Same seed, same information set, other hidden cards: the same action, at a table of
     hands (the totals in the info), at 2 to 6 players."""
@@ -180,8 +180,8 @@ def test_heuristic_beats_random_play(n):
     deals = 3
     for deal in range(deals):
         for seat in range(n):
-            seats = [agents.make("romme-random", seed=100 * deal + i) for i in range(n)]
-            seats[seat] = agents.make("romme-heuristic", seed=deal)
+            seats = [agents.make("random", seed=100 * deal + i, game="romme") for i in range(n)]
+            seats[seat] = agents.make("heuristic", seed=deal, game="romme")
             result = play_hand(seats, "romme", seed=deal)
             won += result.winner == seat
             points += result.rewards[seat]
@@ -191,8 +191,8 @@ def test_heuristic_beats_random_play(n):
 
 def test_bad_parameters_and_other_games_input_are_refused():
     with pytest.raises(ValueError, match="danger_weight must be >= 0"):
-        agents.make("romme-heuristic:danger_weight=-1")
-    agent = agents.make("romme-heuristic")
+        agents.make("heuristic:danger_weight=-1", game="romme")
+    agent = agents.make("heuristic", game="romme")
     with pytest.raises(TypeError, match="romme_v0"):
         agent.act({"action_mask": np.ones(NUM_ACTIONS, dtype=np.int8)}, {})
     assert agents.plays(agent) == "romme"

@@ -1,7 +1,7 @@
 """The Rommé env (romme_v0) and its observations: slices of a scripted position worked
 by hand, no leak under hidden cards dealt otherwise (every seat, every phase), seats
 relative to the observer, planes and flat agreeing, the state vector, text, bad
-arguments refused, and a small tournament of romme-random at three players. The generic
+arguments refused, and a small tournament of random agents at three players. The generic
 tests (PettingZoo's api and seed tests, invariants, replay) are tests/test_conformance.py's."""
 
 import numpy as np
@@ -208,7 +208,7 @@ def test_planes_and_flat_agree_and_the_state_vector_holds_every_card():
 def test_env_spaces_rewards_and_infos():
     env = romme_v0.env(num_players=3, encoding="planes", reward="win_loss")
     env.reset(seed=3)
-    player = agents.make("romme-random", seed=3)
+    player = agents.make("random", seed=3, game="romme")
     for agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
@@ -235,7 +235,7 @@ def test_bad_arguments_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="deck must be a permutation"):
         env.reset(options={"deck": list(range(52))})
     with pytest.raises(TypeError, match="romme"):
-        agents.make("romme-random").act({"action_mask": np.ones(1267, np.int8)}, {})
+        agents.make("random", game="romme").act({"action_mask": np.ones(1267, np.int8)}, {})
 
 
 def test_moves_and_results_in_words():
@@ -256,7 +256,7 @@ def test_moves_and_results_in_words():
 
 
 def test_a_tournament_of_romme_random_at_three_players(tmp_path):
-    cfg = TournamentConfig(agents=["romme-random", "romme-random:seed=9", "romme-random:seed=11"], deals=1, out=str(tmp_path / "t"), seed=1,
+    cfg = TournamentConfig(agents=["random", "random:seed=9", "random:seed=11"], deals=1, out=str(tmp_path / "t"), seed=1,
                            game="romme", players_per_table=3)
     summary = run(cfg, progress=False)
     assert summary["games"] >= 3
@@ -276,7 +276,7 @@ def test_a_tournament_with_four_jokers_deals_108_cards(tmp_path):
     import json
 
     rules = {"preset": "romme", "jokers": 4}
-    cfg = TournamentConfig(agents=["romme-random", "romme-random:seed=9"], deals=1, out=str(tmp_path / "t"), seed=2,
+    cfg = TournamentConfig(agents=["random", "random:seed=9"], deals=1, out=str(tmp_path / "t"), seed=2,
                            game="romme", rules=rules)
     summary = run(cfg, progress=False)
     assert summary["games"] == 2

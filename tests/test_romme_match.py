@@ -264,7 +264,7 @@ def test_a_tournament_of_tables(tmp_path):
     holds the table's result, the points are its totals, and every hand replays, dealt by
     the seat left of the last hand's dealer."""
     rules = {"preset": "romme", "hands_per_table": 2}
-    cfg = TournamentConfig(agents=["romme-random", "romme-random:seed=9", "romme-random:seed=11"], deals=1, seed=4,
+    cfg = TournamentConfig(agents=["random", "random:seed=9", "random:seed=11"], deals=1, seed=4,
                            out=str(tmp_path / "t"), game="romme", players_per_table=3, rules=rules, mode="matches")
     summary = run(cfg, progress=False)
     assert summary["games"] == 3

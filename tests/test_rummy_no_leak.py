@@ -41,7 +41,7 @@ def test_observations_ignore_hidden_cards_in_every_phase(n, enc):
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-@pytest.mark.parametrize("spec", ["rummy-random", "rummy-heuristic"])
+@pytest.mark.parametrize("spec", ["basic/random", "basic/heuristic"])
 def test_no_agent_peeks_at_hidden_cards(spec, n):
     """Same seed, same information set, other hidden cards: the same action, at every
     table size, with the env's own info (a match's scores and earlier results included)."""

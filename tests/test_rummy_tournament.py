@@ -12,7 +12,7 @@ from rummy_env.eval.tournament import run
 
 
 def config(tmp_path, **kw):
-    base = dict(agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"], deals=3,
+    base = dict(agents=["random", "heuristic", "heuristic:danger_weight=0"], deals=3,
                 out=str(tmp_path / "t"), seed=1, game="rummy", players_per_table=3)
     base.update(kw)
     return TournamentConfig(**base)
@@ -37,18 +37,18 @@ def test_three_player_tables_rotate_seats_over_the_same_deals(tmp_path):
     for r in recs:
         assert sum(r["points"]) == 0 and r["players"] == [cfg.agents[i] for i in r["seats"]]
         replay_hand(r["hands"][0], cfg.rules, "basic", 3)
-    assert [row["agent"] for row in summary["ratings"]][-1] == "rummy-random"
+    assert [row["agent"] for row in summary["ratings"]][-1] == "random"
     for name in ("report.md", "agents.csv", "pairs.csv", "crosstable.png", "ratings.png", "summary.json"):
         assert (cfg.out_dir / name).stat().st_size > 0
-    assert "tables of 3" in summary["report"] and "| rummy-random |" in summary["report"]
+    assert "tables of 3" in summary["report"] and "| random |" in summary["report"]
 
 
 def test_four_agents_at_tables_of_three_and_a_gauntlet(tmp_path):
-    agents4 = ["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0", "rummy-heuristic:partial_weight=0"]
+    agents4 = ["random", "heuristic", "heuristic:danger_weight=0", "heuristic:partial_weight=0"]
     cfg = config(tmp_path, agents=agents4, deals=1)
     assert cfg.tables() == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
     assert run(cfg, progress=False)["games"] == 4 * 3
-    g = config(tmp_path, agents=agents4, format="gauntlet", candidates=["rummy-random"], out=str(tmp_path / "g"))
+    g = config(tmp_path, agents=agents4, format="gauntlet", candidates=["random"], out=str(tmp_path / "g"))
     assert g.tables() == [(0, 1, 2), (0, 1, 3), (0, 2, 3)]
     four = config(tmp_path, agents=agents4, players_per_table=4, deals=1, mode="matches", out=str(tmp_path / "m"))
     summary = run(four, progress=False)
@@ -65,14 +65,14 @@ def test_pairwise_placings_from_a_finishing_order():
 def test_bad_rummy_settings_name_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match="unknown game 'poker'; games: basic, gin, romme"):
         config(tmp_path, game="poker")
-    with pytest.raises(ValueError, match="agent 'heuristic' plays gin, not basic"):
-        config(tmp_path, agents=["heuristic", "rummy-random"])
-    with pytest.raises(ValueError, match="agent 'rummy-random' plays basic, not gin"):
+    with pytest.raises(ValueError, match="unknown agent 'mcts' for Basic Rummy .'mcts' is an agent of Gin Rummy."):
+        config(tmp_path, agents=["mcts", "random"])
+    with pytest.raises(ValueError, match="'rummy-random' is Basic Rummy's 'random', not an agent of Gin Rummy"):
         TournamentConfig(agents=["random", "rummy-random"])
     with pytest.raises(ValueError, match="num_players must be an integer 2..4"):
         config(tmp_path, players_per_table=5)
     with pytest.raises(ValueError, match="players_per_table 3 is more than the 2 agents"):
-        config(tmp_path, agents=["rummy-random", "rummy-heuristic"])
+        config(tmp_path, agents=["random", "heuristic"])
     with pytest.raises(ValueError, match="players_per_table must be 2"):
         TournamentConfig(agents=["random", "simple"], players_per_table=3)
     with pytest.raises(ValueError, match="unknown Basic Rummy rules 'eaai'"):
@@ -94,7 +94,7 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     from rummy_env.basic.game import action_name
 
     settings = dict(game="basic", players_per_table=3, deals=1, seed=1, workers=1,
-                    agents=["rummy-random", "rummy-heuristic", "rummy-heuristic:danger_weight=0"])
+                    agents=["random", "heuristic", "heuristic:danger_weight=0"])
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(settings))
     out_dir = tmp_path / "t"
@@ -108,8 +108,8 @@ def test_cli_tournament_names_the_files_written_and_replay_shows_a_rummy_game(tm
     hand = rec["hands"][0]
     assert main(["replay", str(out_dir / "results.jsonl"), "--key", rec["key"]]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == (f"Basic Rummy game {rec['key']}: player_0 = rummy-heuristic, "
-                        "player_1 = rummy-heuristic:danger_weight=0, player_2 = rummy-random, rules 'basic'")
+    assert lines[0] == (f"Basic Rummy game {rec['key']}: player_0 = heuristic, "
+                        "player_1 = heuristic:danger_weight=0, player_2 = random, rules 'basic'")
     moves = [line for line in lines if line.startswith("player_") and ": " in line and "(dealer)" not in line
              and any(line.endswith(action_name(a)) for a in hand["actions"])]
     assert len(moves) >= len(hand["actions"])  # one line per move, named as action_name names it
@@ -129,15 +129,15 @@ def test_cli_flags_choose_the_game_and_the_table_size(tmp_path, capsys):
     from rummy_env.cli import main
 
     out_dir = tmp_path / "flags"
-    args = ["tournament", "--game", "rummy", "--players-per-table", "3", "--agents", "rummy-random", "rummy-heuristic",
-            "rummy-heuristic:danger_weight=0", "--deals", "1", "--seed", "2", "--out", str(out_dir), "--quiet"]
+    args = ["tournament", "--game", "rummy", "--players-per-table", "3", "--agents", "random", "heuristic",
+            "heuristic:danger_weight=0", "--deals", "1", "--seed", "2", "--out", str(out_dir), "--quiet"]
     assert main(args) == 0
     header, recs = records(out_dir / "results.jsonl")
     assert header["game"] == "basic" and header["players_per_table"] == 3  # "rummy" is an alias
     assert {len(r["players"]) for r in recs} == {3}
     capsys.readouterr()
-    assert main(["tournament", "--agents", "rummy-random", "heuristic", "--game", "rummy", "--out", str(tmp_path / "x")]) == 2
-    assert "plays gin, not basic" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "random", "simple", "--game", "rummy", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown agent 'simple' for Basic Rummy" in capsys.readouterr().err
 
 
 def test_a_0_1_results_file_with_game_rummy_resumes(tmp_path):

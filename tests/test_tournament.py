@@ -230,7 +230,7 @@ def test_a_finished_tournament_grows_with_more_deals_keeping_its_games(tmp_path,
 
 
 def test_a_tables_tournament_grows_too(tmp_path):
-    base = dict(game="basic", agents=["rummy-random", "rummy-heuristic"], out=str(tmp_path / "t"), seed=2)
+    base = dict(game="basic", agents=["random", "heuristic"], out=str(tmp_path / "t"), seed=2)
     run(TournamentConfig(**base, deals=1), progress=False)
     grown = run(TournamentConfig(**base, deals=2), progress=False)
     assert grown["grown_from_deals"] == 1 and grown["played_this_run"] == 2

@@ -19,7 +19,9 @@ from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
 from rummy_env.agents.gin.network import PolicyNet, load_policy, save_policy  # noqa: E402
 from rummy_env.train.ppo_loss import masked_entropy  # noqa: E402
 from rummy_env.train.policy_stack import PolicyStack  # noqa: E402
-from rummy_env.train.ppo import CheckpointError, Trainer, evaluate, load_checkpoint  # noqa: E402
+from rummy_env.train.adapter import adapter_for  # noqa: E402
+from rummy_env.train.evaluation import evaluate  # noqa: E402
+from rummy_env.train.ppo import CheckpointError, Trainer, load_checkpoint  # noqa: E402
 from rummy_env.train.rollout import RolloutWorker  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
@@ -43,7 +45,7 @@ def test_config_refuses_unknown_fields_and_bad_values(tmp_path):
         load_config(None, {"gamma": "1.5"})
     with pytest.raises(ValueError, match="unknown kind.*'expert'"):
         load_config(None, {"opponents.expert": "1"})
-    with pytest.raises(ValueError, match="eval_hands.*even"):
+    with pytest.raises(ValueError, match="eval_hands.*multiple of every table size"):
         load_config(None, {"eval_hands": 9})
     with pytest.raises(FileNotFoundError, match="nope.yaml"):
         load_config(tmp_path / "nope.yaml")
@@ -97,7 +99,7 @@ def test_the_win_bonus_rewards_hands_won_and_keeps_the_game_zero_sum():
     rewards = np.array([[0.27, -0.27], [0.0, 0.0], [-0.04, 0.04]])
     np.testing.assert_allclose(with_win_bonus(rewards, 0.1), [[0.37, -0.37], [0.0, 0.0], [-0.14, 0.14]])
     assert with_win_bonus(rewards, 0.0) is rewards
-    from rummy_env.train.imitation import collect
+    from rummy_env.train.games.gin import collect
 
     plain = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3)
     bonus = collect("simple", "classic", "scaled", 400, num_envs=16, seed=3, win_bonus=0.25)
@@ -302,7 +304,7 @@ def test_the_pool_holds_the_last_snapshots_frozen(tmp_path):
     with torch.no_grad():
         for p in trainer.net.parameters():
             p.add_(0.05 * torch.randn_like(p))
-    trainer._build_pool_stack()
+    trainer.rollouts.set_pool(trainer.pool)
     torch.testing.assert_close(stack().log_probs(torch.full((8,), 1), obs, mask), expected[1])
     torch.testing.assert_close(learner, expected[1])  # the last snapshot is the learner as it was
 
@@ -329,8 +331,8 @@ def test_train_command_writes_a_run_and_its_policy_plays(tmp_path, capsys):
 
 
 def test_the_evaluation_says_when_every_hand_was_drawn(tmp_path, capsys):
-    """A drawn hand counts half a win in ``win_rate``: with every hand drawn (here: rules that
-    end a hand after 2 turns) the command says so instead of "won 50.0%"."""
+    """With every hand drawn (here: rules that end a hand after 2 turns) the command says so
+    instead of a share of hands won (drawn hands are no wins: ``draw_rate`` counts them)."""
     short = tmp_path / "short.yaml"
     short.write_text("max_turns: 2\n")
     code = main(["train", "--runs-dir", str(tmp_path), "--name", "drawn", "--num-envs", "32", "--rollout-steps", "8",
@@ -535,7 +537,8 @@ def test_simple_actions_follow_the_simple_agent():
 
 
 def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
-    from rummy_env.train.imitation import collect, pretrain
+    from rummy_env.train.games.gin import collect
+    from rummy_env.train.imitation import pretrain
 
     data = collect("simple", "classic", "scaled", 3000, num_envs=32, seed=1)
     assert len(data["act"]) >= 3000
@@ -579,7 +582,8 @@ def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):
     """With the heuristic's evaluation as input, imitating it is nearly exact (only its
     random pick among equal discards cannot be copied); runs with advice train, snapshots
     in the pool included."""
-    from rummy_env.train.imitation import collect, pretrain
+    from rummy_env.train.games.gin import collect
+    from rummy_env.train.imitation import pretrain
 
     data = collect("heuristic", "classic", "scaled", 4000, num_envs=32, seed=2, advice=True)
     assert data["obs"].shape[1] == PolicyNet((8,), advice=True).obs_size
@@ -608,8 +612,9 @@ def test_a_short_run_clearly_beats_random(tmp_path):
     trainer = Trainer.start(config, tmp_path / "learn")
     trainer.train()
     trainer.close()
-    untrained = evaluate(PolicyNet((128,)), "random", "classic", hands=200, seed=5)
-    result = evaluate(trainer.net, "random", "classic", hands=200, seed=5)
+    judge = dataclasses.replace(config, eval_opponents=("random",), eval_hands=200, seed=5)
+    untrained = evaluate(PolicyNet((128,)), judge, adapter_for("gin"))["random"]
+    result = evaluate(trainer.net, judge, adapter_for("gin"))["random"]
     assert result["win_rate"] > 0.7, result
     assert result["points_per_hand"] - result["points_ci95"] > 3.0, result
     assert result["points_per_hand"] > untrained["points_per_hand"] + 3.0
@@ -705,3 +710,27 @@ def test_oracle_critic_warmup_trains_the_value_only_and_the_policy_file_holds_no
     net, _ = load_policy(tmp_path / "o" / "policy.pt")  # a plain policy: the critic stays in the checkpoint
     assert set(net.state_dict()) == set(policy)
     assert load_checkpoint(tmp_path / "o" / "checkpoint.pt")["critic"] is not None
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--game", "chess"], "field 'game' = 'chess': unknown game 'chess'; games: basic, gin, romme"),
+    (["--game", "romme", "--players", "7"], "field 'players' = {7: 1.0}: keys must be table sizes of Rommé: 2..6"),
+    (["--game", "gin", "--players", "3"], "keys must be table sizes of Gin Rummy: 2"),
+    (["--game", "basic", "--opponents", "{simple: 1}"], "'opponents' = 'simple': unknown kind"),
+    (["--game", "basic", "--critic", "oracle"], "Basic Rummy has no oracle critic"),
+    (["--game", "romme", "--players", "[2, 5]", "--eval-hands", "12"], "'eval_hands' = 12: must be a multiple of every "
+     "table size in players ([2, 5])"),
+])
+def test_every_game_trains_from_one_command_whose_mistakes_are_one_line(argv, message, tmp_path, capsys):
+    assert main(["train", *argv, "--runs-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not any(tmp_path.iterdir())  # refused before any run folder
+
+
+def test_players_take_one_size_a_list_or_weights():
+    assert load_config(None, {"game": "romme", "players": "4"}).players == {4: 1.0}
+    assert load_config(None, {"game": "romme", "players": "[2, 6]"}).players == {2: 1.0, 6: 1.0}
+    assert load_config(None, {"game": "basic", "players.4": "0"}).players == {2: 1.0, 3: 1.0, 4: 0.0}
+    assert load_config(None, {"game": "gin"}).players == {2: 1.0}  # the game's smallest table, written out
+    assert load_config(None, {"game": "basic"}).lr == 3e-4 and load_config(None, {}).lr == 5e-4  # each game's defaults

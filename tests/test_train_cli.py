@@ -16,7 +16,7 @@ import pytest
 
 from rummy_env.cli import main
 from rummy_env.core.field_docs import attribute_docs, yaml_text
-from rummy_env.train.config import PPOConfig
+from rummy_env.train.config import PPOConfig, game_defaults
 
 
 def test_train_help_describes_every_config_field_with_its_default():
@@ -25,13 +25,17 @@ def test_train_help_describes_every_config_field_with_its_default():
         main(["train", "--help"])
     text = " ".join(out.getvalue().split())  # argparse wraps the help at the terminal's width
     docs = attribute_docs(PPOConfig)
+    defaults = {game: game_defaults(game) for game in ("basic", "gin", "romme")}  # each game's own, by name
     for f in dataclasses.fields(PPOConfig):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         flag = "--" + f.name.replace("_", "-")
         words = " ".join(docs[f.name].replace("``", "").split()[:4])  # the description's first words
         assert f"{flag} VALUE {words}" in text or f"{flag} VALUE, " in text, f.name
-        assert f"{words}" in text and f"(default: {yaml_text(default)})" in text, f.name
-    assert "--lr VALUE Adam's learning rate. (default: 0.0005)" in text
+        shown = f"(default: {yaml_text(default)}" + "".join(
+            f"; {game}: {yaml_text(values[f.name])}" for game, values in defaults.items() if f.name in values
+            and f.name != "game") + ")"
+        assert f"{words}" in text and shown in text, f.name
+    assert "--lr VALUE Adam's learning rate. (default: 0.0005; basic: 0.0003; romme: 0.0003)" in text
     assert "--hidden VALUE Trunk layer widths. (default: [256, 256])" in text
 
 SCRIPT = """
@@ -73,6 +77,9 @@ def test_a_command_that_needs_torch_names_the_extra_to_install(without_torch, co
     code, err = results[command]
     missing = "tensorboard" if command == "curves" else "torch"
     assert code == 2
+    if command == "train-basic":  # the deprecated alias says so first, then runs rummy train --game basic
+        note, err = err.split("\n", 1)
+        assert "deprecated" in note and "rummy train --game basic" in note
     assert err.count("\n") == 1 and err.startswith(f"rummy {command}: error: {missing} cannot be imported"), err
     assert 'pip install "rummy-env[train]"' in err and 'pip install -e ".[train]"' in err, err
     assert list(cwd.iterdir()) == []  # no run folder, label folder or image was started

@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 from rummy_env.train.config import load_config  # noqa: E402
 from rummy_env.train.curves import read_scalars  # noqa: E402
 from rummy_env.train.ppo import Trainer, load_checkpoint  # noqa: E402
-from rummy_env.train.rollout import split_games, worker_seeds  # noqa: E402
+from rummy_env.train.rollout import worker_seeds  # noqa: E402
+from rummy_env.train.workers import split_games  # noqa: E402
 
 TINY = {"num_envs": 24, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
         "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1, "rollout_workers": 2,
@@ -90,14 +91,16 @@ def test_local_workers_split_the_games_and_resume_refuses_another_split(tmp_path
 
 
 # the oracle critic's weights travel with the policy's; advice features are computed in the actors
-@pytest.mark.parametrize("extra", [{}, {"critic": "oracle", "critic_hidden": [16], "advice": True}],
-                         ids=["shared", "oracle+advice"])
+@pytest.mark.parametrize("extra", [{}, {"critic": "oracle", "critic_hidden": [16], "advice": True},
+                                   {"game": "romme", "players": [2, 3], "hands_per_update": 4, "imitation_samples": 0,
+                                    "opponents": {"self": 0.3, "pool": 0.3, "random": 0.2, "heuristic": 0.2}}],
+                         ids=["shared", "oracle+advice", "romme-in-process"])
 def test_ray_actors_train_exactly_as_the_same_workers_in_process(tmp_path, local_ray, extra):
     local = run(tiny(tmp_path, total_updates=3, **extra), tmp_path / "local")
     remote = run(tiny(tmp_path, total_updates=3, backend="ray", **extra), tmp_path / "ray")
     assert counters(remote) == counters(local) and remote.update == 3
     assert same_weights(local, remote)
-    if extra:
+    if "critic" in extra:
         x, y = local.critic.state_dict(), remote.critic.state_dict()
         assert all(torch.equal(x[k], y[k]) for k in x)
     a, b = read_scalars(tmp_path / "local"), read_scalars(tmp_path / "ray")

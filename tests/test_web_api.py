@@ -17,6 +17,7 @@ pytest.importorskip("httpx2")  # what starlette's test client uses
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from rummy_env import agents  # noqa: E402
 from rummy_env.core.game import get_game  # noqa: E402
 from rummy_env.web.app import create_app  # noqa: E402
 from rummy_env.web.sessions import Sessions, WebError  # noqa: E402
@@ -56,7 +57,9 @@ def test_options_list_every_game_with_its_presets_and_agents(client):
     assert set(games) == {"gin", "basic", "romme"}
     assert games["basic"]["max_players"] == 4 and games["gin"]["max_players"] == 2
     assert {"random", "heuristic", "mcts", "ppo", "hard"} <= set(games["gin"]["agents"])
-    assert games["romme"]["agents"] == ["romme-random", "romme-heuristic"]
+    assert games["romme"]["agents"][:2] == ["random", "heuristic"] and "mcts" not in games["romme"]["agents"]
+    assert [lv["name"] for lv in games["gin"]["levels"]] == ["easy", "medium", "hard", "expert"]
+    assert {lv["name"]: lv["agent"] for lv in games["gin"]["levels"]} == agents.levels("gin")
     assert {p["name"]: p["match"] for p in games["gin"]["presets"]}["openspiel"] is False
     assert all(p["match"] for p in games["romme"]["presets"])  # a Rommé table is its match
 
@@ -88,7 +91,7 @@ def test_a_whole_hand_of_gin_against_an_agent(client, app, opponent):
     assert len(table_obj.moves) == len(table_obj.state.actions) and max(moves) == min(40, len(table_obj.moves))
 
 
-@pytest.mark.parametrize("game, players, opponent", [("basic", 3, "rummy-random"), ("romme", 2, "romme-random")])
+@pytest.mark.parametrize("game, players, opponent", [("basic", 3, "random"), ("romme", 2, "random")])
 def test_a_whole_hand_of_basic_rummy_and_romme(client, app, game, players, opponent):
     game_id, table = new_game(client, game=game, players=players, opponents=[opponent])
     final = play_through(client, table, game_id, np.random.default_rng(2))
@@ -122,7 +125,7 @@ def test_a_match_goes_on_to_the_next_hand_with_the_points_added(client, app):
 def test_a_romme_table_adds_up_its_hands(client, app):
     """A Rommé match is a table: its score names what ends it, and after the first hand the
     totals are that hand's rewards (zero-sum), against the heuristic."""
-    game_id, table = new_game(client, game="romme", players=3, opponents=["romme-heuristic", "romme-random"],
+    game_id, table = new_game(client, game="romme", players=3, opponents=["heuristic", "random"],
                               episode="match", rules="romme")
     assert table["score"] == {"title": "match points (8 hands)", "points": [0, 0, 0], "final": False}
     rng = np.random.default_rng(4)
@@ -138,7 +141,7 @@ def test_a_romme_table_adds_up_its_hands(client, app):
 
 
 def test_watching_agents_step_by_step_every_seat_or_one(client, app):
-    game_id, table = new_game(client, mode="watch", game="basic", players=3, agents=["rummy-heuristic"], seed=5)
+    game_id, table = new_game(client, mode="watch", game="basic", players=3, agents=["heuristic"], seed=5)
     assert table["you"] is None and table["kind"] == "watch" and table["seats"] == [0, 1, 2]
     assert [v["seat"] for v in table["views"]] == [0, 1, 2] and table["moves"] == []
     one = client.get(f"/api/games/{game_id}?seat=1").json()
@@ -204,7 +207,8 @@ def test_every_bad_request_is_a_clear_4xx_and_changes_nothing(client):
     error(client.post("/api/games", json={"game": "gin", "players": 3}), 400, "players must be an integer 2..2")
     error(client.post("/api/games", json={"game": "gin", "rules": "nope"}), 400, "rules must be one of", "'classic'")
     error(client.post("/api/games", json={"game": "gin", "opponents": ["alphago"]}), 400, "unknown agent 'alphago'")
-    error(client.post("/api/games", json={"game": "gin", "opponents": ["rummy-random"]}), 400, "plays Basic Rummy")
+    error(client.post("/api/games", json={"game": "gin", "opponents": ["rummy-random"]}), 400, "Basic Rummy's 'random'")
+    error(client.post("/api/games", json={"game": "romme", "opponents": ["mcts"]}), 400, "'mcts' is an agent of Gin Rummy")
     error(client.post("/api/games", json={"game": "gin", "rules": "openspiel", "episode": "match"}), 400, "no match")
     error(client.post("/api/games", json={"game": "gin", "colour": "red"}), 400, "unknown field(s) ['colour']")
     error(client.post("/api/games", content=b"[1, 2]", headers=JSON), 400, "JSON object")
@@ -266,8 +270,8 @@ def test_the_server_refuses_new_games_beyond_its_cap(records):
 # ----------------------------------------------------------------------------- no leaks
 
 
-@pytest.mark.parametrize("game, players, opponent", [("gin", 2, "random"), ("basic", 3, "rummy-random"),
-                                                     ("romme", 2, "romme-random")])
+@pytest.mark.parametrize("game, players, opponent", [("gin", 2, "random"), ("basic", 3, "random"),
+                                                     ("romme", 2, "random")])
 def test_a_seat_is_sent_nothing_of_the_cards_it_cannot_know(client, app, game, players, opponent):
     """Mid-game and after each hand, the hidden cards dealt otherwise (the state's
     ``redeal_hidden``), the person's table is the same; a watcher of one seat too."""

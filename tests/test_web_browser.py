@@ -39,6 +39,13 @@ def card_value(text: str) -> int:
     return VALUES.get(text[0], int(text[0]) if text[0].isdigit() else 0)
 
 
+def start_page(page, url: str, form: str, game: str) -> None:
+    """The start page with ``game`` chosen in the form ``form`` ("play" or "watch")."""
+    page.goto(url + "/")
+    page.wait_for_selector(f"#{form}-game option[value={game}]", state="attached")
+    page.select_option(f"#{form}-game", game)
+
+
 def click_a_move(page) -> None:
     """A move as a person would make it, by clicking: knock when a knock is offered, else
     draw from the stock (or pass on the upcard), else discard the highest deadwood card."""
@@ -59,10 +66,8 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
 
     app = create_app(records=tmp_path)
     with running_server(app) as url, chromium_page() as page:
-        page.goto(url + "/")
-        page.wait_for_selector("#play-game option[value=gin]", state="attached")
-        page.select_option("#play-game", "gin")
-        page.fill("#play-agent-0", "random")
+        start_page(page, url, "play", "gin")
+        page.select_option("#play-agent-0", "random")
         page.select_option("#play-episode", "hand")
         page.click("#play-start")
         page.wait_for_url(re.compile(r"/table/[\w-]+$"))
@@ -180,3 +185,37 @@ def test_a_page_of_another_origin_cannot_make_the_server_load_a_file(browser_rea
     assert "cors blocked" in title and "cors answered" not in title, title
     assert arrived.count(("POST", "/api/games")) == 1, arrived  # it reached the server, which refused it
     assert len(app.state.sessions) == 0 and not marker.exists()
+
+
+def test_each_seat_picks_a_level_of_the_chosen_game(browser_ready, tmp_path):
+    """The start page offers, per seat, the chosen game's levels (each naming its agent),
+    its agents, and "other" for a typed spec; the game made seats what was picked."""
+    from rummy_env import agents
+    from rummy_env.web.app import create_app
+
+    app = create_app(records=tmp_path)
+    with running_server(app) as url, chromium_page() as page:
+        start_page(page, url, "watch", "basic")
+        page.select_option("#watch-players", "3")
+        for seat in range(3):
+            levels = page.locator(f"#watch-agent-{seat} optgroup[label=Levels] option")
+            assert [levels.nth(k).get_attribute("value") for k in range(levels.count())] == list(agents.levels("basic"))
+            assert page.input_value(f"#watch-agent-{seat}") == "medium"  # the default opponent
+            assert not page.locator(f"#watch-spec-{seat}").is_visible()
+        page.select_option("#watch-agent-0", "hard")
+        page.select_option("#watch-agent-1", "easy")
+        page.select_option("#watch-agent-2", "")  # other: a spec typed
+        assert page.locator("#watch-spec-2").is_visible()
+        page.fill("#watch-spec-2", "heuristic:danger_weight=0")
+        page.fill("#watch-seed", "3")
+        page.click("#watch-start")
+        page.wait_for_url(re.compile(r"/table/[\w-]+$"))
+        session = app.state.sessions.get(page.url.rsplit("/", 1)[1])
+        assert session.names == ["hard", "easy", "heuristic:danger_weight=0"]
+        assert [type(a).__name__ for a in session.players] == [
+            type(agents.make("hard", game="basic")).__name__, type(agents.make("easy", game="basic")).__name__,
+            "RummyHeuristicAgent"]
+        # another game: its own levels (Rommé's), the choices reset to its default
+        start_page(page, url, "play", "romme")
+        levels = page.locator("#play-agent-0 optgroup[label=Levels] option")
+        assert [levels.nth(k).get_attribute("value") for k in range(levels.count())] == list(agents.levels("romme"))

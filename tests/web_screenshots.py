@@ -4,7 +4,7 @@ port of 127.0.0.1, headless Chromium driven by playwright.
     python tests/web_screenshots.py [docs/images]
 
 Writes web-play.png (a hand of Gin Rummy against heuristic, the person to discard),
-web-showdown.png (that hand's showdown), web-watch.png (three rummy-heuristic agents at
+web-showdown.png (that hand's showdown), web-watch.png (three heuristic agents at
 Basic Rummy, every hand shown), web-replay.png (a tournament game replayed) and
 web-leaderboard.png (that tournament's leaderboard).
 """
@@ -48,7 +48,7 @@ def main() -> None:
             # play: a hand of Gin Rummy against heuristic (a secret deal), shown when the person holds a meld and must discard
             page.goto(url + "/")
             page.wait_for_selector("#play-game option[value=gin]", state="attached")
-            page.fill("#play-agent-0", "heuristic")
+            page.select_option("#play-agent-0", "heuristic")
             page.select_option("#play-seat", "0")
             page.click("#play-start")
             page.wait_for_url("**/table/*")
@@ -74,7 +74,7 @@ def main() -> None:
             page.select_option("#watch-game", "basic")
             page.select_option("#watch-players", "3")
             for seat in range(3):
-                page.fill(f"#watch-agent-{seat}", "rummy-heuristic")
+                page.select_option(f"#watch-agent-{seat}", "heuristic")
             page.fill("#watch-seed", "3")
             page.click("#watch-start")
             page.wait_for_url("**/table/*")

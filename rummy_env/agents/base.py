@@ -37,6 +37,9 @@ class Agent(ABC):
     # server's limit; ``budgets`` gives each such option's rough cost in seconds per unit
     # (``time``: 1.0), measured on a 2-core machine, so one server limit bounds every agent.
     file_options: ClassVar[tuple[str, ...]] = ()
+    # options it cannot be made without (the ``sb3`` agent's file): lists of agents to pick
+    # from as they are (the web app's, training opponents) leave such an agent out
+    required_options: ClassVar[tuple[str, ...]] = ()
     budgets: ClassVar[Mapping[str, float]] = MappingProxyType({})
 
     def __init__(self, seed: Optional[int] = None) -> None:
@@ -109,12 +112,13 @@ def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str,
 
 
 def _other_game_hint(game: Any, infoset: Any, rules: Any, mask: Any) -> str:
-    """"; for Basic Rummy (rummy_v0) use rummy-random, ..." when the input is another game's."""
+    """"; for Basic Rummy (rummy_v0) make the agent with game='basic' (random, ...)" when the input is another game's."""
     from rummy_env.agents.registry import available  # the registry imports this module
 
     for other in (get_game(name) for name in games()):
         if other.name != game.name and (
                 isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)
                 or (infoset is None and mask is not None and np.shape(mask) == (other.num_actions,))):
-            return f"; for {other.title} ({other.env_name}) use {', '.join(available(game=other.name, levels=False))}"
+            return (f"; for {other.title} ({other.env_name}) make the agent with game={other.name!r} (--game {other.name}): "
+                    f"{', '.join(available(game=other.name, levels=False))}")
     return ""

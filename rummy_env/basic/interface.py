@@ -24,6 +24,7 @@ class BasicRummy(Game):
     env_module = "rummy_env.basic.env"
     env_name = "rummy_v0"
     view_module = "rummy_env.basic.view"  # its view for people's screens (Game.view)
+    training_module = "rummy_env.train.games.basic"  # its training adapter (rummy train)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     num_actions = NUM_ACTIONS
     state_type = BasicRummyState

@@ -81,11 +81,8 @@ def _play(args: argparse.Namespace) -> int:
     seat = args.seat if args.seat is not None else int(np.random.default_rng(args.seed).integers(n))
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1}, got {seat}")
-    opponents = [agents.make(spec, seed=None if args.seed is None else args.seed + k) for k, spec in enumerate(specs)]
-    for spec, opponent in zip(specs, opponents):
-        if agents.plays(opponent) != game.name:
-            raise ValueError(f"{spec!r} plays {get_game(agents.plays(opponent)).title}; this is {game.title} "
-                             f"(--game {game.name}): choose one of {', '.join(agents.available(game=game.name))}")
+    opponents = [agents.make(spec, seed=None if args.seed is None else args.seed + k, game=game.name)
+                 for k, spec in enumerate(specs)]
     players = opponents[:seat] + [agents.human_player(game.name)] + opponents[seat:]
     rules = game.load_rules(args.rules)
     env = game.raw_env(num_players=n, rules=rules, episode="match" if args.match else "hand")

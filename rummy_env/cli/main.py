@@ -10,10 +10,9 @@
 - ``rummy play``: play a hand or a match in the terminal against agents, any game.
 - ``rummy tournament``: agents against each other over duplicate deals (``rummy_env.eval``).
 - ``rummy replay FILE``: step through a recorded tournament game.
-- ``rummy train-basic --config FILE``: masked PPO for Basic Rummy at 2-4 players
-  (``rummy_env.train.basic_ppo``; needs torch).
-- ``rummy train --config FILE``: masked PPO with self-play (``rummy_env.train``; needs
-  torch); ``--resume RUN_DIR`` continues a run.
+- ``rummy train --game GAME --config FILE``: masked PPO with self-play for any game
+  (``rummy_env.train``; needs torch); ``--resume RUN_DIR`` continues a run
+  (``rummy train-basic``: its deprecated alias for ``--game basic``).
 - ``rummy distill``: fit a ppo network to a search agent's moves in its own games.
 - ``rummy knock-labels``: fine-tune a ppo network's knock decisions on both choices
   played out (``rummy_env.train.knock_labels``).

@@ -1,14 +1,11 @@
 """``rummy demo``, ``rummy train``, ``rummy train-basic``, ``rummy distill``, ``rummy
-expert-iteration``, ``rummy knock-labels`` and ``rummy curves``: PPO training of a Gin Rummy
-agent, PPO training of a Basic Rummy agent, the Gin agent's fine-tunes, expert iteration
-with a search teacher and the learning curves (``rummy_env.train``; torch is imported only
-when one of them runs).
+expert-iteration``, ``rummy knock-labels`` and ``rummy curves``: PPO training of an agent for
+any game (``rummy train --game gin|basic|romme``, one trainer: ``rummy_env.train.ppo``), the
+Gin agent's fine-tunes, expert iteration with a search teacher and the learning curves
+(``rummy_env.train``; torch is imported only when one of them runs).
 
-``train-basic`` is its own command rather than a game option of ``train``: ``train``'s
-fields are those of Gin Rummy's vector engine (``num_envs``, ``rollout_steps``, rollout
-workers on Ray, Gin opponents, advice features), none of which Basic Rummy has, and
-Basic Rummy's (table sizes, its own agents as opponents) mean nothing for Gin; one
-command for both would be a set of fields each meaningless half the time.
+``train-basic`` is the 0.2 command for Basic Rummy, kept for one release as an alias of
+``train --game basic`` (it says so when run).
 
 Expert iteration is a command of its own rather than a mode of ``rummy train``: it has
 none of PPO's fields (no rollouts, no PPO updates) and a run folder of rounds rather
@@ -47,20 +44,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
-    tr = sub.add_parser("train", help="train a PPO agent by self-play, e.g. rummy train --config configs/ppo.yaml "
-                        "(on Ray: --backend ray --rollout-workers 8 [--address ray://head:10001])")
-    tr.add_argument("--config", help="YAML training config (default: the built-in defaults)")
+    tr = sub.add_parser("train", help="train a PPO agent by self-play for any game, e.g. rummy train --game basic "
+                        "--players '{2: 1, 4: 1}' (on Ray: --backend ray --rollout-workers 8 [--address ray://head:10001])")
+    tr.add_argument("--config", help="YAML training config (default: the game's own defaults, "
+                    "rummy_env/train/data/*.yaml)")
     tr.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint; with "
                     "--total-updates N it runs to N, the learning rate falling on from its last value to 0 at N")
     tr.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override any field, e.g. opponents.heuristic=0.2")
     _add_config_fields(tr)
     tr.set_defaults(func=_train)
 
-    tb = sub.add_parser("train-basic", help="train a Basic Rummy agent (2-4 players) by PPO against rummy-heuristic, "
-                        "e.g. rummy train-basic --config configs/ppo_basic.yaml (rummy_env/train/basic_ppo.py)")
-    tb.add_argument("--config", help="YAML config (fields: rummy_env/train/basic_config.py; default: the built-in defaults)")
-    tb.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint; with "
-                    "--set total_updates=N it runs to N, the learning rate falling on from its last value to 0 at N")
+    tb = sub.add_parser("train-basic", help="deprecated (0.3): rummy train --game basic, which it runs")
+    tb.add_argument("--config", help="YAML config (default: Basic Rummy's defaults)")
+    tb.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     tb.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="override a field, e.g. total_updates=100 or players.4=0 (values read as YAML)")
     tb.set_defaults(func=_train_basic)
@@ -182,24 +178,36 @@ def _run_demo(args: argparse.Namespace, training: Union[str, Path], tournament_f
 def _train(args: argparse.Namespace) -> int:
     import dataclasses
 
-    _require_train_extra("torch", "tensorboard")
-    from rummy_env.train.config import PPOConfig, load_config
+    from rummy_env.train.config import PPOConfig
 
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if getattr(args, f.name) is not None}
-    for item in args.set or []:
+    return _run_training(args.config, args.resume, {**overrides, **_set_values(args.set)})
+
+
+def _set_values(items: Optional[list[str]]) -> dict[str, str]:
+    """``--set FIELD=VALUE`` items as overrides (values read as YAML by the config)."""
+    overrides = {}
+    for item in items or []:
         key, eq, value = item.partition("=")
-        if not eq:
+        if not eq or not key.strip():
             raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. opponents.heuristic=0.2")
         overrides[key.strip()] = value
+    return overrides
+
+
+def _run_training(config_file: Optional[str], resume: Optional[str], overrides: dict[str, object]) -> int:
+    """Start (or resume) a run of the one trainer, train it and say what it made."""
+    _require_train_extra("torch", "tensorboard")
+    from rummy_env.train.config import load_config
     from rummy_env.train.ppo import Trainer
 
-    if args.resume:
-        if args.config:
+    if resume:
+        if config_file:
             raise ValueError("--resume takes the run's own config.yaml; do not pass --config")
-        trainer = Trainer.resume(args.resume, overrides)
+        trainer = Trainer.resume(resume, overrides)
         print(f"resuming {trainer.run_dir} at update {trainer.update} of {trainer.config.total_updates}")
     else:
-        trainer = Trainer.start(load_config(args.config, overrides))
+        trainer = Trainer.start(load_config(config_file, overrides))
         print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
     c = trainer.config
     if c.backend == "ray" or c.rollout_workers > 1:
@@ -209,15 +217,18 @@ def _train(args: argparse.Namespace) -> int:
         last = trainer.train()
     finally:
         trainer.close()
-    c = trainer.config
     rate = trainer.global_step / trainer.train_seconds if trainer.train_seconds else float("nan")
-    print(f"done: {trainer.update} updates, {trainer.global_step:,} env steps, {trainer.train_seconds:.0f} s of training "
-          f"({rate:,.0f} steps/s)")
+    print(f"done: {trainer.update} updates, {trainer.episodes:,} hands, {trainer.global_step:,} env steps, "
+          f"{trainer.train_seconds:.0f} s of training ({rate:,.0f} steps/s)")
     if trainer.rollouts.restarts:
         print(f"  {trainer.rollouts.restarts} rollout worker(s) died and were replaced; their rollouts were played again")
     for opp, res in last.items():
-        print(f"  vs {opp}: {_evaluation_text(res, c.eval_hands, 'deal')}")
-    print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent ppo:{trainer.run_dir / 'policy.pt'})")
+        print(f"  vs {opp}: {_evaluation_text(res, int(res.get('hands', c.eval_hands)), 'deal', draw_is_half=False)}")
+    from rummy_env import agents
+
+    policy = trainer.run_dir / "policy.pt"
+    plays = f"  (use as agent ppo:{policy} with --game {c.game})" if "ppo" in agents.available(c.game) else ""
+    print(f"policy: {policy}{plays}")
     return 0
 
 
@@ -258,37 +269,15 @@ def _with_interval(value: str, half: Optional[float], half_text: Optional[str], 
 
 
 def _train_basic(args: argparse.Namespace) -> int:
-    _require_train_extra("torch", "tensorboard")
-    from rummy_env.train.basic_config import load_config
+    """The 0.2 command: a note on stderr, then ``rummy train --game basic`` with the same options."""
+    import sys
 
-    overrides = {}
-    for item in args.set or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"--set {item!r} must look like FIELD=VALUE, e.g. total_updates=100")
-        overrides[key.strip()] = value
-    if args.resume and args.config:
-        raise ValueError("--resume takes the run's own config.yaml; do not pass --config")
-    config = None if args.resume else load_config(args.config, overrides)  # bad values fail before torch loads
-    from rummy_env.train import basic_ppo
-
-    if args.resume:
-        trainer = basic_ppo.Trainer.resume(args.resume, overrides)
-        print(f"resuming {trainer.run_dir} at update {trainer.update} of {trainer.config.total_updates}")
-    else:
-        trainer = basic_ppo.Trainer.start(config)
-        print(f"run folder: {trainer.run_dir}  (tensorboard --logdir {trainer.run_dir.parent})")
-    try:
-        last = trainer.train()
-    finally:
-        trainer.close()
-    print(f"done: {trainer.update} updates, {trainer.hands:,} hands, {trainer.decisions:,} learner decisions, "
-          f"{trainer.train_seconds:.0f} s of training")
-    for table, res in last.items():
-        text = _evaluation_text(res, trainer.config.eval_hands, "hand", draw_is_half=False)
-        print(f"  vs rummy-heuristic, {table[:-1]} players: {text}")
-    print(f"policy: {trainer.run_dir / 'policy.pt'}  (use as agent rummy-ppo:{trainer.run_dir / 'policy.pt'})")
-    return 0
+    print("rummy train-basic is deprecated and goes in the next release: it runs rummy train --game basic "
+          "(same --config, --resume and --set)", file=sys.stderr)
+    overrides = _set_values(args.set)
+    if not args.resume:
+        overrides["game"] = "basic"
+    return _run_training(args.config, args.resume, overrides)
 
 
 def _distill(args: argparse.Namespace) -> int:
@@ -449,18 +438,27 @@ def _require_train_extra(*modules: str) -> None:
 
 def _add_config_fields(parser: argparse.ArgumentParser) -> None:
     """One ``--field-name VALUE`` option per training config field (values read as YAML),
-    each described by the field's attribute docstring and showing its default: the same
-    source as the config table of docs/training.md (``rummy_env.core.field_docs``)."""
+    each described by the field's attribute docstring and showing its default, then each
+    game's own where it differs (``rummy_env/train/data/*.yaml``): the same source as the
+    config table of docs/training.md (``rummy_env.core.field_docs``)."""
     import dataclasses
 
     from rummy_env.core.field_docs import attribute_docs, yaml_text
-    from rummy_env.train.config import PPOConfig
+    from rummy_env.core.yaml_files import read_mapping
+    from rummy_env.train.config import GAME_DEFAULTS, PPOConfig
 
     group = parser.add_argument_group("config fields (each overrides the --config file's value; values read as YAML)")
     aliases = {"ray_address": ["--address"]}  # as ``rummy tournament``'s option
     docs = attribute_docs(PPOConfig)
+    per_game = {}
+    for source in sorted(GAME_DEFAULTS.iterdir(), key=lambda p: p.name):
+        if source.name.endswith(".yaml"):
+            with resources.as_file(source) as path:
+                per_game[source.name[: -len(".yaml")]] = read_mapping(path, "training defaults", "fields")
     for f in dataclasses.fields(PPOConfig):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-        text = f"{docs.get(f.name, '')} (default: {yaml_text(default)})".replace("``", "").replace("%", "%%")
+        games = "".join(f"; {game}: {yaml_text(values[f.name])}" for game, values in per_game.items()
+                        if f.name in values and f.name != "game")
+        text = f"{docs.get(f.name, '')} (default: {yaml_text(default)}{games})".replace("``", "").replace("%", "%%")
         group.add_argument("--" + f.name.replace("_", "-"), *aliases.get(f.name, []), dest=f.name, metavar="VALUE",
                            default=None, help=text)

@@ -30,6 +30,9 @@ A ``Game`` gives:
 - for people's screens (the web app, ``rummy serve``): ``view(information_set, rules)``,
   one seat's table as JSON built from its information set alone, and ``move_view``, how
   a legal move is offered (``rummy_env.core.view`` describes both shapes);
+- for ``rummy train``, optionally its own training adapter (``training_module``: its
+  own network, a vector rollout source); without one the generic trainer plays its hands
+  over this interface alone;
 - optionally, many hands at once: a game with a batch engine sets ``batched`` and
   implements ``play_batched``, which plays many dealt hands together with agents' array
   policies (``BatchPolicy``: an agent's decisions over many games at once, offered by
@@ -54,6 +57,8 @@ from typing import Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Seque
 import numpy as np
 
 Seed = Union[int, np.random.Generator, None]
+
+DEFAULT_GAME = "gin"  # the game meant where none is named: the CLI's --game, agent specs, a 0.1 results file
 
 
 class IllegalActionError(ValueError):
@@ -208,6 +213,9 @@ class Game(ABC):
     env_name: str  # the PettingZoo env's name, e.g. "gin_rummy_v0"
     env_module: str  # the module of its ``raw_env`` class and ``env()``, e.g. "rummy_env.gin.env"
     view_module: Optional[str] = None  # the module of its ``view`` and ``move_view`` functions (``Game.view``)
+    # the module of its training adapter (``ADAPTER``: its own network, a vector rollout source) for
+    # ``rummy train``, imported only by training; None: the generic one (``rummy_env.train.adapter``)
+    training_module: Optional[str] = None
     min_players: int = 2
     max_players: int = 2
     deck_size: int = 52  # the card ids of a deal order are 0..deck_size-1 (under the default rules: ``deck_size_of``)

@@ -138,7 +138,7 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
     k = len(seats)
     names = [spec["agents"][i] for i in seats]
     base = deal_seed(spec["seed"], game.deal)
-    players = [agents.make(spec["agents"][i], seed=agent_seed(base, game, i)) for i in seats]
+    players = [agents.make(spec["agents"][i], seed=agent_seed(base, game, i), game=rules_game.name) for i in seats]
     match = spec["mode"] == "matches"
     env = rules_game.raw_env(num_players=k, rules=spec["rules"], episode="match" if match else "hand")
     options: dict[str, Any] = {"dealer": k - 1}
@@ -223,14 +223,14 @@ def hand_entry(result: HandResult, actions: list[int], deck: list[int], dealer: 
 # many games at once
 
 
-_POLICIES: dict[str, Optional[BatchPolicy]] = {}  # agent spec -> its array policy (made once a process)
+_POLICIES: dict[tuple[str, str], Optional[BatchPolicy]] = {}  # (game, agent spec) -> its array policy (made once a process)
 
 
-def batch_policy_of(spec: str) -> Optional[BatchPolicy]:
-    """The array policy of the agent ``spec`` (``Agent.batch_policy``), or None."""
-    if spec not in _POLICIES:
-        _POLICIES[spec] = agents.make(spec).batch_policy()
-    return _POLICIES[spec]
+def batch_policy_of(spec: str, game: str) -> Optional[BatchPolicy]:
+    """The array policy of the agent ``spec`` of ``game`` (``Agent.batch_policy``), or None."""
+    if (game, spec) not in _POLICIES:
+        _POLICIES[game, spec] = agents.make(spec, game=game).batch_policy()
+    return _POLICIES[game, spec]
 
 
 def can_batch(spec: dict[str, Any], members: tuple[int, ...]) -> bool:
@@ -238,7 +238,7 @@ def can_batch(spec: dict[str, Any], members: tuple[int, ...]) -> bool:
     (matches are played one at a time) of a game with a batch engine (``Game.batched``),
     every agent having an array policy."""
     return (spec["mode"] == "hands" and get_game(spec["game"]).batched
-            and all(batch_policy_of(spec["agents"][i]) is not None for i in members))
+            and all(batch_policy_of(spec["agents"][i], spec["game"]) is not None for i in members))
 
 
 def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int] = None
@@ -252,7 +252,7 @@ def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int
         return
     played = get_game(spec["game"])
     members = sorted({i for g in games for i in g.members})
-    policies = [batch_policy_of(spec["agents"][i]) for i in members]
+    policies = [batch_policy_of(spec["agents"][i], played.name) for i in members]
     missing = [spec["agents"][i] for i, p in zip(members, policies) if p is None]
     if missing:
         raise ValueError(f"agents without an array policy cannot be played many at once: {missing}")
@@ -260,7 +260,7 @@ def play_batched(spec: dict[str, Any], games: list[AnyGame], width: Optional[int
     deals = sorted({g.deal for g in games})
     decks = {d: deck_for(spec["seed"], d, played.deck_size_of(played.load_rules(spec["rules"]))) for d in deals}
     bases = {d: deal_seed(spec["seed"], d) for d in deals}
-    own = {i: agents.seed_of(spec["agents"][i]) for i in members}  # a spec's own seed=, which make() keeps
+    own = {i: agents.seed_of(spec["agents"][i], game=played.name) for i in members}  # a spec's own seed=, which make() keeps
     dealer = len(games[0].seats) - 1  # as play_game deals
     seats = np.array([[column[i] for i in g.seats] for g in games], dtype=np.intp)
     keys = np.array([[key_of(agent_seed(bases[g.deal], g, i) if own[i] is None else own[i]) for i in g.seats]

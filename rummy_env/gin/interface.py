@@ -23,6 +23,7 @@ class GinRummy(Game):
     env_module = "rummy_env.gin.env"
     env_name = "gin_rummy_v0"
     view_module = "rummy_env.gin.view"  # its view for people's screens (Game.view)
+    training_module = "rummy_env.train.games.gin"  # its training adapter (rummy train)
     min_players = max_players = 2
     num_actions = NUM_ACTIONS
     state_type = GinRummyState

@@ -3,7 +3,9 @@
 - ``GinRummyEnv`` (``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)``): one hand
   per episode on the pure game, the learner's observation (``flat`` or ``planes``, as
   ``gin_rummy_v0``) as a Box, ``action_masks()`` for sb3-contrib's ``MaskablePPO`` and
-  ``info["action_mask"]``.
+  ``info["action_mask"]``. It is the single-seat view every game has
+  (``rummy_env.gym.view.SingleSeatEnv``) for the game ``gin``,
+  with Gin's defaults: two players, the ``classic`` rules.
 - ``VectorGinRummyEnv``: the batched counterpart on ``VectorGinRummy`` for our trainer, a
   ``gymnasium.vector.VectorEnv`` with same-step autoreset.
 
@@ -53,16 +55,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from rummy_env.core.render import text_to_rgb
 from rummy_env.gin import encoding as enc
-from rummy_env.gin.game import NUM_ACTIONS, GinRummyState, IllegalActionError
-from rummy_env.gin.rules import RulesSpec, load_rules
+from rummy_env.gin.game import NUM_ACTIONS
+from rummy_env.gin.rules import RulesSpec
 from rummy_env.gin.vector import VectorGinRummy
+from rummy_env.gym.view import Opponent, SingleSeatEnv, check_reward, check_seat
 
-SingleOpponent = Union[str, Callable[[np.ndarray, np.ndarray], int]]
 BatchOpponent = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 OPPONENTS = ("random", "simple", "heuristic")  # by name, for VectorGinRummyEnv
-REWARDS = ("points", "scaled", "win_loss")
 
 
 def _check_opponent(opponent: Any) -> None:
@@ -73,49 +73,13 @@ def _check_opponent(opponent: Any) -> None:
         raise TypeError(f"opponent must be a name ({', '.join(OPPONENTS)}) or a callable, got {type(opponent).__name__}")
 
 
-def _single_opponent(opponent: Any) -> Any:
-    """'random', a callable, or an agent (from a spec string or an Agent instance)."""
-    if isinstance(opponent, str) and opponent != "random":
-        from rummy_env import agents  # the layer above: loaded only when an agent is asked for by name
-
-        return agents.make(opponent)
-    if isinstance(opponent, str) or hasattr(opponent, "act") or callable(opponent):
-        return opponent
-    raise TypeError(f"opponent must be 'random', an agent spec, an Agent or a callable, got {type(opponent).__name__}")
-
-
-def _check_seat(seat: Any) -> None:
-    if seat not in (0, 1, "random"):
-        raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
-
-
-def action_id(action: Any) -> int:
-    """``action`` as an int id 0..NUM_ACTIONS-1, or ``IllegalActionError`` naming what came."""
-    if isinstance(action, np.ndarray) and action.shape == () or isinstance(action, np.generic):
-        action = action.item()
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        raise IllegalActionError(f"action must be an integer action id 0..{NUM_ACTIONS - 1}, got {action!r}")
-    return action
-
-
-def _reward_value(points: float, mode: str) -> float:
-    if mode not in REWARDS:
-        raise ValueError(f"reward must be one of {REWARDS}, got {mode!r}")
-    if mode == "scaled":
-        return points / 100.0
-    if mode == "win_loss":
-        return float(np.sign(points))
-    return float(points)
-
-
-class GinRummyEnv(gymnasium.Env):
-    """One hand of Gin Rummy against a fixed opponent. See the module docstring."""
-
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+class GinRummyEnv(SingleSeatEnv):
+    """One hand of Gin Rummy against a fixed opponent: the single-seat view
+    (``rummy_env.gym.view.SingleSeatEnv``) of the game ``gin``. See the module docstring."""
 
     def __init__(
         self,
-        opponent: SingleOpponent = "random",
+        opponent: Opponent = "random",
         seat: Union[int, str] = 0,
         rules: RulesSpec = "classic",
         encoding: str = "flat",
@@ -123,106 +87,8 @@ class GinRummyEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         render_mode: Optional[str] = None,
     ) -> None:
-        opponent = _single_opponent(opponent)
-        _check_seat(seat)
-        _reward_value(0, reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.rules = load_rules(rules)
-        self.opponent = opponent
-        self.seat_option = seat
-        self.encoding = encoding
-        self.reward_mode = reward
-        self.illegal_reward = float(illegal_reward)
-        self.render_mode = render_mode
-        high = enc.observation_high(self.rules, encoding)
-        self.observation_space = spaces.Box(0.0, high, high.shape, dtype=np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.game: Optional[GinRummyState] = None
-        self.seat = 0
-
-    def _obs(self, seat: int) -> np.ndarray:
-        assert self.game is not None
-        return enc.encode(self.game.information_set(seat), self.rules, self.encoding)
-
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (sb3-contrib MaskablePPO's hook)."""
-        assert self.game is not None, "call reset() first"
-        if self.game.is_over or self.game.current_player != self.seat:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
-        return self.game.legal_mask().astype(bool)
-
-    def _opponent_action(self) -> int:
-        assert self.game is not None
-        mask = self.game.legal_mask()
-        if isinstance(self.opponent, str):  # "random"
-            return int(self.np_random.choice(np.flatnonzero(mask)))
-        seat = 1 - self.seat
-        if hasattr(self.opponent, "act"):
-            info = {"information_set": self.game.information_set(seat), "rules": self.rules}
-            return int(self.opponent.act({"observation": self._obs(seat), "action_mask": mask}, info))
-        return int(self.opponent(self._obs(seat), mask))
-
-    def _play_opponent(self) -> None:
-        assert self.game is not None
-        while not self.game.is_over and self.game.current_player != self.seat:
-            self.game.step(self._opponent_action())
-
-    def _info(self) -> dict[str, Any]:
-        assert self.game is not None
-        info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
-        if self.game.result is not None:
-            info["hand_result"] = self.game.result.to_dict()
-        return info
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
-        if seed is not None and hasattr(self.opponent, "reset"):
-            self.opponent.reset(seed=seed + 1)
-        skipped = []
-        while True:  # deal until the learner has a move (see "Hands the learner never gets to play")
-            self.seat = int(self.np_random.integers(2)) if self.seat_option == "random" else int(self.seat_option)
-            dealer = int(self.np_random.integers(2))
-            self.game = GinRummyState.new_hand(self.rules, self.np_random, dealer=dealer)
-            self._play_opponent()
-            if not self.game.is_over:
-                break
-            assert self.game.result is not None
-            reward = _reward_value(self.game.result.rewards[self.seat], self.reward_mode)
-            skipped.append({"hand_result": self.game.result.to_dict(), "seat": self.seat, "reward": reward})
-        info = self._info()
-        info["skipped_hands"] = skipped
-        return self._obs(self.seat), info
-
-    def step(self, action):
-        assert self.game is not None, "call reset() first"
-        if self.game.is_over:
-            raise RuntimeError("the hand is over: call reset()")
-        action = action_id(action)
-        if not self.action_masks()[action]:
-            gymnasium.logger.warn(f"illegal action {action} ends the episode with reward {self.illegal_reward}; "
-                                  f"legal now: {np.flatnonzero(self.action_masks()).tolist()}")
-            info = self._info()
-            info["illegal_action"] = action
-            return self._obs(self.seat), self.illegal_reward, True, False, info
-        self.game.step(action)
-        self._play_opponent()
-        reward = 0.0
-        if self.game.is_over:
-            assert self.game.result is not None
-            reward = _reward_value(self.game.result.rewards[self.seat], self.reward_mode)
-        if self.render_mode == "human":
-            self.render()
-        return self._obs(self.seat), reward, self.game.is_over, False, self._info()
-
-    def render(self) -> Union[str, np.ndarray, None]:
-        if self.game is None or self.render_mode is None:
-            return None
-        text = self.game.render(perspective=None if self.game.is_over else self.seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text_to_rgb(text) if self.render_mode == "rgb_array" else text
+        super().__init__("gin", opponent=opponent, seat=seat, rules=rules, encoding=encoding, reward=reward,
+                         illegal_reward=illegal_reward, render_mode=render_mode)
 
 
 class VectorGinRummyEnv(VectorEnv):
@@ -245,8 +111,8 @@ class VectorGinRummyEnv(VectorEnv):
         seed: Optional[int] = None,
     ) -> None:
         _check_opponent(opponent)
-        _check_seat(seat)
-        _reward_value(0, reward)
+        check_seat(seat, 2)
+        check_reward(reward)
         self.engine = VectorGinRummy(num_envs, rules=rules, encoding=encoding, reward=reward, seed=seed)
         self.num_envs = self.engine.num_envs
         self.opponent = opponent

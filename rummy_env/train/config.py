@@ -1,9 +1,15 @@
-"""Training-run settings: one frozen dataclass, loaded from YAML, overridable field by field.
+"""Training-run settings for every game: one frozen dataclass, loaded from YAML, overridable field by field.
 
-``rummy train --config configs/ppo.yaml --lr 1e-4 --opponents.heuristic 0.2`` reads the
-file, then applies each command-line override (any field; nested opponent weights by
-``opponents.NAME``). Unknown fields and bad values get an error naming the field and
-what is allowed, before anything runs: a typo must not silently train with a default.
+``rummy train --game basic --config configs/ppo_basic.yaml --lr 1e-4 --opponents.heuristic 0.2``
+starts from the game's own defaults (``rummy_env/train/data/<game>.yaml``, package data:
+the values that suit that game, e.g. Basic Rummy's table sizes and opponents; a game
+without a file gets the dataclass defaults below), then reads the file, then applies
+each command-line override (any field; one opponent weight by ``opponents.NAME``, one
+table size by ``players.N``). Unknown fields and bad values get an error naming the field
+and what is allowed, before anything runs: a typo must not silently train with a default.
+
+What differs by game is checked by the game's training adapter (``rummy_env.train.adapter``):
+the opponent kinds it can seat, the table sizes, the fields only its rollout source reads.
 """
 
 from __future__ import annotations
@@ -12,57 +18,63 @@ import dataclasses
 import math
 import typing
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, NoReturn, Optional, Union
 
 import numpy as np
 
+from rummy_env.core.game import DEFAULT_GAME, get_game
 from rummy_env.core.yaml_files import parse_value, read_mapping
-from rummy_env.gin.rules import load_rules
 
-# Opponent kinds a learner game can be assigned at each deal (weights in ``opponents``):
-#   self      - the current policy plays both seats; both seats' moves are training data
-#               (from scratch, pure self-play drifts to passive play: both take every
-#               discard and hands run to max_turns; the defaults learn mostly from simple)
-#   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
-#   random / simple / heuristic - the scripted Gin agents (``rummy_env.agents.gin``) as array
-#   operations (heuristic: by default its turn-based knock rule, ``heuristic:knock=turn``;
-#   ``heuristic_vector``; ``heuristic_knock: estimate`` gives it the agent's default knock estimate)
-OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
-# Value baselines (``critic``): the policy network's own value head, or the oracle critic
-# of ``train.critic`` (it also reads the cards the player cannot see; training only).
+# Value baselines (``critic``): the policy network's own value head, or an oracle critic
+# that also reads the cards the player cannot see (training only; games whose adapter has one).
 CRITICS = ("shared", "oracle")
 # Where the rollouts run (``backend``): this process, or Ray actors (``train.ray_rollouts``).
 BACKENDS = ("local", "ray")
+# The rewards a hand can be trained on (``reward``).
+REWARDS = ("points", "scaled", "win_loss")
+# Opponent kinds besides the game's agents: the learner in every seat, or a pool snapshot.
+SELF, POOL = "self", "pool"
+GAME_DEFAULTS = resources.files(__package__) / "data"  # <game>.yaml: each game's own defaults
 
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """Every setting of a training run (``configs/ppo.yaml`` shows them with their values)."""
+    """Every setting of a training run, for any game (``configs/ppo.yaml`` shows Gin Rummy's)."""
 
+    game: str = DEFAULT_GAME
+    """The game trained (``gin``, ``basic``, ``romme``, or any registered game): its own
+    defaults (``rummy_env/train/data/*.yaml``) fill the fields a config leaves out."""
     name: str = "ppo"
     """Run name: the run folder is ``runs_dir/NAME__SEED__TIME`` (no slashes, no ``__``)."""
     seed: int = 0
     """Seeds the deals, the network's initial weights and every random generator of the run."""
-    rules: str = "classic"
-    """Gin Rummy rules preset or YAML path the games are played under."""
+    rules: Optional[str] = None
+    """Rules preset or YAML path of the game the hands are played under (null: the game's default preset)."""
+    players: Optional[Mapping[int, float]] = None
+    """Table sizes a training hand is dealt for: one (``3``), a list (``[2, 4]``, evenly) or weights
+    (``{2: 1, 4: 2}``); null: the game's smallest table. Evaluations play each of them."""
     reward: str = "scaled"
-    """The vector engine's reward: ``points``, ``scaled`` (points / 100) or ``win_loss``."""
+    """The hand's reward: ``points``, ``scaled`` (points / 100) or ``win_loss`` (+1, -1, 0)."""
     win_bonus: float = 0.0
     """Added to the winner's reward of a hand, taken from the loser's (``with_win_bonus``)."""
 
     # rollout
     num_envs: int = 512
-    """Games played at once on the vector engine."""
+    """Games played at once on a vector engine (Gin Rummy's ``VectorGinRummy``)."""
     rollout_steps: int = 32
-    """Vector steps per update (each moves every game once)."""
+    """Vector steps per update on a vector engine (each moves every game once)."""
+    hands_per_update: int = 256
+    """Hands played to the end for each update by the in-process source (every game without a
+    vector engine): the network's moves of all of them are one forward pass a round."""
     total_updates: int = 1000
-    """PPO updates of the run (each plays ``num_envs`` x ``rollout_steps`` env steps)."""
+    """PPO updates of the run."""
     backend: str = "local"
     """Where the rollouts are played: ``local`` (in this process) or ``ray`` (Ray actors, on a
     cluster at ``ray_address`` or a Ray instance on this machine; ``train.ray_rollouts``)."""
     rollout_workers: int = 1
-    """Rollout workers the ``num_envs`` games are split over (each its own deals and draws;
+    """Rollout workers an update's games are split over (each its own deals and draws;
     Ray actors of one CPU each with ``backend: ray``). 1 with ``local``: the single-process trainer."""
     ray_address: Optional[str] = None
     """The Ray cluster to join with ``backend: ray`` (e.g. ``ray://head:10001`` or ``auto``); null: start Ray here."""
@@ -96,34 +108,32 @@ class PPOConfig:
     hidden: tuple[int, ...] = (256, 256)
     """Trunk layer widths."""
     card_hidden: int = 64
-    """Width of the per-card head (``rummy_env.agents.gin.network.PolicyNet``)."""
+    """Width of the per-card head (the Gin and Basic Rummy networks; others have none)."""
     advice: bool = False
-    """Also feed the heuristic's evaluation of the position (``rummy_env.agents.gin.heuristic_features``)."""
+    """Also feed the heuristic's evaluation of the position (Gin Rummy: ``rummy_env.agents.gin.heuristic_features``)."""
     critic: str = "shared"
     """The value baseline: ``shared`` (the policy network's value head) or ``oracle`` (a separate
-    network that also sees the opponent's hand and the stock, ``rummy_env.train.critic``;
-    training only)."""
+    network that also sees the cards the player cannot, training only; Gin Rummy's ``train.critic``)."""
     critic_hidden: tuple[int, ...] = (256, 256)
     """Layer widths of the oracle critic."""
     critic_warmup: int = 0
     """First updates in which only the value learns (a fresh critic on a trained policy)."""
 
     # self-play
-    opponents: Mapping[str, float] = field(default_factory=lambda: {"simple": 0.75, "pool": 0.2, "heuristic": 0.05})
-    """Weights of the opponent kinds a game is given at each deal (``OPPONENT_KINDS``: self,
-    pool, random, simple, heuristic)."""
+    opponents: Mapping[str, float] = field(default_factory=lambda: {"random": 0.8, "pool": 0.2})
+    """Weights of the opponent kinds a hand is given: ``self`` (the learner in every seat),
+    ``pool`` (a past snapshot in every other seat) or one of the game's agents (e.g.
+    ``heuristic``, ``random``; every other seat plays it)."""
     heuristic_knock: str = "turn"
-    """The knock rule of the ``heuristic`` opponent: ``turn`` (``heuristic:knock=turn``, fast)
-    or ``estimate`` (the ``heuristic`` agent's default, the ``hard`` level: it samples the
-    opponent's hand wherever it may knock, ``rummy_env.agents.gin.knock_vector``; a few
-    milliseconds a decision)."""
+    """Gin Rummy's vector ``heuristic`` opponent's knock rule: ``turn`` (``heuristic:knock=turn``, fast)
+    or ``estimate`` (the ``heuristic`` agent's default; a few milliseconds a decision)."""
     init_policy: Optional[str] = None
     """Start from the weights of a policy file or checkpoint (same network shape); null: fresh weights."""
     imitation_teacher: Optional[str] = None
-    """Warm start: imitate a scripted teacher (``simple`` or ``heuristic``) before PPO
-    (``rummy_env.train.imitation``); null: none."""
+    """Warm start: imitate this agent of the game (e.g. ``heuristic``) before PPO, the network's
+    value fitted to the results (``train.imitation``); null: none."""
     imitation_samples: int = 150_000
-    """Moves of the teacher collected for the warm start."""
+    """Moves of the teacher collected for the warm start (0: no warm start)."""
     imitation_epochs: int = 10
     """Passes of the warm start over those moves."""
     imitation_lr: float = 1e-3
@@ -137,9 +147,10 @@ class PPOConfig:
     eval_every: int = 50
     """Updates between evaluations (0: never)."""
     eval_hands: int = 200
-    """Hands of each evaluation, over duplicate deals (``eval_hands`` / 2 deals, seats swapped)."""
-    eval_opponents: tuple[str, ...] = ("random", "simple", "heuristic")
-    """Scripted opponents of the evaluations (random, simple, heuristic)."""
+    """Hands of each evaluation per opponent and table size, over duplicate deals: each deal
+    played once with the learner in every seat (a multiple of every table size)."""
+    eval_opponents: tuple[str, ...] = ("random",)
+    """The game's agents the evaluations play against (greedy learner, the same deals every time)."""
     checkpoint_every: int = 25
     """Updates between checkpoints (``checkpoint.pt`` and ``policy.pt``)."""
     torch_threads: int = 2
@@ -150,19 +161,33 @@ class PPOConfig:
     """Show a progress bar."""
 
     def __post_init__(self) -> None:
+        if self.players is None and self.game in _games():  # the game's smallest table, written out (reloads equal)
+            object.__setattr__(self, "players", self.table_sizes)
         _validate(self)
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
-        out["hidden"] = list(self.hidden)
-        out["critic_hidden"] = list(self.critic_hidden)
-        out["eval_opponents"] = list(self.eval_opponents)
+        for name in ("hidden", "critic_hidden", "eval_opponents"):
+            out[name] = list(getattr(self, name))
         out["opponents"] = dict(self.opponents)
+        out["players"] = {int(k): float(v) for k, v in self.table_sizes.items()}
         return out
 
     @property
+    def table_sizes(self) -> dict[int, float]:
+        """``players`` with null read as the game's smallest table."""
+        return dict(self.players) if self.players is not None else {get_game(self.game).min_players: 1.0}
+
+    @property
     def steps_per_update(self) -> int:
+        """Env steps of one update on a vector engine (``num_envs`` x ``rollout_steps``)."""
         return self.num_envs * self.rollout_steps
+
+
+def _games() -> list[str]:
+    from rummy_env.core.game import games
+
+    return games()
 
 
 def with_win_bonus(rewards: Any, win_bonus: float) -> Any:
@@ -172,28 +197,45 @@ def with_win_bonus(rewards: Any, win_bonus: float) -> Any:
     return rewards + win_bonus * np.sign(rewards) if win_bonus else rewards
 
 
+def hand_reward(points: Any, reward: str, win_bonus: float) -> Any:
+    """A seat's reward for a hand that gave it ``points`` (``reward``: ``REWARDS``), plus the win bonus."""
+    points = np.float64(points) if np.isscalar(points) else np.asarray(points, dtype=np.float64)
+    base = points / 100.0 if reward == "scaled" else np.sign(points) if reward == "win_loss" else points
+    return with_win_bonus(base, win_bonus)
+
+
 def _fail(name: str, value: Any, allowed: str) -> NoReturn:
     raise ValueError(f"training config field {name!r} = {value!r}: {allowed}")
 
 
 def _validate(c: PPOConfig) -> None:
-    positive = ("num_envs", "rollout_steps", "rollout_workers", "total_updates", "update_epochs", "minibatch_size", "pool_size",
-                "snapshot_every", "checkpoint_every", "torch_threads", "eval_hands", "card_hidden",
-                "imitation_samples", "imitation_epochs")
+    try:
+        game = get_game(c.game)
+    except ValueError as exc:
+        _fail("game", c.game, str(exc))
+    positive = ("num_envs", "rollout_steps", "hands_per_update", "rollout_workers", "total_updates", "update_epochs",
+                "minibatch_size", "pool_size", "snapshot_every", "checkpoint_every", "torch_threads", "eval_hands",
+                "card_hidden", "imitation_epochs")
     for name in positive:
         value = getattr(c, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             _fail(name, value, "must be a positive integer")
-    if isinstance(c.eval_every, bool) or not isinstance(c.eval_every, int) or c.eval_every < 0:
-        _fail("eval_every", c.eval_every, "must be an integer >= 0 (0: no evaluation)")
-    if c.eval_hands % 2:
-        _fail("eval_hands", c.eval_hands, "must be even (each deal is played twice, seats swapped)")
-    if c.imitation_teacher not in (None, "simple", "heuristic"):
-        _fail("imitation_teacher", c.imitation_teacher, "choose simple, heuristic or null (no warm start)")
+    for name in ("eval_every", "imitation_samples"):
+        value = getattr(c, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            _fail(name, value, "must be an integer >= 0 (0: none)")
+    sizes = c.table_sizes
+    if not sizes or any(isinstance(k, bool) or not isinstance(k, int) or not game.min_players <= k <= game.max_players
+                        for k in sizes):
+        _fail("players", c.players, f"keys must be table sizes of {game.title}: {game.players_text}")
+    bad = [n for n in sizes if c.eval_hands % n]
+    if bad:
+        _fail("eval_hands", c.eval_hands, f"must be a multiple of every table size in players ({sorted(sizes)}): "
+              "each deal is played once with the learner in every seat")
     if c.init_policy is not None:
         if not isinstance(c.init_policy, str) or not c.init_policy:
             _fail("init_policy", c.init_policy, "must be the path of a policy file or checkpoint, or null")
-        if c.imitation_teacher is not None:
+        if c.imitation_teacher is not None and c.imitation_samples:
             _fail("init_policy", c.init_policy, f"a run starts from a policy or from imitation, not both "
                   f"(imitation_teacher is {c.imitation_teacher!r}; set it to null)")
     for name in ("lr", "clip_coef", "max_grad_norm", "imitation_lr"):
@@ -205,19 +247,20 @@ def _validate(c: PPOConfig) -> None:
     for name in ("ent_coef", "vf_coef", "win_bonus"):
         if float(getattr(c, name)) < 0:
             _fail(name, getattr(c, name), "must be >= 0")
+    for label, weights in (("players", sizes), ("opponents", c.opponents)):
+        values = [float(w) for w in weights.values()]
+        if any(w < 0 for w in values) or sum(values) <= 0:
+            _fail(label, dict(weights), "weights must be >= 0 with a positive sum")
     if c.target_kl is not None and not c.target_kl > 0:
         _fail("target_kl", c.target_kl, "must be > 0 or null")
     if c.backend not in BACKENDS:
         _fail("backend", c.backend, f"choose {' or '.join(BACKENDS)}")
-    if c.rollout_workers > c.num_envs:
-        _fail("rollout_workers", c.rollout_workers, f"must be at most num_envs ({c.num_envs}): each worker plays "
-              "its share of the games")
     if c.ray_address is not None and (not isinstance(c.ray_address, str) or not c.ray_address):
         _fail("ray_address", c.ray_address, "must be a Ray address (e.g. ray://head:10001 or auto) or null")
     if c.heuristic_knock not in ("turn", "estimate"):
         _fail("heuristic_knock", c.heuristic_knock, "choose turn or estimate")
-    if c.reward not in ("points", "scaled", "win_loss"):
-        _fail("reward", c.reward, "choose points, scaled or win_loss")
+    if c.reward not in REWARDS:
+        _fail("reward", c.reward, f"choose {', '.join(REWARDS)}")
     for name in ("hidden", "critic_hidden"):
         widths = getattr(c, name)
         if not widths or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in widths):
@@ -229,29 +272,33 @@ def _validate(c: PPOConfig) -> None:
     if c.critic_warmup and c.critic != "oracle":
         _fail("critic_warmup", c.critic_warmup, "needs critic: oracle (the shared value head's loss would move the "
               "policy's trunk too)")
-    load_rules(c.rules)  # raises a clear error for an unknown preset or file
-    unknown = sorted(set(c.opponents) - set(OPPONENT_KINDS))
-    if unknown:
-        _fail("opponents", dict(c.opponents), f"unknown kind(s) {unknown}; kinds: {', '.join(OPPONENT_KINDS)}")
-    weights = [float(w) for w in c.opponents.values()]
-    if any(w < 0 for w in weights) or sum(weights) <= 0:
-        _fail("opponents", dict(c.opponents), "weights must be >= 0 with a positive sum")
-    if not c.eval_opponents or any(o not in ("random", "simple", "heuristic") for o in c.eval_opponents):
-        _fail("eval_opponents", c.eval_opponents, "choose among random, simple, heuristic")
+    if not c.eval_opponents or any(not isinstance(o, str) or not o for o in c.eval_opponents):
+        _fail("eval_opponents", c.eval_opponents, f"must be a list of {game.title} agents, e.g. [random]")
     if not c.name or any(ch in c.name for ch in "/\\") or "__" in c.name:
         _fail("name", c.name, "must be non-empty, without slashes or '__' (run folders are NAME__SEED__TIME)")
+    try:
+        game.load_rules(c.rules)
+    except (ValueError, OSError, TypeError) as exc:
+        _fail("rules", c.rules, str(exc))
+    from rummy_env.train.adapter import adapter_for  # the game's own checks: its kinds, sizes and fields
+
+    adapter_for(game).check(c, _fail)
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 _FLOATS = {name for name, hint in typing.get_type_hints(PPOConfig).items() if hint in (float, Optional[float])}
+_TEXT = ("game", "name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy", "critic", "backend",
+         "ray_address", "heuristic_knock")
+_NULLABLE = ("rules", "players", "target_kl", "imitation_teacher", "init_policy", "ray_address")
 
 
 def _coerce(name: str, value: Any) -> Any:
     """A YAML or command-line value converted to the field's type."""
     default = _FIELDS[name].default if _FIELDS[name].default is not dataclasses.MISSING else None
-    if isinstance(value, str) and name not in ("name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy",
-                                               "critic", "backend", "ray_address"):
+    if isinstance(value, str) and name not in _TEXT:
         value = parse_value(value, name)
+    if name in _NULLABLE and (value is None or (isinstance(value, str) and value.lower() in ("null", "none", ""))):
+        return None
     if name in ("hidden", "critic_hidden", "eval_opponents"):
         if isinstance(value, (int, str)):
             value = [value]
@@ -260,12 +307,17 @@ def _coerce(name: str, value: Any) -> Any:
         return tuple(value)
     if name == "opponents":
         if not isinstance(value, Mapping):
-            _fail(name, value, f"must be a mapping of kind -> weight; kinds: {', '.join(OPPONENT_KINDS)}")
-        return {kind: _number(f"opponents.{kind}", weight) for kind, weight in value.items()}
-    if value is None and name in ("target_kl", "imitation_teacher", "init_policy", "ray_address"):
-        return None
-    if name in ("imitation_teacher", "init_policy", "ray_address") and value in ("null", "none", ""):
-        return None
+            _fail(name, value, "must be a mapping of kind -> weight, e.g. {heuristic: 0.8, pool: 0.2}")
+        return {str(kind): _number(f"opponents.{kind}", weight) for kind, weight in value.items()}
+    if name == "players":
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = {value: 1.0}  # one table size
+        elif isinstance(value, (list, tuple)):
+            value = {n: 1.0 for n in value}  # table sizes, evenly
+        if not isinstance(value, Mapping):
+            _fail(name, value, "must be a table size (3), a list of them ([2, 4]) or a mapping of table size -> "
+                  "weight ({2: 1, 4: 2})")
+        return {_table_size(k): _number(f"players.{k}", w) for k, w in value.items()}
     if name in _FLOATS:
         return None if value is None else _number(name, value)
     if isinstance(default, bool):
@@ -273,7 +325,21 @@ def _coerce(name: str, value: Any) -> Any:
             _fail(name, value, "must be true or false")
     elif isinstance(default, int) and (isinstance(value, bool) or not isinstance(value, int)):
         _fail(name, value, "must be an integer")
+    elif name in _TEXT and not isinstance(value, str):
+        _fail(name, value, "must be text")
     return value
+
+
+def _default(name: str) -> Any:
+    f = _FIELDS[name]
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+
+
+def _table_size(key: Any) -> int:
+    try:
+        return int(key)
+    except (TypeError, ValueError):
+        _fail("players", key, "keys must be table sizes (whole numbers)")
 
 
 def _number(name: str, value: Any) -> float:
@@ -292,28 +358,55 @@ def _number(name: str, value: Any) -> float:
     return number
 
 
+def game_defaults(game: str) -> dict[str, Any]:
+    """The game's own defaults (``rummy_env/train/data/*.yaml``); {} for a game without a file."""
+    name = get_game(game).name
+    source = GAME_DEFAULTS / f"{name}.yaml"
+    if not source.is_file():
+        return {}
+    with resources.as_file(source) as path:
+        return read_mapping(path, f"{name} training defaults", "fields")
+
+
 def make_config(values: Mapping[str, Any]) -> PPOConfig:
-    """A config from a mapping (YAML's), refusing unknown fields."""
+    """A config from a mapping (YAML's), refusing unknown fields; the fields it leaves out
+    take the game's defaults (``game_defaults``), then the dataclass's."""
     unknown = sorted(set(values) - set(_FIELDS))
     if unknown:
         raise ValueError(f"unknown training config field(s) {unknown}; fields: {', '.join(_FIELDS)}")
-    return PPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+    game = _coerce("game", values.get("game", DEFAULT_GAME))
+    try:
+        defaults = game_defaults(game)
+    except ValueError as exc:
+        _fail("game", game, str(exc))
+    merged = {**defaults, **values, "game": game}
+    return PPOConfig(**{k: _coerce(k, v) for k, v in merged.items()})
 
 
 def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Mapping[str, Any]] = None) -> PPOConfig:
-    """The config in YAML file ``path`` (defaults if None) with ``overrides`` applied.
+    """The config in YAML file ``path`` (the game's defaults if None) with ``overrides`` applied.
 
-    Override keys are field names; ``opponents.KIND`` sets one opponent weight.
+    Override keys are field names; ``opponents.KIND`` sets one opponent weight and
+    ``players.N`` one table size's weight.
     """
     values: dict[str, Any] = {}
     if path is not None:
         values.update(read_mapping(path, "training config", "fields"))
-    for key, value in (overrides or {}).items():
-        if key.startswith("opponents."):
-            kind = key.split(".", 1)[1]
-            weights = dict(values.get("opponents", PPOConfig().opponents))
-            weights[kind] = parse_value(value, key) if isinstance(value, str) else value
-            values["opponents"] = weights
+    overrides = dict(overrides or {})
+    if "game" in overrides:
+        values["game"] = overrides.pop("game")
+    game = _coerce("game", values.get("game", DEFAULT_GAME))
+    try:
+        base = {**game_defaults(game), **values}
+    except ValueError as exc:
+        _fail("game", game, str(exc))
+    for key, value in overrides.items():
+        head, dot, sub = key.partition(".")
+        if dot and head in ("opponents", "players"):
+            current = base.get(head)
+            weights = dict(current if isinstance(current, Mapping) else _default(head) or {})
+            weights[_table_size(sub) if head == "players" else sub] = parse_value(value, key) if isinstance(value, str) else value
+            values[head] = base[head] = weights
         else:
             values[key] = value
     return make_config(values)

@@ -1,5 +1,5 @@
 """The learning rate's linear decay (``anneal_lr``), and how it goes on when a resumed run
-is given another ``total_updates``. Both trainers (``train.ppo``, ``train.basic_ppo``) use it.
+is given another ``total_updates``. The trainer of every game (``train.ppo``) uses it.
 
 The rate is a straight line, ``Line(start, rate, end)``: update ``u`` (counted from 0)
 trains at ``rate * (1 - (u - start) / (end - start))``, so ``rate`` at update ``start``

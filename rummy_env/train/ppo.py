@@ -1,36 +1,34 @@
-"""Masked PPO with self-play on the vector engine: rollouts, GAE, updates, logging, resume.
+"""The one trainer of every game: masked PPO with self-play, run folders, checkpoints, exact resume.
 
-One update = ``rollout_steps`` vector steps of ``num_envs`` games (every game moves once
-per step, whichever seat is to move), then ``update_epochs`` passes of clipped PPO over
-the learner's moves. What makes it right for Gin Rummy:
+``rummy train --game gin|basic|romme|...``. One update = one rollout from the game's batch
+rollout source (its training adapter, ``rummy_env.train.adapter``: Gin Rummy's vector
+engine, ``num_envs`` x ``rollout_steps`` env steps; every other game ``hands_per_update``
+hands played together in this process, ``rummy_env.train.hands``), then ``update_epochs``
+passes of clipped PPO over the learner's moves. What the trainer holds for every game:
 
 - **Masks.** Each move's legal mask is stored with it and reused in the update, so the
   new and old probabilities are over the same legal actions; the entropy bonus is over
   legal actions only.
-- **Two seats, one trajectory each.** A game interleaves two players; advantages are
-  computed per (game, seat): a seat's next state is its own next decision, and the hand's
-  result reaches both seats' last moves whoever ended it.
-- **Hands end for real.** Knock, Gin, Big Gin and the game's own draws (the wall) are
-  terminal, with the draw's 0 reward: nothing is bootstrapped across a deal. At the end
-  of a rollout the seat to move bootstraps from its value; the other seat's last move
-  gets no advantage that update (its outcome is not known yet).
-- **Oracle critic** (``critic: oracle``, ``train.critic``): the value baseline may also
-  read the opponent's hand and the stock, to take out of the advantages some of the
-  noise the hidden cards put in; it is a baseline only, so the policy learns from and
-  plays on its own information set. ``critic_warmup`` updates train the value alone first.
-- **Self-play.** Games are assigned opponents at each deal by ``PPOConfig.opponents``
-  (``train.opponents``); snapshots join the pool every ``snapshot_every`` updates.
-- **Rollout workers.** The rollouts are played by ``rollout_workers`` workers
-  (``train.rollout``), each its share of the games, in this process (``backend: local``)
-  or as Ray actors (``backend: ray``, ``train.ray_rollouts``); the trainer concatenates
-  their batches and learns. One local worker is the single-process trainer, draw for draw.
+- **One trajectory per seat.** A hand interleaves its players; advantages are computed per
+  (game, seat) by the source: a seat's next state is its own next decision, and the
+  hand's result reaches every seat's last move whoever ended it. Hands end for real:
+  nothing is bootstrapped across a deal.
+- **Self-play.** Hands are given opponents by ``opponents``: the game's agents, the
+  learner itself in every seat, or a pool snapshot (every other seat of a 3-6 player
+  table); snapshots join the pool every ``snapshot_every`` updates.
+- **Rollout workers.** ``rollout_workers`` workers play an update's share each, in this
+  process (``backend: local``, ``train.workers``) or as Ray actors (``backend: ray``,
+  ``train.ray_rollouts``); one local worker is the single-process trainer, draw for draw.
+- **Evaluation** on duplicate deals against ``eval_opponents`` with 95% intervals
+  (``train.evaluation``); a warm start by imitation (``train.imitation``) or from a policy file.
 
 A run folder holds ``config.yaml``, TensorBoard events, ``checkpoint.pt`` (everything
-needed to continue: model, optimiser, every RNG, the games in progress, the pool,
-counters; written atomically every ``checkpoint_every`` updates) and ``policy.pt`` (the
-latest policy, loadable as ``ppo:RUN/policy.pt``). ``resume`` continues from the
-checkpoint exactly: the same updates as an uninterrupted run, and TensorBoard events
-past the checkpoint are purged so curves do not repeat.
+needed to continue: model, optimiser, every generator, the games in progress, the pool,
+counters; written atomically every ``checkpoint_every`` updates and at the end) and
+``policy.pt`` (the latest policy, loadable by the game's ``ppo`` agent, e.g.
+``ppo:RUN/policy.pt``). ``resume`` continues from the checkpoint exactly: the same
+updates as an uninterrupted run, and TensorBoard events past the checkpoint are purged
+so curves do not repeat.
 """
 
 from __future__ import annotations
@@ -46,71 +44,38 @@ import numpy as np
 import torch
 import yaml
 
-from rummy_env.agents.arena import play_hand
-from rummy_env.agents.gin.network import PolicyNet, load_policy, policy_payload, save_policy
-from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.vector import OUTCOMES
-from rummy_env.train.config import PPOConfig, load_config, make_config
-from rummy_env.train.critic import OracleCritic
 from rummy_env.agents import torch_files
+from rummy_env.core.files import write_atomically
+from rummy_env.core.yaml_files import read_mapping
+from rummy_env.train.adapter import CHECKPOINT_FORMAT, adapter_for
+from rummy_env.train.config import PPOConfig, make_config
+from rummy_env.train.evaluation import evaluate
 from rummy_env.train.files import CheckpointError, init_weights, read_checkpoint
 from rummy_env.train.lr_schedule import Line, from_checkpoint
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
-from rummy_env.train.rollout import LocalRollouts, state_from_checkpoint
+from rummy_env.train.workers import LocalRollouts, state_from_checkpoint
 
-CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v2"
 OLD_FORMATS = ("rummy-env-ppo-checkpoint-v1",)  # pickled its games: rummy convert-policy rewrites it
+BASIC_V1 = "rummy-env-basic-ppo-checkpoint-v1"  # ``rummy train-basic``'s checkpoints: read as this format
 # Fields that may change when resuming (they do not change what is learned).
 # ``backend`` and ``ray_address`` say where the rollouts run, not what they are, except that one in-process
-# worker samples from the learner's generator and one actor from its own (``train.rollout``).
+# worker samples from the learner's generator and one actor from its own (``train.workers``).
 RESUMABLE_OVERRIDES = ("total_updates", "eval_every", "checkpoint_every", "progress", "torch_threads", "backend",
                        "ray_address")
 
 
-def evaluate(net: PolicyNet, opponent: str, rules: str, hands: int, seed: int) -> dict[str, float]:
-    """The policy (greedy) against ``opponent`` over ``hands // 2`` deals, seats swapped.
-
-    Returns the share of hands won (ties and draws count half), the share of hands drawn
-    or tied (``draw_rate``: a run whose every hand is drawn "wins" half of them), points
-    per hand (from the policy's side) and its 95% half-width over deals.
-    """
-    from rummy_env import agents
-    from rummy_env.agents.gin.ppo import PPOAgent
-
-    net.eval()
-    learner = PPOAgent.from_net(net)
-    deals = np.random.default_rng(seed)
-    per_deal = []
-    wins = draws = 0.0
-    for d in range(hands // 2):
-        deck = deals.permutation(NUM_CARDS).tolist()
-        pts = 0.0
-        for seat in (0, 1):
-            other = agents.make(opponent, seed=seed + 2 * d + seat)
-            players = [learner, other] if seat == 0 else [other, learner]
-            result = play_hand(players, rules=rules, deck=deck, dealer=1)
-            reward = result.rewards[seat]
-            pts += reward
-            wins += 1.0 if reward > 0 else 0.0 if reward < 0 else 0.5
-            draws += reward == 0
-        per_deal.append(pts / 2)
-    arr = np.array(per_deal)
-    half = 1.96 * arr.std(ddof=1) / math.sqrt(len(arr)) if len(arr) > 1 else float("nan")
-    return {"win_rate": wins / hands, "draw_rate": draws / hands, "points_per_hand": float(arr.mean()),
-            "points_ci95": float(half)}
-
-
 class Trainer:
-    """One training run in ``run_dir``; build with ``Trainer.start`` or ``Trainer.resume``."""
+    """One training run of any game in ``run_dir``; build with ``Trainer.start`` or ``Trainer.resume``."""
 
     def __init__(self, config: PPOConfig, run_dir: Path) -> None:
         self.config = c = config
         self.run_dir = Path(run_dir)
+        self.adapter = adapter_for(c.game)
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(c.seed)
-        self.net = PolicyNet(c.hidden, c.card_hidden, advice=c.advice)
-        # the value baseline: the policy's own head, or the oracle critic (rummy_env/train/critic.py)
-        self.critic = OracleCritic(self.net.obs_size, c.critic_hidden) if c.critic == "oracle" else None
+        self.net = self.adapter.make_net(c)
+        # the value baseline: the policy's own head, or the game's oracle critic
+        self.critic = self.adapter.make_critic(c, self.net)
         self._params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(self._params, lr=c.lr, eps=1e-5, fused=True)  # one kernel: faster on CPU
         self.gen = torch.Generator().manual_seed(c.seed + 1)
@@ -120,7 +85,7 @@ class Trainer:
         self.episodes = 0
         self.train_seconds = 0.0
         self.lr_line = Line(0, c.lr, c.total_updates)  # the rate's decay (train.lr_schedule)
-        self.rollouts = make_rollouts(c, self.net, self.critic, self.gen)
+        self.rollouts = make_rollouts(c, self.adapter, self.net, self.critic, self.gen)
         self._writer = None
 
     # ------------------------------------------------------------------ construction
@@ -136,11 +101,11 @@ class Trainer:
             raise FileExistsError(f"{str(run_dir)!r} already holds a run; continue it with --resume {run_dir}")
         init = _init_weights(config) if config.init_policy else None  # a bad file fails before the folder exists
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+        _write_config(run_dir, config)
         trainer = cls(config, run_dir)
         trainer._open_writer(purge_step=None)
         trainer._log_config()
-        if config.imitation_teacher:
+        if config.imitation_teacher and config.imitation_samples:
             trainer._imitate()
         elif init is not None:
             trainer._init_from(init)
@@ -151,35 +116,34 @@ class Trainer:
         self.net.load_state_dict(state)
         self._writer.add_text("init_policy", str(self.config.init_policy), 0)
         if self.config.eval_every:
-            for opp, res in self.evaluate().items():
-                for k, v in res.items():
-                    self._writer.add_scalar(f"eval/{opp}/{k}", v, 0)
+            self._log_eval(self.evaluate(), 0)
         self._writer.flush()
 
     def _imitate(self) -> None:
-        """The warm start (``train.imitation``), logged under ``imitation/`` at step 0."""
+        """The warm start (``train.imitation``), logged under ``imitation/`` at step 0; the network
+        after it is kept as ``policy_imitation.pt`` (to measure what PPO added)."""
         from tqdm import tqdm
 
-        from rummy_env.train.imitation import collect, pretrain
+        from rummy_env.train.imitation import pretrain
 
         c = self.config
         start = time.perf_counter()
         with tqdm(total=c.imitation_samples, disable=not c.progress, desc=f"imitating {c.imitation_teacher}",
                   unit="move") as bar:
-            data = collect(c.imitation_teacher, c.rules, c.reward, c.imitation_samples, seed=c.seed + 5, advice=c.advice,
-                           win_bonus=c.win_bonus,
-                           progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
+            data = self.adapter.imitation_data(c, progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
+        collected = time.perf_counter() - start
         stats = pretrain(self.net, data, c.imitation_epochs, c.imitation_lr, c.minibatch_size,
                          torch.Generator().manual_seed(c.seed + 6))
-        self.train_seconds += time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        self.train_seconds += seconds
         for k, v in stats.items():
             self._writer.add_scalar(f"imitation/{k}", v, 0)
         self._writer.add_scalar("imitation/samples", len(data["act"]), 0)
-        self._writer.add_scalar("imitation/seconds", time.perf_counter() - start, 0)
+        self._writer.add_scalar("imitation/collect_seconds", collected, 0)
+        self._writer.add_scalar("imitation/seconds", seconds, 0)
+        self._save_policy(self.run_dir / "policy_imitation.pt", {"imitation": stats, "samples": len(data["act"])})
         if c.eval_every:
-            for opp, res in self.evaluate().items():
-                for k, v in res.items():
-                    self._writer.add_scalar(f"eval/{opp}/{k}", v, 0)
+            self._log_eval(self.evaluate(), 0)
         self._writer.flush()
 
     @classmethod
@@ -195,13 +159,15 @@ class Trainer:
                 f"cannot change {bad} when resuming (it would change what is learned); "
                 f"allowed: {', '.join(RESUMABLE_OVERRIDES)}"
             )
-        config = load_config(config_file, overrides)
         state = load_checkpoint(run_dir / "checkpoint.pt")
         saved = make_config(state["config"])
+        values = read_mapping(config_file, "training config", "fields")
+        values.setdefault("game", saved.game)  # a run folder of rummy train-basic names no game
+        config = make_config({**values, **(overrides or {})})
         if {**saved.to_dict(), **{k: getattr(config, k) for k in RESUMABLE_OVERRIDES}} != config.to_dict():
             raise CheckpointError(f"{str(run_dir / 'checkpoint.pt')!r} does not belong to the config in {str(config_file)!r}")
-        if overrides:
-            (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+        if overrides or values != config.to_dict():
+            _write_config(run_dir, config)
         trainer = cls(config, run_dir)
         trainer._restore(state)
         trainer._open_writer(purge_step=trainer.global_step + 1)
@@ -227,16 +193,12 @@ class Trainer:
     def _snapshot(self) -> None:
         self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
         del self.pool[: -self.config.pool_size]
-        self._build_pool_stack()
-
-    def _build_pool_stack(self) -> None:
-        """Send the pool to the rollout workers (each evaluates it as a ``train.policy_stack``)."""
         self.rollouts.set_pool(self.pool)
 
     # ------------------------------------------------------------------ one update
 
     def _rollout(self) -> dict[str, Any]:
-        """One update's batch from the rollout workers (``train.rollout``, ``train.ray_rollouts``)."""
+        """One update's batch from the rollout workers (``train.workers``, ``train.ray_rollouts``)."""
         batch = self.rollouts.collect()
         self.episodes += batch["episodes"]
         return batch
@@ -276,6 +238,7 @@ class Trainer:
                     stats[k].append(v)
             if c.target_kl is not None and np.mean(stats["approx_kl"][-math.ceil(m / c.minibatch_size):]) > c.target_kl:
                 break
+        self.net.eval()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["explained_variance"] = explained_variance(batch["ret"], batch["val"])
         return out
@@ -288,6 +251,7 @@ class Trainer:
 
         c = self.config
         w = self._writer
+        outcomes = self.adapter.outcomes or self.adapter.game.outcomes
         last_eval: dict[str, Any] = {}
         bar = tqdm(total=c.total_updates, initial=self.update, disable=not c.progress, unit="update", dynamic_ncols=True)
         try:
@@ -298,16 +262,17 @@ class Trainer:
                     for group in self.optimizer.param_groups:
                         group["lr"] = lr
                 batch = self._rollout()
-                stats = self._learn(batch)
+                stats = self._learn(batch) if len(batch["act"]) else {}
                 self.update += 1
-                self.global_step += c.steps_per_update
+                steps = int(batch["steps"])
+                self.global_step += steps
                 seconds = time.perf_counter() - start
                 self.train_seconds += seconds
                 step = self.global_step
                 for k, v in stats.items():
                     w.add_scalar(f"losses/{k}", v, step)
                 w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
-                w.add_scalar("charts/steps_per_second", c.steps_per_update / seconds, step)
+                w.add_scalar("charts/steps_per_second", steps / seconds, step)
                 w.add_scalar("charts/learner_samples", len(batch["act"]), step)
                 w.add_scalar("charts/rollout_seconds", batch["seconds"], step)
                 if self.rollouts.restarts:
@@ -318,20 +283,18 @@ class Trainer:
                         w.add_scalar(f"charts/episodic_return_vs_{kind}", float(np.mean(values)), step)
                 total = batch["outcomes"].sum()
                 if total:
-                    for name, count in zip(OUTCOMES, batch["outcomes"]):
+                    for name, count in zip(outcomes, batch["outcomes"]):
                         w.add_scalar(f"outcomes/{name}", count / total, step)
                 if c.eval_every and (self.update % c.eval_every == 0 or self.update == c.total_updates):
                     last_eval = self.evaluate()
-                    for opp, res in last_eval.items():
-                        for k, v in res.items():
-                            w.add_scalar(f"eval/{opp}/{k}", v, step)
+                    self._log_eval(last_eval, step)
                 if self.update % c.snapshot_every == 0:
                     self._snapshot()
                 if self.update % c.checkpoint_every == 0 or self.update == c.total_updates:
                     self.save()
                 w.flush()
                 bar.update(1)
-                bar.set_postfix(steps_per_s=f"{c.steps_per_update / seconds:,.0f}", **(
+                bar.set_postfix(steps_per_s=f"{steps / seconds:,.0f}", **(
                     {f"{o}": f"{r['points_per_hand']:+.2f}" for o, r in last_eval.items()}))
                 if on_update is not None:
                     on_update(self)
@@ -340,21 +303,26 @@ class Trainer:
         return last_eval
 
     def evaluate(self) -> dict[str, dict[str, float]]:
-        """The current policy against each of ``eval_opponents`` (same deals every time)."""
-        net = copy.deepcopy(self.net)
-        return {o: evaluate(net, o, self.config.rules, self.config.eval_hands, seed=self.config.seed + 100_000)
-                for o in self.config.eval_opponents}
+        """The current policy against each of ``eval_opponents`` (same deals every time, ``train.evaluation``)."""
+        return evaluate(copy.deepcopy(self.net), self.config, self.adapter)
+
+    def _log_eval(self, results: dict[str, dict[str, float]], step: int) -> None:
+        for opp, res in results.items():
+            for k, v in res.items():
+                self._writer.add_scalar(f"eval/{opp}/{k}", v, step)
 
     # ------------------------------------------------------------------ checkpoints
 
+    def _save_policy(self, path: Path, extra: dict[str, Any]) -> None:
+        torch_files.save(self.adapter.policy_payload(self.net, self.config.rules, extra), path)
+
     def save(self) -> None:
         """Write ``checkpoint.pt`` and ``policy.pt`` atomically."""
-        rules = self.config.rules
         extra = {"update": self.update, "global_step": self.global_step, "train_seconds": self.train_seconds}
         state = {
             "format": CHECKPOINT_FORMAT,
             "config": self.config.to_dict(),
-            "policy": policy_payload(self.net, rules, extra),
+            "policy": self.adapter.policy_payload(self.net, self.config.rules, extra),
             "optimizer": self.optimizer.state_dict(),
             "torch_generator": self.gen.get_state(),
             "pool": self.pool,
@@ -364,17 +332,16 @@ class Trainer:
             "games": self.rollouts.states(),  # one state per rollout worker, plain data
         }
         torch_files.save(state, self.run_dir / "checkpoint.pt")
-        save_policy(self.net, self.run_dir / "policy.pt", rules, extra)
+        self._save_policy(self.run_dir / "policy.pt", extra)
 
     def _restore(self, state: dict[str, Any]) -> None:
-        policy = state["policy"]
-        self.net.load_state_dict(policy["state_dict"])
+        self.net.load_state_dict(state["policy"]["state_dict"])
         if self.critic is not None:
             self.critic.load_state_dict(state["critic"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.gen.set_state(state["torch_generator"])
         self.pool = state["pool"]
-        self._build_pool_stack()
+        self.rollouts.set_pool(self.pool)
         counters = state["counters"]
         self.update, self.global_step = counters["update"], counters["global_step"]
         self.episodes, self.train_seconds = counters["episodes"], counters["train_seconds"]
@@ -390,29 +357,51 @@ class Trainer:
             self._writer = None
 
 
-def make_rollouts(config: PPOConfig, net: PolicyNet, critic: Optional[OracleCritic],
-                  generator: torch.Generator) -> Any:
+def make_rollouts(config: PPOConfig, adapter: Any, net: Any, critic: Optional[Any], generator: torch.Generator) -> Any:
     """The rollout workers of ``config.backend``: in this process (``local``) or Ray actors (``ray``)."""
     if config.backend == "ray":
         from rummy_env.train.ray_rollouts import RayRollouts
 
         return RayRollouts(config, net, critic)
-    return LocalRollouts(config, net, critic, generator)
+    return LocalRollouts(config, adapter, net, critic, generator)
+
+
+def _write_config(run_dir: Path, config: PPOConfig) -> None:
+    write_atomically(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False).encode())
 
 
 def _init_weights(config: PPOConfig) -> dict[str, torch.Tensor]:
-    """The weights of ``config.init_policy``, checked to have the run's ``hidden``,
-    ``card_hidden`` and ``advice`` (``train.files.init_weights``)."""
-    c = config
-    return init_weights(c.init_policy, load_policy,
-                        lambda net: {"hidden": list(net.hidden), "card_hidden": net.card_hidden, "advice": net.advice},
-                        {"hidden": list(c.hidden), "card_hidden": c.card_hidden, "advice": c.advice})
+    """The weights of ``config.init_policy``, checked to have the run's network shape (``train.files.init_weights``)."""
+    adapter = adapter_for(config.game)
+    return init_weights(config.init_policy, adapter.load_policy, adapter.net_shape, adapter.wanted_shape(config))
 
 
 def load_checkpoint(path: Union[str, Path]) -> dict[str, Any]:
-    """A training checkpoint's contents; ``CheckpointError`` naming the file if unusable."""
+    """A training checkpoint's contents; ``CheckpointError`` naming the file if unusable. A
+    checkpoint of ``rummy train-basic`` (``BASIC_V1``) is read as one of this trainer."""
     needed = ("config", "policy", "optimizer", "torch_generator", "pool", "counters", "games")
-    state = read_checkpoint(path, CHECKPOINT_FORMAT, needed, converted=OLD_FORMATS)
+    try:
+        state = read_checkpoint(path, CHECKPOINT_FORMAT, needed, converted=OLD_FORMATS)
+    except CheckpointError:
+        state = _from_basic_v1(path)
+        if state is None:
+            raise
     if state["config"].get("critic", "shared") == "oracle" and not isinstance(state.get("critic"), dict):
         raise CheckpointError(f"{str(path)!r} is from a run with the oracle critic but holds no critic weights")
     return state
+
+
+def _from_basic_v1(path: Union[str, Path]) -> Optional[dict[str, Any]]:
+    """A ``rummy train-basic`` checkpoint in this trainer's form (its one worker's generator
+    is the one state its hands needed), or None if ``path`` is not one."""
+    try:
+        old = read_checkpoint(path, BASIC_V1, ("config", "policy", "optimizer", "torch_generator", "numpy_generator",
+                                               "pool", "counters"))
+    except CheckpointError:
+        return None
+    counters = old["counters"]
+    return {"format": CHECKPOINT_FORMAT, "config": {**old["config"], "game": "basic"}, "policy": old["policy"],
+            "optimizer": old["optimizer"], "torch_generator": old["torch_generator"], "pool": old["pool"],
+            "critic": None, "games": [{"rng": old["numpy_generator"]}],
+            "counters": {"update": counters["update"], "global_step": counters["decisions"], "episodes": counters["hands"],
+                         "train_seconds": counters["train_seconds"], "lr_line": counters.get("lr_line")}}

@@ -1,6 +1,5 @@
-"""The clipped PPO objective of one minibatch, shared by every trainer (Gin Rummy's
-``train.ppo`` and Basic Rummy's ``train.basic_ppo``): the games differ in how they play
-their rollouts, not in how a batch of decisions is learned from."""
+"""The clipped PPO objective of one minibatch, for every game's runs of ``train.ppo``: the
+games differ in how they play their rollouts, not in how a batch of decisions is learned from."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Backend ``ray`` of ``rummy train``: rollout workers as Ray actors, learning in the driver.
 
-Each actor holds a ``RolloutWorker`` (``rummy_env.train.rollout``: its share of the games,
+Each actor holds a rollout worker of the game trained (made by its training adapter,
+``rummy_env.train.adapter``: Gin Rummy's vector worker, ``rummy_env.train.rollout``, or the
+in-process hands of any other game, ``rummy_env.train.hands``: its share of the games,
 their opponents, a copy of the policy and critic). Every update the driver puts the
 current weights in Ray's object store once, every actor loads them and plays its
 rollout, and the driver concatenates the batches in worker order. The pool's snapshots
@@ -29,17 +31,16 @@ from typing import Any, Optional
 
 import torch
 
-from rummy_env.agents.gin.network import PolicyNet
+from rummy_env.train.adapter import adapter_for
 from rummy_env.train.config import PPOConfig, make_config
-from rummy_env.train.critic import OracleCritic
-from rummy_env.train.rollout import BATCH_ARRAYS, RolloutWorker, check_states, merge_batches, split_games
+from rummy_env.train.workers import BATCH_ARRAYS, check_states, merge_batches, split_games
 
 MAX_RESTARTS = 3
 _log = logging.getLogger(__name__)
 
 
 class RolloutActor:
-    """What runs inside each Ray actor: a ``RolloutWorker`` with its own modules and generator.
+    """What runs inside each Ray actor: a rollout worker with its own modules and generator.
 
     One torch thread: an actor is given one CPU (``num_cpus=1``), so N actors fill N cores.
     """
@@ -47,9 +48,9 @@ class RolloutActor:
     def __init__(self, config: dict[str, Any], index: int, num_games: int) -> None:
         c = make_config(config)
         torch.set_num_threads(1)
-        net = PolicyNet(c.hidden, c.card_hidden, advice=c.advice)
-        critic = OracleCritic(net.obs_size, c.critic_hidden) if c.critic == "oracle" else None
-        self.worker = RolloutWorker(c, index, num_games, net, critic)
+        adapter = adapter_for(c.game)
+        net = adapter.make_net(c)
+        self.worker = adapter.make_worker(c, index, num_games, net, adapter.make_critic(c, net), None)
         self.pool_version = -1
 
     def rollout(self, weights: tuple[dict[str, torch.Tensor], Optional[dict[str, torch.Tensor]]], pool_version: int,
@@ -79,7 +80,7 @@ class RolloutActor:
 class RayRollouts:
     """The driver's side: ``config.rollout_workers`` actors and each one's latest state."""
 
-    def __init__(self, config: PPOConfig, net: PolicyNet, critic: Optional[OracleCritic]) -> None:
+    def __init__(self, config: PPOConfig, net: Any, critic: Optional[Any]) -> None:
         try:
             import ray
         except ImportError:
@@ -92,7 +93,7 @@ class RayRollouts:
             ray.init(address=config.ray_address, ignore_reinit_error=True, include_dashboard=False,
                      log_to_driver=False)
         self._remote = ray.remote(num_cpus=1)(RolloutActor)
-        self.sizes = split_games(config.num_envs, config.rollout_workers)
+        self.sizes = split_games(adapter_for(config.game).work(config), config.rollout_workers)
         self.actors = [self._new_actor(i) for i in range(len(self.sizes))]
         try:
             self._states = ray.get([a.state.remote() for a in self.actors])

@@ -1,9 +1,10 @@
-"""One rollout worker: a vector engine of games, its opponents and the policy's forward pass.
+"""Gin Rummy's rollout worker: a vector engine of games, its opponents and the policy's forward pass.
 
-Why a class of its own: the same worker plays the rollouts of ``rummy train`` in the
-trainer's process (backend ``local``) and inside a Ray actor (backend ``ray``,
-``rummy_env.train.ray_rollouts``); the learner (``rummy_env.train.ppo.Trainer``) only
-concatenates the batches its workers return and learns from them.
+Why a class of its own: the same worker plays the rollouts of ``rummy train --game gin`` in the
+trainer's process (backend ``local``, ``rummy_env.train.workers``) and inside a Ray actor
+(backend ``ray``, ``rummy_env.train.ray_rollouts``); the learner (``rummy_env.train.ppo.Trainer``)
+only concatenates the batches its workers return and learns from them. Gin Rummy's
+training adapter (``rummy_env.train.games.gin``) makes it.
 
 A worker owns ``num_games`` of the run's ``num_envs`` games (``split_games``), its own
 deals, opponent draws and sampling generator, seeded from the config's seed and its index
@@ -28,21 +29,21 @@ from rummy_env.agents.gin.network import PolicyNet, vector_inputs
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import VectorGinRummy
-from rummy_env.train.config import OPPONENT_KINDS, PPOConfig, with_win_bonus
+from rummy_env.train.config import PPOConfig, with_win_bonus
 from rummy_env.train.critic import OracleCritic, privileged
 from rummy_env.train.opponents import random_actions
 from rummy_env.train.policy_stack import PolicyStack
 
+# Opponent kinds a learner game can be assigned at each deal (weights in ``opponents``):
+#   self      - the current policy plays both seats; both seats' moves are training data
+#               (from scratch, pure self-play drifts to passive play: both take every
+#               discard and hands run to max_turns; the defaults learn mostly from simple)
+#   pool      - a past snapshot of the policy (frozen), chosen uniformly from the pool
+#   random / simple / heuristic - the scripted Gin agents (``rummy_env.agents.gin``) as array
+#   operations (heuristic: by default its turn-based knock rule, ``heuristic:knock=turn``;
+#   ``heuristic_vector``; ``heuristic_knock: estimate`` gives it the agent's default knock estimate)
+OPPONENT_KINDS = ("self", "pool", "random", "simple", "heuristic")
 SELF, POOL, HEURISTIC = (OPPONENT_KINDS.index(k) for k in ("self", "pool", "heuristic"))
-# the arrays of a batch, one row per learner move (concatenated across workers)
-BATCH_ARRAYS = ("obs", "mask", "act", "logp", "val", "adv", "ret", "priv")
-
-
-def split_games(num_envs: int, workers: int) -> list[int]:
-    """How many of ``num_envs`` games each of ``workers`` plays (as even as can be, the first ones one more)."""
-    if workers < 1 or num_envs < workers:
-        raise ValueError(f"cannot split {num_envs} games over {workers} rollout workers: need 1 <= workers <= num_envs")
-    return [len(part) for part in np.array_split(np.arange(num_envs), workers)]
 
 
 def worker_seeds(seed: int, index: int) -> tuple[int, int, int]:
@@ -55,18 +56,6 @@ def worker_seeds(seed: int, index: int) -> tuple[int, int, int]:
     if index == 0:
         return seed + 3, seed + 2, sampling
     return int(spawned[0]), int(spawned[1]), sampling
-
-
-def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
-    """One update's batch from the workers' batches, in worker order."""
-    if len(batches) == 1:
-        return batches[0]
-    out: dict[str, Any] = {k: np.concatenate([b[k] for b in batches]) for k in BATCH_ARRAYS}
-    out["returns"] = {k: [r for b in batches for r in b["returns"][k]] for k in batches[0]["returns"]}
-    out["outcomes"] = np.sum([b["outcomes"] for b in batches], axis=0)
-    out["episodes"] = sum(b["episodes"] for b in batches)
-    out["seconds"] = max(b["seconds"] for b in batches)  # side by side (the backend may say otherwise)
-    return out
 
 
 class RolloutWorker:
@@ -257,6 +246,7 @@ class RolloutWorker:
             "returns": returns,
             "outcomes": outcomes,
             "episodes": episodes,
+            "steps": T * n,
             "seconds": time.perf_counter() - start,
         }
 
@@ -323,61 +313,3 @@ class RolloutWorker:
             pending[upd, pu] = 0.0
             known[upd, pu] = True
         return adv, adv + values
-
-
-class LocalRollouts:
-    """Backend ``local``: the workers in the trainer's process, one after the other.
-
-    They share the learner's modules (no weights to send); with one worker it also samples
-    from the learner's generator, as the single-process trainer did.
-    """
-
-    def __init__(self, config: PPOConfig, net: PolicyNet, critic: Optional[OracleCritic],
-                 generator: torch.Generator) -> None:
-        sizes = split_games(config.num_envs, config.rollout_workers)
-        shared = generator if len(sizes) == 1 else None
-        self.workers = [RolloutWorker(config, i, n, net, critic, shared) for i, n in enumerate(sizes)]
-        self.restarts = 0  # no actor to die
-
-    def collect(self) -> dict[str, Any]:
-        """One update's batch: every worker's rollout, in worker order."""
-        batches = [w.rollout() for w in self.workers]
-        batch = merge_batches(batches)
-        batch["seconds"] = sum(b["seconds"] for b in batches)  # one after the other
-        return batch
-
-    def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
-        for w in self.workers:
-            w.set_pool(pool)
-
-    def reassign(self) -> None:
-        for w in self.workers:
-            w.reassign()
-
-    def states(self) -> list[dict[str, Any]]:
-        return [w.state() for w in self.workers]
-
-    def restore(self, states: list[dict[str, Any]]) -> None:
-        check_states(states, len(self.workers))
-        for w, s in zip(self.workers, states):
-            w.restore(s)
-
-    def close(self) -> None:
-        """Nothing to release: the workers live in this process and go with it. Here so
-        the trainer closes any backend the same way (``RayRollouts.close`` stops actors)."""
-
-
-def state_from_checkpoint(state: dict[str, Any]) -> dict[str, Any]:
-    """A worker's ``state()`` as a checkpoint gives it back (its arrays as tensors) in the
-    form ``state()`` makes it (NumPy arrays): what travels to a Ray actor (torch cannot
-    pickle a uint64 tensor for it) and what ``restore`` reads."""
-    env = state["env"]
-    return {**state, "env": {**env, "arrays": {k: np.asarray(v) for k, v in env["arrays"].items()}},
-            **{k: np.asarray(state[k]) for k in ("kind", "pool_index", "learner_seat")}}
-
-
-def check_states(states: list[dict[str, Any]], workers: int) -> None:
-    """A checkpoint's worker states must be one per rollout worker."""
-    if len(states) != workers:
-        raise ValueError(f"the checkpoint holds the games of {len(states)} rollout worker(s); this run has {workers} "
-                         "(rollout_workers cannot change when resuming)")

@@ -59,7 +59,8 @@ def web_games() -> list[Game]:
 
 def options(choices: AgentChoices) -> dict[str, Any]:
     """What the start page offers: each game with its presets (and whether each plays a
-    match), player counts, agents (names, levels and the operator's) and default opponent,
+    match), player counts, agents (names, levels and the operator's), the levels (each with
+    the agent it stands for: the start page's level picker per seat) and default opponent,
     and the most thinking a move an agent may be given."""
     out = []
     for game in web_games():
@@ -67,6 +68,7 @@ def options(choices: AgentChoices) -> dict[str, Any]:
             "name": game.name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
             "presets": [{"name": p, "match": bool(getattr(game.load_rules(p), "match", False))} for p in game.presets],
             "default_preset": game.default_preset, "agents": choices.names(game),
+            "levels": [{"name": level, "agent": spec} for level, spec in agents.levels(game.name).items()],
             "default_agent": agents.default_opponent(game.name),
         })
     return {"games": out, "max_think": choices.max_think}

@@ -18,10 +18,11 @@ from __future__ import annotations
 import logging
 import math
 import re
+import warnings
 from typing import Any, Mapping, Optional, Sequence
 
 from rummy_env import agents
-from rummy_env.core.game import Game, get_game
+from rummy_env.core.game import Game, games, get_game
 from rummy_env.web import MAX_THINK
 from rummy_env.web.sessions import WebError
 
@@ -43,13 +44,15 @@ class AgentChoices:
         for name, spec in (named or {}).items():
             self.named[name] = (spec, self._check_named(name, spec))
 
-    def _check_budgets(self, spec: str) -> None:
+    def _check_budgets(self, spec: str, game: Game) -> None:
         """A 400 when an option of ``spec`` that buys thinking (``Agent.budgets``) asks for
         more than ``max_think`` seconds a move, or is not a finite number; the message names
         the range allowed. Specs that do not parse are left to ``agents.resolve``."""
         try:
-            name, options = agents.parse_spec(spec)
-            factory = agents.resolve(name)[1]
+            options = agents.parse_spec(spec)[1]
+            with warnings.catch_warnings():  # a deprecated name warns once, when it is made
+                warnings.simplefilter("ignore", DeprecationWarning)
+                factory = agents.resolve(spec.partition(":")[0], game.name).factory
         except ValueError:
             return
         for key, cost in getattr(factory, "budgets", {}).items():
@@ -72,7 +75,8 @@ class AgentChoices:
             name, eq, spec = pair.partition("=")
             name, spec = name.strip(), spec.strip()
             if not eq or not name or not spec:
-                raise ValueError(f"--agent {pair!r} must look like NAME=SPEC, e.g. --agent mybot=ppo:runs/x/policy.pt")
+                raise ValueError(f"--agent {pair!r} must look like NAME=SPEC, e.g. --agent mybot=ppo:runs/x/policy.pt "
+                                 "(GAME/ before the agent for a game other than Gin: mybot=basic/ppo:runs/b/policy.pt)")
             if name in named:
                 raise ValueError(f"--agent {name!r} is named twice")
             named[name] = spec
@@ -85,7 +89,7 @@ class AgentChoices:
         if not NAME.fullmatch(name):
             raise ValueError(f"--agent {name}={spec}: a name is a letter, then up to 39 letters, digits, '_', '.' "
                              "or '-'")
-        if name in agents.available():
+        if any(name in agents.available(g) for g in games()):
             raise ValueError(f"--agent {name}={spec}: {name!r} is already an agent or level; choose another name")
         try:
             agent = agents.make(spec)
@@ -95,7 +99,11 @@ class AgentChoices:
 
     def names(self, game: Game) -> list[str]:
         """The agents offered for ``game``: the registry's (names, then levels), then the operator's."""
-        return agents.available(game=game.name) + [n for n, (_, g) in self.named.items() if g == game.name]
+        return agents.available(game=game.name, required=False) + self.operators(game)
+
+    def operators(self, game: Game) -> list[str]:
+        """The operator's agents (``rummy serve --agent``) that play ``game``."""
+        return [n for n, (_, g) in self.named.items() if g == game.name]
 
     def make(self, spec: Any, game: Game, seed: Optional[int]) -> tuple[agents.Agent, str]:
         """The agent a client's ``spec`` asks for in ``game`` and the name to show for it, or
@@ -117,21 +125,23 @@ class AgentChoices:
             except (ValueError, TypeError, OSError, ImportError):  # its file changed since the start: the log says how
                 LOG.exception("the operator's agent %s=%s could not be made", head.strip(), named)
                 raise WebError(503, f"agent {head.strip()!r} cannot be made on this server now (its log says why)") from None
-        self._check_budgets(spec)  # first: inf and nan are refused naming the range allowed
+        self._check_budgets(spec, game)  # first: inf and nan are refused naming the range allowed
         try:
-            name, factory, options = agents.resolve(spec)
+            with warnings.catch_warnings():  # a deprecated name is a client's choice, not the server's log's concern
+                warnings.simplefilter("ignore", DeprecationWarning)
+                resolved = agents.resolve(spec, game.name)
         except ValueError as exc:
             raise WebError(400, f"agent {spec!r}: {exc}; this server offers {', '.join(self.names(game))}") from None
-        if agents.plays(factory) != game.name:
-            raise WebError(400, f"agent {spec!r} plays {get_game(agents.plays(factory)).title}, not {game.title}; "
-                                f"choose one of {', '.join(self.names(game))}")
-        for key, value in options.items():
+        factory = resolved.factory
+        for key, value in resolved.options.items():
             if key in getattr(factory, "file_options", ()) or (isinstance(value, str) and not WORD.fullmatch(value)):
-                offered = ", ".join(n for n, (_, g) in self.named.items() if g == game.name) or "none"
+                offered = ", ".join(self.operators(game)) or "none"
                 raise WebError(400, f"agent {spec!r}: {key}={value} names a file, or is text other than a word, which "
                                     f"a web client cannot give; the server's operator offers files by name "
                                     f"(rummy serve --agent NAME=SPEC; offered here: {offered})")
         try:
-            return agents.make(spec, seed=seed), spec
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return agents.make(spec, seed=seed, game=game.name), spec
         except (ValueError, TypeError, OSError, ImportError) as exc:
             raise WebError(400, f"agent {spec!r}: {exc}") from None

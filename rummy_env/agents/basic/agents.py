@@ -1,11 +1,11 @@
-"""Basic Rummy agents (``rummy_env.rummy_v0``): ``rummy-random`` and ``rummy-heuristic``.
+"""Basic Rummy agents (``rummy_env.rummy_v0``): ``random`` and ``heuristic``.
 
 Same interface as the Gin Rummy agents (``act(observation, info) -> action``, taking
 exactly what ``rummy_v0``'s ``last()`` returns), registered under names that say which
 game they play. Each checks that it was given Basic Rummy input and otherwise raises a
 ``TypeError`` naming what it got: an action id means nothing in the other game's layout.
 
-``rummy-heuristic`` (scripted, a few hundred microseconds a move):
+``heuristic`` (scripted, a few hundred microseconds a move):
 - Drawing: take the top discard when it makes a meld with cards in hand, or when it
   could be laid off on the table (and the player has melded, or lay-offs need no meld);
   otherwise draw from the stock.
@@ -35,9 +35,9 @@ GAME = "basic"
 
 
 class RummyRandomAgent(Agent):
-    """``rummy-random``: a uniformly random legal action."""
+    """``random``: a uniformly random legal action."""
 
-    name = "rummy-random"
+    name = "random"
     game = GAME
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
@@ -46,9 +46,9 @@ class RummyRandomAgent(Agent):
 
 
 class RummyHeuristicAgent(Agent):
-    """``rummy-heuristic``: scripted play (see the module docstring)."""
+    """``heuristic``: scripted play (see the module docstring)."""
 
-    name = "rummy-heuristic"
+    name = "heuristic"
     game = GAME
 
     def __init__(self, seed: Optional[int] = None, partial_weight: float = 3.0, danger_weight: float = 5.0) -> None:

@@ -1,8 +1,8 @@
-"""The Basic Rummy policy-value network and its file format, shared by ``rummy-ppo`` and training.
+"""The Basic Rummy policy-value network and its file format, shared by Basic Rummy's ``ppo`` and training.
 
-It lives with the agent (training, ``rummy_env.train.basic_ppo``, imports it from here),
+It lives with the agent (training, ``rummy train --game basic``, reaches it from here),
 so playing a trained network needs the agent only; torch is imported when this module is,
-which only making a ``rummy-ppo`` agent or training does (the env never imports it).
+which only making a Basic Rummy's ``ppo`` agent or training does (the env never imports it).
 
 The input is the ``flat`` observation (``rummy_env.basic.encoding``: 910 values built from
 the player's information set only, the same layout for 2, 3 and 4 players), so one
@@ -43,6 +43,7 @@ import torch
 from torch import nn
 
 from rummy_env.agents import torch_files
+from rummy_env.agents.mlp_network import trunk
 from rummy_env.basic.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.basic.game import DISCARD, LAYOFF, MAX_TABLE_MELDS, MELD, NUM_ACTIONS
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
@@ -82,12 +83,7 @@ class BasicPolicyNet(nn.Module):
         self.card_hidden = int(card_hidden)
         self.obs_size = FLAT_SIZE
         self.num_actions = NUM_ACTIONS
-        layers: list[nn.Module] = []
-        width = self.obs_size
-        for h in self.hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = trunk(self.obs_size, self.hidden)
         self.value = nn.Linear(width, 1)
         self.global_logits = nn.Linear(width, _GLOBAL)
         self.card_context = nn.Linear(width, self.card_hidden)
@@ -154,7 +150,7 @@ def save_policy(net: BasicPolicyNet, path: Union[str, Path], rules: str, extra: 
 
 
 def load_policy(path: Union[str, Path]) -> tuple[BasicPolicyNet, dict[str, Any]]:
-    """The network in a policy file (or a ``rummy train-basic`` checkpoint) and its metadata;
+    """The network in a policy file (or a ``rummy train --game basic`` checkpoint) and its metadata;
     ``FileNotFoundError`` or ``ValueError`` naming the file when it is not one."""
     path = Path(path)
     payload = torch_files.load(path)  # weights only: never unpickles objects
@@ -162,7 +158,7 @@ def load_policy(path: Union[str, Path]) -> tuple[BasicPolicyNet, dict[str, Any]]
         payload = payload["policy"]  # a training checkpoint holds a policy payload
     if not isinstance(payload, dict) or payload.get("format") != POLICY_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else None
-        hint = " (a Gin Rummy policy: use it with the ppo agent)" if found == "rummy-env-policy-v1" else ""
+        hint = " (a Gin Rummy policy: use it with --game gin, or gin/ppo:PATH)" if found == "rummy-env-policy-v1" else ""
         raise ValueError(f"{str(path)!r} is not a Basic Rummy policy file ({POLICY_FORMAT}){hint}")
     if payload["obs_size"] != FLAT_SIZE or payload["num_actions"] != NUM_ACTIONS:
         raise ValueError(f"{str(path)!r} was built for {payload['obs_size']} inputs and {payload['num_actions']} "

@@ -1,9 +1,9 @@
-"""``rummy-ppo``: a Basic Rummy policy network trained by ``rummy train-basic``.
+"""``ppo`` of Basic Rummy: a Basic Rummy policy network trained by ``rummy train --game basic``.
 
-``make("rummy-ppo")`` loads the policy shipped with the package
+``make("ppo")`` loads the policy shipped with the package
 (``rummy_env/agents/basic/data/ppo_basic.pt``; how it was made in that folder's README.md,
-its results in docs/agents.md); ``make("rummy-ppo:path=runs/X/policy.pt")`` (or
-``rummy-ppo:runs/X/policy.pt``, the short form the Gin ``ppo`` agent takes too) loads
+its results in docs/agents.md); ``make("ppo:path=runs/X/policy.pt", game="basic")`` (or
+``ppo:runs/X/policy.pt``, the short form the Gin ``ppo`` agent takes too) loads
 another policy file or training checkpoint. One network plays 2, 3 and 4 players.
 
 The network (``rummy_env.agents.basic.network``) reads the ``flat`` encoding of the
@@ -11,7 +11,7 @@ player's information set, re-encoded here from ``info`` (so it works whatever en
 the env was built with) and without match scores: training plays single hands. It plays
 the most probable legal action (``greedy=true``, the default; the lowest action id among
 exact ties) or samples from its distribution over legal actions (``greedy=false``,
-seeded by the agent's generator). torch is imported only when a ``rummy-ppo`` agent is
+seeded by the agent's generator). torch is imported only when a ``ppo`` of Basic Rummy agent is
 made: ``import rummy_env`` and the env never need it.
 """
 
@@ -24,6 +24,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.network_moves import network_actions  # noqa: F401  (training's too)
 from rummy_env.basic.encoding import encode
 from rummy_env.basic.game import NUM_ACTIONS
 
@@ -38,39 +39,13 @@ def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
     return load_policy(path)
 
 
-def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool,
-                    rng: Optional[np.random.Generator] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The network's moves for (n, 910) ``inputs`` and bool (n, 1267) legal ``mask``: the most
-    probable legal action (``greedy``), else a sample drawn with ``rng``; returns the
-    actions, their log-probabilities and the values. Training and the agent both call it,
-    so they pick moves the same way. Runs on the caller's torch threads."""
-    import torch
-
-    with torch.no_grad():
-        logp_t, value_t = net(torch.from_numpy(np.ascontiguousarray(inputs, dtype=np.float32)),
-                              torch.from_numpy(mask))
-    logp = logp_t.numpy()
-    if greedy:
-        action = np.argmax(np.where(mask, logp, -np.inf), axis=1)
-    else:
-        assert rng is not None, "sampling needs a generator"
-        cumulative = np.cumsum(np.where(mask, np.exp(logp.astype(np.float64)), 0.0), axis=1)
-        u = rng.random(len(inputs)) * cumulative[:, -1]
-        action = np.minimum(np.argmax(cumulative > u[:, None], axis=1), NUM_ACTIONS - 1)
-        # a row whose draw lands past the last legal entry (float rounding): its last legal action
-        bad = ~mask[np.arange(len(action)), action]
-        if bad.any():
-            action[bad] = [int(np.flatnonzero(m)[-1]) for m in mask[bad]]
-    return action.astype(np.int64), logp[np.arange(len(action)), action], value_t.numpy()
-
-
 class RummyPPOAgent(Agent):
-    """``rummy-ppo``: a trained network (see the module docstring)."""
+    """``ppo`` of Basic Rummy: a trained network (see the module docstring)."""
 
-    name = "rummy-ppo"
+    name = "ppo"
     game = "basic"
     extra = "train"
-    short_option = "path"  # ``rummy-ppo:PATH`` means ``rummy-ppo:path=PATH`` (``agents.registry``)
+    short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
     file_options = ("path",)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
@@ -79,16 +54,16 @@ class RummyPPOAgent(Agent):
             import torch
         except ImportError:
             raise ImportError(
-                "the rummy-ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
+                "the Basic Rummy ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
             ) from None
         self._torch = torch
         if not isinstance(greedy, bool):
-            raise ValueError(f"rummy-ppo option greedy must be true or false, got {greedy!r}")
+            raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
         self.greedy = greedy
         self.path = Path(path) if path is not None else SHIPPED
         if path is None and not SHIPPED.is_file():
-            raise FileNotFoundError(f"the shipped rummy-ppo policy {str(SHIPPED)!r} is missing; "
-                                    "train one with rummy train-basic and use rummy-ppo:path=RUN/policy.pt")
+            raise FileNotFoundError(f"the shipped Basic Rummy ppo policy {str(SHIPPED)!r} is missing; "
+                                    "train one with rummy train --game basic and use ppo:path=RUN/policy.pt with --game basic")
         where = (str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
         self.net, meta = _load(*where)
         self.trained_rules = meta.get("rules")

@@ -1,4 +1,4 @@
-"""Gin Rummy agents, registered on import: ``random``, ``simple`` (the EAAI-2021 baseline),
+"""Gin Rummy agents, registered on import for game ``gin``: ``random``, ``simple`` (the EAAI-2021 baseline),
 ``heuristic`` (scripted, with array versions for training and search), ``mcts`` (search
 over determinised information sets, with the opponent model of ``belief``) and ``ppo``
 (a trained network; torch is imported only when one is made), ``openspiel-simple``
@@ -22,6 +22,6 @@ register("ppo", PPOAgent)
 register("openspiel-simple", OpenSpielSimpleAgent)  # needs open_spiel (the openspiel extra)
 register_human("gin", HumanAgent)
 for level, spec in (("easy", "random"), ("medium", "simple"), ("hard", "heuristic"), ("expert", "mcts")):
-    register_level(level, spec)  # each beats the one below: docs/agents.md
+    register_level("gin", level, spec)  # each beats the one below: docs/agents.md
 
 __all__ = ["HeuristicAgent", "HumanAgent", "MCTSAgent", "OpenSpielSimpleAgent", "PPOAgent", "RandomAgent", "SimpleAgent"]

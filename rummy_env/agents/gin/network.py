@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from rummy_env.agents import torch_files
+from rummy_env.agents.mlp_network import trunk
 from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import CARD_SLICES, FLAT_SIZE
@@ -64,12 +65,7 @@ class PolicyNet(nn.Module):
         self.obs_size = FLAT_SIZE + (ADVICE_SIZE if self.advice else 0)
         self.num_actions = NUM_ACTIONS
         card_width = _CARD_FEATURES + (_ADVICE_CARDS if self.advice else 0)
-        layers: list[nn.Module] = []
-        width = self.obs_size
-        for h in self.hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = trunk(self.obs_size, self.hidden)
         self.value = nn.Linear(width, 1)
         self.global_logits = nn.Linear(width, 4)  # draw stock, take discard, pass, Big Gin
         self.card_context = nn.Linear(width, self.card_hidden)

@@ -63,7 +63,7 @@ class AgentBot(pyspiel.Bot):
     def __init__(self, spec: str, player: int, seed: Optional[int], rules: Rules) -> None:
         pyspiel.Bot.__init__(self)
         self.spec, self.player, self.seed, self.rules = spec, player, seed, rules
-        self.agent = agents.make(spec, seed=seed)
+        self.agent = agents.make(spec, seed=seed, game="gin")
         if agents.plays(self.agent) != "gin":
             raise ValueError(f"{spec!r} does not play Gin Rummy")
         self._encoder = GIN.encoding("flat")

@@ -1,11 +1,11 @@
-"""Rommé agents (``rummy_env.romme_v0``): ``romme-random`` and ``romme-heuristic``.
+"""Rommé agents (``rummy_env.romme_v0``): ``random`` and ``heuristic``.
 
 Same interface as the other games' agents (``act(observation, info) -> action``, taking
 exactly what ``romme_v0``'s ``last()`` returns). Each checks that it was given Rommé input
 and otherwise raises a ``TypeError`` naming what it got: an action id means nothing in
 another game's layout.
 
-``romme-heuristic`` (scripted; it reads only its own information set) plans each step of
+``heuristic`` (scripted; it reads only its own information set) plans each step of
 its turn again from the position, with the exact solver (``rummy_env.romme.melds``), so
 it never needs to remember a plan between calls:
 
@@ -54,10 +54,10 @@ GAME = "romme"
 
 
 class RommeRandomAgent(Agent):
-    """``romme-random``: a uniformly random legal action (seeded). Every masked-in Rommé
+    """``random``: a uniformly random legal action (seeded). Every masked-in Rommé
     action can be completed, so random play always finishes its turns."""
 
-    name = "romme-random"
+    name = "random"
     game = GAME
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
@@ -142,9 +142,9 @@ def passed_kinds(info: RommeInformationSet, rules: RommeRules) -> list[set[int]]
 
 
 class RommeHeuristicAgent(Agent):
-    """``romme-heuristic``: scripted play (see the module docstring)."""
+    """``heuristic``: scripted play (see the module docstring)."""
 
-    name = "romme-heuristic"
+    name = "heuristic"
     game = GAME
 
     def __init__(self, seed: Optional[int] = None, partial_weight: float = 3.0, danger_weight: float = 5.0,

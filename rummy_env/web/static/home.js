@@ -30,22 +30,43 @@ function update(form, kind) {
   if (seatSelect) fill(seatSelect, [["", "random"]].concat(Array.from({length: n}, (_, s) => [String(s), `player_${s}`])), seatSelect.value);
   const box = document.getElementById(kind === "play" ? "play-opponents" : "watch-agents");
   const seats = kind === "play" ? n - 1 : n;
-  // the specs typed so far stay while the game stays (another game has other agents)
-  const old = form.dataset.game === game.name ? Array.from(box.querySelectorAll("input")).map((i) => i.value) : [];
+  // the choices made so far stay while the game stays (another game has other agents)
+  const old = form.dataset.game === game.name ? Array.from(box.querySelectorAll("div.seat")).map(chosen) : [];
   form.dataset.game = game.name;
-  box.replaceChildren(...Array.from({length: seats}, (_, k) => {
-    const id = `${kind}-agent-${k}`;
-    const label = kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
-    return el("div", {}, el("label", {for: id}, label),
-      el("input", {id, class: "agent", list: `${kind}-agent-names`, value: old[k] || game.default_agent, autocomplete: "off"}));
-  }));
+  box.replaceChildren(...Array.from({length: seats}, (_, k) => seatPicker(kind, k, seats, game, old[k] || game.default_agent)));
+}
+
+// One seat's agent: a level of the game (weakest first), one of its agents or the operator's,
+// or "other" with a spec typed (options after a colon, e.g. mcts:simulations=50).
+function seatPicker(kind, k, seats, game, value) {
+  const id = `${kind}-agent-${k}`;
+  const label = kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
+  const groups = [
+    ["Levels", game.levels.map((l) => [l.name, `${l.name} (${l.agent})`])],
+    ["Agents", game.agents.filter((a) => !game.levels.some((l) => l.name === a)).map((a) => [a, a])],
+  ];
+  const known = groups.some(([, items]) => items.some(([v]) => v === value));
+  const select = el("select", {id, class: "agent"},
+    ...groups.filter(([, items]) => items.length).map(([name, items]) =>
+      el("optgroup", {label: name}, ...items.map(([v, text]) => el("option", {value: v, selected: v === value}, text)))),
+    el("option", {value: "", selected: !known}, "other (type a spec)"));
+  const spec = el("input", {id: `${kind}-spec-${k}`, class: "spec", list: `${kind}-agent-names`, autocomplete: "off",
+    placeholder: "e.g. mcts:simulations=50", value: known ? "" : value, hidden: known});
+  select.addEventListener("change", () => { spec.hidden = select.value !== ""; });
+  return el("div", {class: "seat"}, el("label", {for: id}, label), select, spec);
+}
+
+// What a seat's picker asks for: the agent chosen, else the spec typed.
+function chosen(seat) {
+  const select = seat.querySelector("select.agent");
+  return select.value !== "" ? select.value : seat.querySelector("input.spec").value.trim();
 }
 
 async function start(form, kind) {
   const game = gameOf(form);
   const body = {mode: kind, game: game.name, players: Number(form.querySelector("[name=players]").value),
     rules: form.querySelector("[name=rules]").value, episode: form.querySelector("[name=episode]").value};
-  const specs = Array.from(form.querySelectorAll("input.agent")).map((i) => i.value.trim());
+  const specs = Array.from(form.querySelectorAll("div.seat")).map(chosen);
   body[kind === "play" ? "opponents" : "agents"] = specs;
   const seedField = form.querySelector("[name=seed]"); // games to watch only: a game to play is dealt secretly
   if (seedField && seedField.value !== "") body.seed = Number(seedField.value);

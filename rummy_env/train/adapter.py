@@ -1,0 +1,135 @@
+"""What the one trainer (``rummy_env.train.ppo``) needs of a game, reached through the game registry.
+
+Why: ``rummy train --game NAME`` is the same trainer for every game; what differs per game
+is the policy network (its input and output sizes, its policy file), the network's input
+for a decision, the batch rollout source and the warm start's data. A ``TrainingAdapter``
+gives those. A game names its own adapter in ``Game.training_module`` (a module holding
+``ADAPTER``, a subclass made with the game, e.g. Gin Rummy's vector engine in
+``rummy_env.train.games.gin``); a game without one gets this generic adapter: an MLP over
+the game's ``flat`` encoding to its ``num_actions`` (``rummy_env.agents.mlp_network``) and
+the in-process source (``rummy_env.train.hands``: many hands played together over the
+``GameState`` protocol). So a game added later trains with no line of training code.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from pathlib import Path
+from typing import Any, Callable, NoReturn, Optional, Union
+
+import numpy as np
+
+from rummy_env.core.game import Game, get_game
+
+CHECKPOINT_FORMAT = "rummy-env-ppo-checkpoint-v2"
+
+
+class TrainingAdapter:
+    """The generic adapter (module docstring); games override what is theirs."""
+
+    outcomes: Optional[tuple[str, ...]] = None  # the names of a batch's outcome counts (None: ``Game.outcomes``)
+    pool_stand_in = "self"  # who plays a ``pool`` hand while the pool is empty
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    # ------------------------------------------------------------------ the network
+
+    def make_net(self, config: Any) -> Any:
+        """A fresh policy network for ``config`` (weights from torch's global generator)."""
+        from rummy_env.agents.mlp_network import for_game
+
+        return for_game(self.game, config.hidden, config.rules)
+
+    def make_critic(self, config: Any, net: Any) -> Optional[Any]:
+        """The separate value network of ``critic: oracle`` (None: the policy's value head)."""
+        return None
+
+    def net_shape(self, net: Any) -> dict[str, Any]:
+        """What a network's shape is, to compare with ``wanted_shape`` (``init_policy``)."""
+        return {"hidden": list(net.hidden)}
+
+    def wanted_shape(self, config: Any) -> dict[str, Any]:
+        return {"hidden": list(config.hidden)}
+
+    def load_policy(self, path: Union[str, Path]) -> tuple[Any, dict[str, Any]]:
+        from rummy_env.agents.mlp_network import load_policy
+
+        return load_policy(path, self.game.name)
+
+    def policy_payload(self, net: Any, rules: Optional[str], extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        from rummy_env.agents.mlp_network import policy_payload
+
+        return policy_payload(net, self.game.name, rules, extra)
+
+    def save_policy(self, net: Any, path: Union[str, Path], rules: Optional[str],
+                    extra: Optional[dict[str, Any]] = None) -> None:
+        from rummy_env.agents import torch_files
+
+        torch_files.save(self.policy_payload(net, rules, extra), path)
+
+    def inputs(self, net: Any, info: Any, rules: Any, legal: list[int]) -> np.ndarray:
+        """The network's input for one decision: the ``flat`` encoding of the mover's information set."""
+        return self.game.encoding("flat").encode(info, rules)
+
+    # ------------------------------------------------------------------ rollouts
+
+    def work(self, config: Any) -> int:
+        """What an update's rollout workers split among them: hands (``hands_per_update``)."""
+        return config.hands_per_update
+
+    def make_worker(self, config: Any, index: int, share: int, net: Any, critic: Optional[Any],
+                    generator: Optional[Any]) -> Any:
+        """Rollout worker ``index`` playing ``share`` of ``work(config)`` (``rummy_env.train.workers``)."""
+        from rummy_env.train.hands import HandsWorker
+
+        return HandsWorker(config, index, share, net, self)
+
+    def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
+        """The warm start's moves of ``imitation_teacher`` with their legal masks and results."""
+        from rummy_env.train.hands import teacher_moves
+
+        return teacher_moves(config, self, progress)
+
+    def scripted_kinds(self, config: Any) -> tuple[str, ...]:
+        """The agents the in-process source makes afresh each update (a seed drawn for each, in this order)."""
+        return tuple(k for k in sorted(config.opponents) if k not in ("self", "pool"))
+
+    def opponent_kinds(self, config: Any) -> tuple[str, ...]:
+        """What ``opponents`` may name: the learner, the pool, or any agent of the game."""
+        from rummy_env import agents
+
+        return ("self", "pool", *agents.available(self.game.name, levels=False))
+
+    def check(self, config: Any, fail: Callable[[str, Any, str], NoReturn]) -> None:
+        """Refuse settings this game cannot train with (``fail(field, value, allowed)``)."""
+        from rummy_env import agents
+
+        if config.critic != "shared":
+            fail("critic", config.critic, f"{self.game.title} has no oracle critic: choose shared")
+        if config.advice:
+            fail("advice", config.advice, f"{self.game.title}'s network has no advice features: set false")
+        kinds = f"kinds: self, pool or an agent of {self.game.title} ({', '.join(self.opponent_kinds(config)[2:])})"
+        for name, specs in (("opponents", [k for k in config.opponents if k not in ("self", "pool")]),
+                            ("eval_opponents", list(config.eval_opponents)),
+                            ("imitation_teacher", [config.imitation_teacher] if config.imitation_teacher else [])):
+            for spec in specs:
+                try:
+                    agents.resolve(spec, game=self.game.name)
+                except (ValueError, TypeError) as exc:
+                    fail(name, spec, f"unknown kind ({exc}); {kinds}" if name == "opponents" else str(exc))
+
+
+@functools.lru_cache(maxsize=None)
+def _adapter(name: str) -> TrainingAdapter:
+    game = get_game(name)
+    module = getattr(game, "training_module", None)
+    if module is None:
+        return TrainingAdapter(game)
+    return importlib.import_module(module).ADAPTER(game)
+
+
+def adapter_for(game: Union[str, Game]) -> TrainingAdapter:
+    """The training adapter of ``game`` (one per game and process)."""
+    return _adapter(get_game(game).name)
