@@ -508,3 +508,34 @@ def test_mcts_can_play_a_network_in_its_rollouts_and_try_its_moves(monkeypatch):
     searched.clear()
     agent.act(obs, info)
     assert searched and searched[0][1][0] == ranked[0] and set(ranked[:2]) <= set(searched[0][1])
+
+
+def test_a_generic_agent_serves_every_game_that_has_none_of_its_own(monkeypatch):
+    """``register_generic`` makes one factory available to every game; a game's own agent
+    of that name is made for that game instead (and names stay unique per game)."""
+    from rummy_env.agents import registry
+
+    monkeypatch.setattr(registry, "_GENERIC", dict(registry._GENERIC))
+
+    class Anywhere(agents.Agent):
+        game = None
+
+        def __init__(self, game: str, seed=None, depth: int = 1) -> None:
+            super().__init__(seed)
+            self.game, self.depth = game, depth
+
+        def act(self, observation, info):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    agents.register_generic("anywhere", Anywhere)
+    made = agents.make("anywhere:depth=3", game="romme")
+    assert isinstance(made, Anywhere) and (made.game, made.depth) == ("romme", 3)
+    assert "anywhere" in agents.available("basic") and agents.resolve("anywhere", "gin").generic
+    with pytest.raises(ValueError, match="has no option.*'game'"):
+        agents.make("anywhere:game=gin", game="romme")  # the game comes from the context, not an option
+    agents.register_generic("heuristic", Anywhere)  # every registered game has its own heuristic
+    assert all(type(agents.make("heuristic", game=g)) is not Anywhere for g in games())
+    with pytest.raises(ValueError, match="'anywhere' is taken"):
+        agents.register_generic("anywhere", Anywhere)
+    with pytest.raises(ValueError, match="'hard' is taken"):
+        agents.register_generic("hard", Anywhere)

@@ -65,12 +65,14 @@ def _game_name(game: Optional[str]) -> str:
 
 
 def _taken(name: str, game: Optional[str]) -> bool:
-    """Whether ``name`` already means something for ``game`` (None: for any game)."""
-    if name in _GENERIC or name in _ALIASES or name in LEVEL_NAMES:
+    """Whether ``name`` already means something for ``game``, or for every game when
+    ``game`` is None (a generic name). A game's own agent may share a generic agent's name:
+    for that game its own is made."""
+    if name in _ALIASES or name in LEVEL_NAMES:
         return True
-    tables = list(_FACTORIES.values()) + list(_LEVELS.values()) if game is None else \
-        [_FACTORIES.get(game, {}), _LEVELS.get(game, {})]
-    return any(name in table for table in tables)
+    if game is None:
+        return name in _GENERIC
+    return name in _FACTORIES.get(game, {}) or name in _LEVELS.get(game, {})
 
 
 def register(name: str, factory: Callable[..., Agent], game: Optional[str] = None) -> None:
