@@ -159,6 +159,21 @@ def test_a_budget_within_the_servers_limit_is_played_and_the_limit_is_an_option(
         create_app(records=tmp_path, max_think=float("inf"))
 
 
+def test_an_agents_default_budget_counts_so_a_bare_name_buys_no_more_thinking(client, app, tmp_path):
+    """``search`` plays 100 playouts a move by default, about 15 s in the dearest game: a
+    bare name is held to the limit like a typed option, and is not offered as it is."""
+    error(client.post("/api/games", json={"mode": "watch", "game": "basic", "agents": ["search"]}), 400,
+          "simulations=100 (its default) is not allowed here: simulations may be at most 13")
+    assert len(app.state.sessions) == 0
+    offered = {g["name"]: g["agents"] for g in client.get("/api/options").json()["games"]}
+    assert all("search" not in names and "heuristic" in names for names in offered.values())
+    made = client.post("/api/games", json={"mode": "watch", "game": "basic", "agents": ["search:simulations=13"]})
+    assert made.status_code == 200, made.text
+    with TestClient(create_app(records=tmp_path, max_think=30), base_url=BASE) as c:  # a generous operator
+        offered = {g["name"]: g["agents"] for g in c.get("/api/options").json()["games"]}
+        assert all("search" in names for names in offered.values())
+
+
 async def _call(app, headers: list[tuple[bytes, bytes]], chunks: list[bytes]) -> tuple[int, dict, int]:
     """``app`` called as a server would: a POST with ``headers`` and a body in ``chunks``;
     returns the status, the answer and how many chunks the app read."""

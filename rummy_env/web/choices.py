@@ -15,6 +15,7 @@ then, in one line.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import re
@@ -47,24 +48,39 @@ class AgentChoices:
     def _check_budgets(self, spec: str, game: Game) -> None:
         """A 400 when an option of ``spec`` that buys thinking (``Agent.budgets``) asks for
         more than ``max_think`` seconds a move, or is not a finite number; the message names
-        the range allowed. Specs that do not parse are left to ``agents.resolve``."""
+        the range allowed. An option the spec leaves out counts at the agent's default (a
+        level's own settings included), so a bare name cannot buy more either. Specs that do
+        not parse are left to ``agents.resolve``."""
         try:
-            options = agents.parse_spec(spec)[1]
             with warnings.catch_warnings():  # a deprecated name warns once, when it is made
                 warnings.simplefilter("ignore", DeprecationWarning)
-                factory = agents.resolve(spec.partition(":")[0], game.name).factory
+                try:
+                    resolved = agents.resolve(spec, game.name)
+                    factory, options = resolved.factory, resolved.options
+                except ValueError:  # a value resolve refuses (inf, nan): as typed, to name the range
+                    options = agents.parse_spec(spec)[1]
+                    factory = agents.resolve(spec.partition(":")[0], game.name).factory
         except ValueError:
             return
+        defaults = {p.name: p.default for p in inspect.signature(factory).parameters.values()}
         for key, cost in getattr(factory, "budgets", {}).items():
-            value = options.get(key)
+            value = options.get(key, defaults.get(key))
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                continue  # absent, or text: resolve names what it must be
+                continue  # absent (no default: time=None), or text: resolve names what it must be
             limit = self.max_think / cost
             limit = math.floor(limit) if isinstance(value, int) else limit
             if not value <= limit:  # nan too
-                raise WebError(400, f"agent {spec!r}: {key}={value:g} is not allowed here: {key} may be at most "
-                                    f"{limit:g} on this server (about {self.max_think:g} s of thinking a move: "
+                given = "" if key in options else " (its default)"
+                raise WebError(400, f"agent {spec!r}: {key}={value:g}{given} is not allowed here: {key} may be at "
+                                    f"most {limit:g} on this server (about {self.max_think:g} s of thinking a move: "
                                     "the operator sets rummy serve --max-think SECONDS)")
+
+    def _within_budget(self, spec: str, game: Game) -> bool:
+        try:
+            self._check_budgets(spec, game)
+        except WebError:
+            return False
+        return True
 
     @staticmethod
     def parse(pairs: Sequence[str]) -> dict[str, str]:
@@ -98,8 +114,11 @@ class AgentChoices:
         return agents.plays(agent)
 
     def names(self, game: Game) -> list[str]:
-        """The agents offered for ``game``: the registry's (names, then levels), then the operator's."""
-        return agents.available(game=game.name, required=False) + self.operators(game)
+        """The agents offered for ``game``: the registry's (names, then levels) that can be made
+        as they are within this server's thinking limit, then the operator's. (A search whose
+        default costs more is still there with a smaller budget: ``search:simulations=10``.)"""
+        offered = [n for n in agents.available(game=game.name, required=False) if self._within_budget(n, game)]
+        return offered + self.operators(game)
 
     def operators(self, game: Game) -> list[str]:
         """The operator's agents (``rummy serve --agent``) that play ``game``."""
