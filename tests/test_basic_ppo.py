@@ -135,7 +135,6 @@ def test_agent_input_and_move_ignore_cards_the_player_cannot_know(n):
 
 
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped policy")
-@pytest.mark.filterwarnings("ignore:agent name 'rummy-ppo' is deprecated:DeprecationWarning")  # conftest's helper names no game
 def test_the_shipped_agent_does_not_peek_through_the_env():
     from conftest import play_checking_no_peeking
 
@@ -143,7 +142,7 @@ def test_the_shipped_agent_does_not_peek_through_the_env():
     checked = 0
     for n, game in ((2, 0), (3, 1), (4, 2)):  # a hand at each table size, every decision asked twice
         env = rummy_v0.raw_env(num_players=n, rules={"max_turns": 80})
-        checked += play_checking_no_peeking(env, "rummy-ppo", game, lambda s, p, r: s.redeal_hidden(p, r), rng, 200)[0]
+        checked += play_checking_no_peeking(env, "basic/ppo", game, lambda s, p, r: s.redeal_hidden(p, r), rng, 200)[0]
     assert checked > 60
 
 

@@ -76,7 +76,6 @@ def test_a_killed_run_continues_without_losing_or_repeating_work(tmp_path):
     assert len(grown) == 4 and grown[:3] == again and ei.policy_of(out, 3).is_file()
 
 
-@pytest.mark.filterwarnings("ignore:agent name 'rummy-heuristic' is deprecated:DeprecationWarning")  # another game's agent
 def test_the_config_is_checked(tmp_path):
     assert load_config().teacher == ExpertIterationConfig().teacher
     for values, message in [
@@ -88,7 +87,7 @@ def test_the_config_is_checked(tmp_path):
         ({"decisions": "knocks"}, "decisions must be one of all, knock"),
         ({"init": "heuristic"}, "init must be a ppo agent"),
         ({"teacher": "mcts:rollout=minimax"}, "teacher: rollout must be one of"),
-        ({"opponent": "rummy-heuristic"}, "opponent 'rummy-heuristic' plays"),
+        ({"opponent": "basic/heuristic"}, "opponent 'basic/heuristic' plays"),
         ({"eval_opponents": ["heuristic", "heuristic"]}, "eval_opponents has repeats"),
         ({"eval_opponents": [3]}, "eval_opponents must be a list of agent specs"),
     ]:

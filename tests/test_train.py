@@ -4,6 +4,7 @@ short run that must clearly beat random."""
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -728,9 +729,25 @@ def test_every_game_trains_from_one_command_whose_mistakes_are_one_line(argv, me
     assert not any(tmp_path.iterdir())  # refused before any run folder
 
 
+def test_settings_that_would_fail_mid_run_are_refused_before_it():
+    """An agent that cannot be made without a file, or more workers than hands, is a one-line
+    refusal of the config, not an error after the warm start or the first updates."""
+    for values, words in [({"game": "romme", "eval_opponents": "ppo"}, "agent 'ppo' needs path=..."),
+                          ({"game": "romme", "opponents.sb3": "0.5"}, "agent 'sb3' needs path=..."),
+                          ({"eval_opponents": "sb3"}, "agent 'sb3' needs path=..."),
+                          ({"game": "basic", "rollout_workers": "300"}, "must be at most hands_per_update (256)")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            load_config(None, values)
+
+
 def test_players_take_one_size_a_list_or_weights():
     assert load_config(None, {"game": "romme", "players": "4"}).players == {4: 1.0}
     assert load_config(None, {"game": "romme", "players": "[2, 6]"}).players == {2: 1.0, 6: 1.0}
     assert load_config(None, {"game": "basic", "players.4": "0"}).players == {2: 1.0, 3: 1.0, 4: 0.0}
     assert load_config(None, {"game": "gin"}).players == {2: 1.0}  # the game's smallest table, written out
+    # one weight set after the whole field keeps the field's other entries, whatever its form
+    assert load_config(None, {"game": "basic", "players": "3", "players.4": "1"}).players == {3: 1.0, 4: 1.0}
+    assert load_config(None, {"game": "romme", "players": "[2, 3]", "players.4": "2"}).players == {2: 1.0, 3: 1.0, 4: 2.0}
+    mixed = load_config(None, {"opponents": "{simple: 1}", "opponents.pool": "0.2"}).opponents
+    assert mixed == {"simple": 1.0, "pool": 0.2}
     assert load_config(None, {"game": "basic"}).lr == 3e-4 and load_config(None, {}).lr == 5e-4  # each game's defaults

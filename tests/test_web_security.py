@@ -172,6 +172,10 @@ def test_an_agents_default_budget_counts_so_a_bare_name_buys_no_more_thinking(cl
     with TestClient(create_app(records=tmp_path, max_think=30), base_url=BASE) as c:  # a generous operator
         offered = {g["name"]: g["agents"] for g in c.get("/api/options").json()["games"]}
         assert all("search" in names for names in offered.values())
+    with TestClient(create_app(records=tmp_path, max_think=0.1), base_url=BASE) as c:  # a strict one: no mcts
+        gin = next(g for g in c.get("/api/options").json()["games"] if g["name"] == "gin")
+        assert "mcts" not in gin["agents"] and [lv["name"] for lv in gin["levels"]] == ["easy", "medium", "hard"]
+        assert gin["default_agent"] in gin["agents"]
 
 
 async def _call(app, headers: list[tuple[bytes, bytes]], chunks: list[bytes]) -> tuple[int, dict, int]:

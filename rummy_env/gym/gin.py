@@ -195,7 +195,7 @@ class VectorGinRummyEnv(VectorEnv):
         return {"skipped_hands": np.zeros(self.num_envs, dtype=np.int32),
                 "skipped_rewards": np.zeros(self.num_envs, dtype=np.float32)}
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         res = self.engine.reset(seed=None if seed is None else seed + 1)
@@ -213,7 +213,7 @@ class VectorGinRummyEnv(VectorEnv):
         assert self._last is not None, "call reset() first"
         return self._last.action_mask.astype(bool)
 
-    def step(self, actions):
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         assert self._last is not None, "call reset() first"
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         ended = np.zeros(self.num_envs, dtype=bool)

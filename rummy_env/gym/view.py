@@ -231,7 +231,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ Gymnasium API
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             reseeded: set[int] = set()
@@ -254,7 +254,7 @@ class SingleSeatEnv(gymnasium.Env):
         info["skipped_hands"] = skipped
         return self.observe(self.seat), info
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         assert self.game is not None, "call reset() first"
         if self.game.is_over:
             raise RuntimeError("the hand is over: call reset()")

@@ -100,12 +100,21 @@ class TrainingAdapter:
         """What ``opponents`` may name: the learner, the pool, or any agent of the game."""
         from rummy_env import agents
 
-        return ("self", "pool", *agents.available(self.game.name, levels=False))
+        return ("self", "pool", *agents.available(self.game.name, levels=False, required=False))
+
+    def check_spec(self, spec: str) -> None:
+        """Refuse (a ValueError) an agent spec of this game that does not resolve, or that
+        leaves out an option its agent cannot be made without (``Agent.required_options``,
+        a policy file): found here, before a run folder or any hand, not at the first update."""
+        from rummy_env import agents
+
+        resolved = agents.resolve(spec, game=self.game.name)
+        missing = [o for o in getattr(resolved.factory, "required_options", ()) if o not in resolved.options]
+        if missing:
+            raise ValueError(f"agent {spec!r} needs {', '.join(f'{o}=...' for o in missing)}")
 
     def check(self, config: Any, fail: Callable[[str, Any, str], NoReturn]) -> None:
         """Refuse settings this game cannot train with (``fail(field, value, allowed)``)."""
-        from rummy_env import agents
-
         if config.critic != "shared":
             fail("critic", config.critic, f"{self.game.title} has no oracle critic: choose shared")
         if config.advice:
@@ -116,9 +125,12 @@ class TrainingAdapter:
                             ("imitation_teacher", [config.imitation_teacher] if config.imitation_teacher else [])):
             for spec in specs:
                 try:
-                    agents.resolve(spec, game=self.game.name)
+                    self.check_spec(spec)
                 except (ValueError, TypeError) as exc:
                     fail(name, spec, f"unknown kind ({exc}); {kinds}" if name == "opponents" else str(exc))
+        if config.rollout_workers > self.work(config):
+            fail("rollout_workers", config.rollout_workers, f"must be at most hands_per_update ({self.work(config)}): "
+                 "each worker plays its share of the hands")
 
 
 @functools.lru_cache(maxsize=None)

@@ -403,10 +403,10 @@ def load_config(path: Optional[Union[str, Path]] = None, overrides: Optional[Map
     for key, value in overrides.items():
         head, dot, sub = key.partition(".")
         if dot and head in ("opponents", "players"):
-            current = base.get(head)
-            weights = dict(current if isinstance(current, Mapping) else _default(head) or {})
+            current = base.get(head)  # the file's, the game's or an earlier override's (a list or size too)
+            weights = dict(_coerce(head, current) if current is not None else _default(head) or {})
             weights[_table_size(sub) if head == "players" else sub] = parse_value(value, key) if isinstance(value, str) else value
             values[head] = base[head] = weights
         else:
-            values[key] = value
+            values[key] = base[key] = value
     return make_config(values)

@@ -64,12 +64,15 @@ def options(choices: AgentChoices) -> dict[str, Any]:
     and the most thinking a move an agent may be given."""
     out = []
     for game in web_games():
+        offered = choices.names(game)  # what a client may pick as it is (within --max-think)
+        default = agents.default_opponent(game.name)
         out.append({
             "name": game.name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
             "presets": [{"name": p, "match": bool(getattr(game.load_rules(p), "match", False))} for p in game.presets],
-            "default_preset": game.default_preset, "agents": choices.names(game),
-            "levels": [{"name": level, "agent": spec} for level, spec in agents.levels(game.name).items()],
-            "default_agent": agents.default_opponent(game.name),
+            "default_preset": game.default_preset, "agents": offered,
+            "levels": [{"name": level, "agent": spec} for level, spec in agents.levels(game.name).items()
+                       if level in offered],
+            "default_agent": default if default in offered else offered[0],
         })
     return {"games": out, "max_think": choices.max_think}
 

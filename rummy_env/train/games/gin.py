@@ -81,7 +81,6 @@ class GinAdapter(TrainingAdapter):
         return OPPONENT_KINDS
 
     def check(self, config: Any, fail: Callable[[str, Any, str], NoReturn]) -> None:
-        from rummy_env import agents
         from rummy_env.train.rollout import OPPONENT_KINDS
 
         c = config
@@ -97,7 +96,7 @@ class GinAdapter(TrainingAdapter):
                  "its share of the games")
         for spec in c.eval_opponents:
             try:
-                agents.resolve(spec, game=self.game.name)
+                self.check_spec(spec)
             except (ValueError, TypeError) as exc:
                 fail("eval_opponents", spec, str(exc))
 
