@@ -15,7 +15,8 @@ from rummy_env import agents  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.cli import main  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
-from rummy_env.train.config import PPOConfig, load_config, with_win_bonus  # noqa: E402
+from rummy_env.train.config import PPOConfig, load_config  # noqa: E402
+from rummy_env.train.rewards import with_win_bonus  # noqa: E402
 from rummy_env.train.curves import plot_curves, read_scalars  # noqa: E402
 from rummy_env.agents.gin.network import PolicyNet, load_policy, save_policy  # noqa: E402
 from rummy_env.train.ppo_loss import masked_entropy  # noqa: E402

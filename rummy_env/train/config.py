@@ -22,20 +22,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, NoReturn, Optional, Union
 
-import numpy as np
 
 from rummy_env.core.game import DEFAULT_GAME, get_game
 from rummy_env.core.yaml_files import parse_value, read_mapping
+from rummy_env.train.rewards import REWARDS
 
 # Value baselines (``critic``): the policy network's own value head, or an oracle critic
 # that also reads the cards the player cannot see (training only; games whose adapter has one).
 CRITICS = ("shared", "oracle")
 # Where the rollouts run (``backend``): this process, or Ray actors (``train.ray_rollouts``).
 BACKENDS = ("local", "ray")
-# The rewards a hand can be trained on (``reward``).
-REWARDS = ("points", "scaled", "win_loss")
-# Opponent kinds besides the game's agents: the learner in every seat, or a pool snapshot.
-SELF, POOL = "self", "pool"
 GAME_DEFAULTS = resources.files(__package__) / "data"  # <game>.yaml: each game's own defaults
 
 
@@ -188,20 +184,6 @@ def _games() -> list[str]:
     from rummy_env.core.game import games
 
     return games()
-
-
-def with_win_bonus(rewards: Any, win_bonus: float) -> Any:
-    """The reward trained on: the env's reward plus ``win_bonus`` for the hand's winner and
-    minus it for the loser (a drawn hand stays 0). Why: points alone teach a policy to win
-    fewer, bigger hands; the bonus makes hands won count too. Still zero-sum."""
-    return rewards + win_bonus * np.sign(rewards) if win_bonus else rewards
-
-
-def hand_reward(points: Any, reward: str, win_bonus: float) -> Any:
-    """A seat's reward for a hand that gave it ``points`` (``reward``: ``REWARDS``), plus the win bonus."""
-    points = np.float64(points) if np.isscalar(points) else np.asarray(points, dtype=np.float64)
-    base = points / 100.0 if reward == "scaled" else np.sign(points) if reward == "win_loss" else points
-    return with_win_bonus(base, win_bonus)
 
 
 def _fail(name: str, value: Any, allowed: str) -> NoReturn:

@@ -35,7 +35,7 @@ from rummy_env.agents.arena import play_hand
 from rummy_env.agents.base import Agent
 from rummy_env.agents.gin.ppo import PPOAgent
 from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS
-from rummy_env.train.config import with_win_bonus
+from rummy_env.train.rewards import with_win_bonus
 from rummy_env.train.label_files import MANIFEST, open_folder, run_jobs, write_npz
 
 LABEL_FIELDS = ("obs", "mask", "act", "student", "ret")

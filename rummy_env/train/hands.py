@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from rummy_env.agents.network_moves import network_actions
-from rummy_env.train.config import POOL, SELF, hand_reward
+from rummy_env.train.rewards import POOL, SELF, hand_reward
 
 
 @dataclass
@@ -112,7 +112,7 @@ def _record(out: Played, obs: np.ndarray, mask: np.ndarray, action: int, logp: f
 
 def returns_and_advantages(played: Played, reward: str, win_bonus: float, gamma: float, lam: float
                            ) -> tuple[np.ndarray, np.ndarray]:
-    """Per recorded decision: the return (the seat's hand reward, ``config.hand_reward``, at
+    """Per recorded decision: the return (the seat's hand reward, ``rewards.hand_reward``, at
     the hand's last decision, discounted by ``gamma``) and the GAE(``lam``) advantage over
     the recorded values. Each (game, seat)'s decisions are one trajectory that ends with the hand."""
     n = len(played.act)

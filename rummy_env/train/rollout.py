@@ -29,7 +29,8 @@ from rummy_env.agents.gin.network import PolicyNet, vector_inputs
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import VectorGinRummy
-from rummy_env.train.config import PPOConfig, with_win_bonus
+from rummy_env.train.config import PPOConfig
+from rummy_env.train.rewards import with_win_bonus
 from rummy_env.train.critic import OracleCritic, privileged
 from rummy_env.train.opponents import random_actions
 from rummy_env.train.policy_stack import PolicyStack

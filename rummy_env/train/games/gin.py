@@ -19,7 +19,7 @@ from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.simple import simple_actions
 from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
 from rummy_env.train.adapter import TrainingAdapter
-from rummy_env.train.config import with_win_bonus
+from rummy_env.train.rewards import with_win_bonus
 
 
 class GinAdapter(TrainingAdapter):
