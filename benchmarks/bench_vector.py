@@ -13,7 +13,7 @@ deadwood only), for callers that build their own inputs from the engine's arrays
     python benchmarks/bench_vector.py [--seconds 3] [--sizes 1,8,64,512,1024,4096,8192] [--rounds 2]
 
 ``--policy simple`` or ``--policy heuristic`` plays the scripted agents' array versions
-on both seats instead (``rummy_env.agents.gin.simple.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``),
+on both seats instead (``rummy_env.agents.gin.simple_vector.simple_actions``, ``rummy_env.agents.gin.heuristic_vector``),
 their cost included; for ``heuristic`` the per-game agent's rate (one
 ``HeuristicAgent.choose`` per move on the pure game) is printed as the reference.
 The compiled engine needs numba (the ``fast`` or ``train`` extra); without it only the
@@ -43,7 +43,7 @@ from common import machine, peer_python, run_peer  # noqa: E402
 
 from rummy_env.agents.gin.heuristic import KNOCK_RULES, HeuristicAgent  # noqa: E402
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
-from rummy_env.agents.gin.simple import simple_actions  # noqa: E402
+from rummy_env.agents.gin.simple_vector import simple_actions  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy, compiled_engine  # noqa: E402
 

@@ -121,7 +121,7 @@ def solver_backend(request, monkeypatch):
     """Run a test twice: with the meld solver's, the heuristic's and the observation's
     compiled kernels (skipped without numba) and with their numpy array operations and
     Python loops."""
-    from rummy_env.agents.gin import heuristic_vector
+    from rummy_env.agents.gin import heuristic_terms
     from rummy_env.core import melds
     from rummy_env.gin import encoding
 
@@ -131,8 +131,8 @@ def solver_backend(request, monkeypatch):
     request.addfinalizer(lambda: [cache.cache_clear() for cache in scalar_caches])
     if request.param == "numpy":
         monkeypatch.setattr(melds, "_KERNELS", [None])
-        monkeypatch.setattr(heuristic_vector, "_COMPILED", [None])
+        monkeypatch.setattr(heuristic_terms, "_COMPILED", [None])
         monkeypatch.setattr(encoding._encode_flat, "chosen", encoding._python_encode_flat)
-    elif melds._kernels() is None or heuristic_vector._compiled() is None:
+    elif melds._kernels() is None or heuristic_terms._compiled() is None:
         pytest.skip("the numba kernels are not in use here")
     return request.param

@@ -100,8 +100,8 @@ def test_ppo_decisions_too_close_for_float32_are_taken_alike_alone_and_in_a_batc
     whose draw falls that close to a boundary, are taken in float64 by both."""
     pytest.importorskip("torch")
     from rummy_env.agents.gin.network import vector_inputs
-    from rummy_env.agents.gin.ppo import CLOSE, _decide, _log_probs, policy_actions
-    from rummy_env.agents.gin.simple import simple_actions
+    from rummy_env.agents.gin.ppo_actions import CLOSE, _decide, _log_probs, policy_actions
+    from rummy_env.agents.gin.simple_vector import simple_actions
 
     nets = agents.make("ppo").nets
     env = VectorGinRummy(256, seed=1)
@@ -210,18 +210,18 @@ def test_the_scalar_showdown_score_equals_the_array_one():
 
 def test_ppo_runs_large_batches_on_the_callers_threads_and_small_ones_on_one(monkeypatch):
     torch = pytest.importorskip("torch")
-    from rummy_env.agents.gin import ppo
+    from rummy_env.agents.gin import ppo_actions
 
     nets = agents.make("ppo").nets
     used = []
     real = torch.set_num_threads
     monkeypatch.setattr(torch, "set_num_threads", lambda n: (used.append(n), real(n)))
     before = torch.get_num_threads()
-    for rows in (1, ppo.MANY_ROWS - 1, ppo.MANY_ROWS):
+    for rows in (1, ppo_actions.MANY_ROWS - 1, ppo_actions.MANY_ROWS):
         used.clear()
         mask = np.zeros((rows, 108), dtype=bool)
         mask[:, 0] = mask[:, 1] = True
-        ppo._log_probs(nets.net, np.zeros((rows, nets.net.obs_size), dtype=np.float32), mask)
+        ppo_actions._log_probs(nets.net, np.zeros((rows, nets.net.obs_size), dtype=np.float32), mask)
         assert torch.get_num_threads() == before  # restored
         if before > 1:
-            assert used == ([] if rows >= ppo.MANY_ROWS else [1, before]), (rows, used)
+            assert used == ([] if rows >= ppo_actions.MANY_ROWS else [1, before]), (rows, used)

@@ -35,6 +35,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_search.py", ["--peek", "--hands", "4", "--workers", "1", "--options", "simulations=24"],
          "given the opponent's true hand vs heuristic:knock=turn, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
+        ("bench_playouts.py", ["--games", "basic", "--hands", "1"], "basic    heuristic"),
         ("bench_romme.py", ["--seconds", "0.1", "--repeats", "1", "--players", "3"], "romme_v0.env(num_players=3)"),
         ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
          "after/before"),

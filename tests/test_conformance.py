@@ -29,7 +29,10 @@ def hands(game, count: int, least: int = 2) -> range:
 
 def cheap(spec: str, game: str) -> str:
     """``spec`` with a small budget when its agent buys thinking with ``simulations``
-    (``Agent.budgets``): a search agent's moves in a few playouts."""
+    (``Agent.budgets``): a search agent's moves in a few playouts. So few that the generic
+    ``search`` plays its rollout agent's move here; tests/test_search.py checks, for every
+    registered game, that a real search's values and move do not change with the hidden
+    cards."""
     if "simulations" in getattr(agents.factory_of(spec, game), "budgets", {}):
         return f"{spec}:simulations=4"
     return spec

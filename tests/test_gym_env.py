@@ -233,6 +233,7 @@ from rummy_env import agents  # noqa: E402
 from rummy_env.core import game as game_registry  # noqa: E402
 from rummy_env.core.game import games, get_game  # noqa: E402
 from rummy_env.gym import env_id, register_views  # noqa: E402
+from rummy_env.core.render import text_to_rgb  # noqa: E402
 from rummy_env.gym.view import SingleSeatEnv  # noqa: E402
 
 # a sample of each game's player counts: the least and the most (tests/test_conformance.py checks them all)
@@ -408,3 +409,23 @@ def test_render_modes_draw_the_table_from_the_learners_seat(name):
     frame = frames.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10  # text drawn, not a blank frame
+
+
+@pytest.mark.parametrize("name", games())
+def test_frames_of_a_game_keep_one_size_while_the_table_grows(name):
+    """Video writers need frames of one size: a whole hand of the heuristic's (melds laid
+    on the table add lines) and a text far longer than any table draw at the game's size."""
+    game = get_game(name)
+    env = gymnasium.make(env_id(name), num_players=game.max_players, opponent="heuristic", render_mode="rgb_array")
+    env.reset(seed=3)
+    me = agents.make("heuristic", seed=3, game=name)
+    shapes, lines, done = set(), set(), False
+    while not done:
+        shapes.add(env.render().shape)
+        lines.add(len(env.unwrapped.game.render(perspective=None).splitlines()))
+        info = {"information_set": env.unwrapped.game.information_set(env.unwrapped.seat), "rules": env.unwrapped.rules}
+        _, _, done, _, _ = env.step(me.act({"action_mask": env.unwrapped.action_masks()}, info))
+    shapes.add(env.render().shape)
+    assert len(shapes) == 1, (lines, shapes)  # Basic Rummy and Rommé: lines come and go, the size stays
+    crowded = "\n".join("  table 9 (player_1): 9C TC [JC] QC KC" * 9 for _ in range(5 * game.frame_lines))
+    assert text_to_rgb(crowded, game.frame_lines).shape == shapes.pop()

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from rummy_env.agents.gin import heuristic_jit  # noqa: E402
+from rummy_env.agents.gin import heuristic_jit, heuristic_terms  # noqa: E402
 from rummy_env.agents.gin import heuristic_vector as hv  # noqa: E402
 from rummy_env.core import melds, melds_jit  # noqa: E402
 from rummy_env.gin import encoding  # noqa: E402
@@ -118,11 +118,11 @@ def test_compiled_expected_deadwood_and_take_values_equal_numpy(aces_high, five_
         whole = melds.min_deadwood(base, **opts).astype(np.float64)
         completions = melds.meld_completions(base, aces_high=aces_high)
         np.testing.assert_array_equal(heuristic_jit.mean_over_unseen(base, unseen, completions, whole, aces_high, five_under_ten),
-                                      hv._mean_over_unseen_numpy(base, unseen, completions, whole, opts))
+                                      heuristic_terms._mean_over_unseen_numpy(base, unseen, completions, whole, opts))
         drawing = np.flatnonzero((pos.phase != 2) & (pos.top >= 0))
         if drawing.size:
             got = heuristic_jit.take_values(pos.hands[drawing], pos.top[drawing], aces_high, five_under_ten)
-            want = hv._take_values_numpy(pos.hands[drawing], pos.top[drawing], opts)
+            want = heuristic_terms._take_values_numpy(pos.hands[drawing], pos.top[drawing], opts)
             for g, w in zip(got, want):
                 np.testing.assert_array_equal(g, w)
                 assert g.dtype == w.dtype
@@ -135,10 +135,10 @@ def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch)
     for rules in ("classic", Rules(aces="high", five_under_ten=True), "openspiel"):
         for pos in positions(rules, seed=11, n=64, steps=40)[::3]:
             compiled = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
-            monkeypatch.setattr(hv, "_COMPILED", [None])
+            monkeypatch.setattr(heuristic_terms, "_COMPILED", [None])
             plain = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
             monkeypatch.undo()
-            assert hv._compiled() is heuristic_jit
+            assert heuristic_terms._compiled() is heuristic_jit
             for f in fields:
                 np.testing.assert_array_equal(getattr(compiled, f), getattr(plain, f), err_msg=f)
 
@@ -153,9 +153,9 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
     assert melds_jit.self_check() == ""
     # resolved again with the switch on: the numpy paths, for the solver and the heuristic
     monkeypatch.setattr(melds, "_KERNELS", [])
-    monkeypatch.setattr(hv, "_COMPILED", [])
+    monkeypatch.setattr(heuristic_terms, "_COMPILED", [])
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
-    assert melds._kernels() is None and hv._compiled() is None
+    assert melds._kernels() is None and heuristic_terms._compiled() is None
     assert melds.min_deadwood(np.array([0x1FFF], dtype=np.uint64))[0] == 0
     # kernels that disagree with the array operations are not used, with a warning
     monkeypatch.setattr(melds, "_KERNELS", [])
@@ -181,10 +181,10 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
     np.testing.assert_array_equal(melds.min_deadwood(np.array([0x1FFF, 0x7], dtype=np.uint64)), [0, 0])
     # the heuristic's kernels likewise
     monkeypatch.setattr(melds, "_KERNELS", [])
-    monkeypatch.setattr(hv, "_COMPILED", [])
-    monkeypatch.setattr(hv, "_kernels_agree", lambda jit: False)
+    monkeypatch.setattr(heuristic_terms, "_COMPILED", [])
+    monkeypatch.setattr(heuristic_terms, "_kernels_agree", lambda jit: False)
     with pytest.warns(RuntimeWarning, match="heuristic's numba kernels are not used"):
-        assert hv._compiled() is None
+        assert heuristic_terms._compiled() is None
     assert melds._kernels() is melds_jit
 
 

@@ -108,7 +108,7 @@ def test_gin_agents_refuse_rummy_input(spec):
     for _ in range(2):  # the draw, then the play phase
         obs, _, _, _, info = env.last()
         with pytest.raises(TypeError, match="plays Gin Rummy.*for Basic Rummy .rummy_v0. make the agent with game='basic' "
-                                            ".--game basic.: random, heuristic"):
+                                            ".--game basic; agents.available..basic.. lists its agents."):
             agents.make(spec).act(obs, info)
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     gin = gin_rummy_v0.raw_env()

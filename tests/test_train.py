@@ -511,7 +511,7 @@ def test_curves_average_seeds_and_explain_missing_tags(tmp_path):
 
 def test_simple_actions_follow_the_simple_agent():
     """The vectorised simple opponent makes one of the moves the simple agent may make."""
-    from rummy_env.agents.gin.simple import simple_actions
+    from rummy_env.agents.gin.simple_vector import simple_actions
     from rummy_env.train.opponents import information_set_of
     from rummy_env.agents.gin.simple import least_deadwood_discards
     from rummy_env.gin.game import DISCARD, KNOCK, Phase

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,19 @@ def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):
     assert (ARTIFACTS / "web-play-gin.png").stat().st_size > 10_000
 
 
+def settled(page, table, quiet: float = 0.6, timeout: float = 30.0) -> None:
+    """Wait until the table's ``data-version`` has not changed for ``quiet`` seconds."""
+    deadline = time.monotonic() + timeout
+    version = table.get_attribute("data-version")
+    while True:
+        page.wait_for_timeout(quiet * 1000)
+        now = table.get_attribute("data-version")
+        if now == version:
+            return
+        assert time.monotonic() < deadline, f"the table kept changing for {timeout:g} s after the pause"
+        version = now
+
+
 def test_a_leaderboard_and_a_game_replayed_step_by_step_one_seat_or_every_seat(browser_ready, tmp_path):
     from rummy_env.web.app import create_app
     from web_helpers import small_tournament
@@ -123,8 +137,8 @@ def test_a_leaderboard_and_a_game_replayed_step_by_step_one_seat_or_every_seat(b
         page.wait_for_url(re.compile(r"/table/[\w-]+$"))
         page.wait_for_selector("#table[data-state]")
         page.click("#pause")
-        page.wait_for_timeout(800)  # a move asked for before the pause lands first (a replay's moves take ms)
         table = page.locator("#table")
+        settled(page, table)  # a move asked for before the pause lands first, however busy the machine
         assert page.locator("#table .hand").count() == 2  # a replay shows every hand
         version = table.get_attribute("data-version")
         log = page.locator("#log div").count()

@@ -9,6 +9,7 @@ tests/test_web_browser.py."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,8 @@ pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from rummy_env.core.game import get_game  # noqa: E402
+from rummy_env.web import MAX_THINK  # noqa: E402
 from rummy_env.web.app import create_app  # noqa: E402
 from rummy_env.web.choices import AgentChoices  # noqa: E402
 from rummy_env.web.guard import MAX_BODY, Guard  # noqa: E402
@@ -160,15 +163,34 @@ def test_a_budget_within_the_servers_limit_is_played_and_the_limit_is_an_option(
 
 
 def test_an_agents_default_budget_counts_so_a_bare_name_buys_no_more_thinking(client, app, tmp_path):
-    """``search`` plays 100 playouts a move by default, about 15 s in the dearest game: a
-    bare name is held to the limit like a typed option, and is not offered as it is."""
-    error(client.post("/api/games", json={"mode": "watch", "game": "basic", "agents": ["search"]}), 400,
-          "simulations=100 (its default) is not allowed here: simulations may be at most 13")
+    """``search`` plays 100 playouts a move by default, about 15 s in Gin Rummy and 4 s in
+    Rommé: a bare name is held to the limit like a typed option, and is not offered as it
+    is there; each game's playouts cost what its hands do (``Game.playout_seconds``)."""
+    def most(game: str, rollout: str) -> int:  # the playouts a move the default 2 s buy
+        table = get_game(game).playout_seconds
+        return math.floor(MAX_THINK / table.get(rollout, table["*"]))
+
+    assert most("romme", "heuristic") < 100 < most("basic", "heuristic")
+    error(client.post("/api/games", json={"mode": "watch", "game": "romme", "agents": ["search"]}), 400,
+          f"simulations=100 (its default) is not allowed here: simulations may be at most {most('romme', 'heuristic')}")
+    error(client.post("/api/games", json={"mode": "watch", "game": "gin", "agents": ["search:simulations=14"]}), 400,
+          f"simulations may be at most {most('gin', 'heuristic')}")
+    too_many = most("basic", "heuristic") + 1
+    error(client.post("/api/games", json={"mode": "watch", "game": "basic",
+                                          "agents": [f"search:simulations={too_many}"]}), 400,
+          f"simulations may be at most {too_many - 1}")
+    error(client.post("/api/games", json={"mode": "watch", "game": "basic",  # a dearer rollout buys fewer playouts
+                                          "agents": ["search:rollout=ppo,simulations=100"]}), 400,
+          f"simulations may be at most {most('basic', 'ppo')}")
     assert len(app.state.sessions) == 0
     offered = {g["name"]: g["agents"] for g in client.get("/api/options").json()["games"]}
-    assert all("search" not in names and "heuristic" in names for names in offered.values())
-    made = client.post("/api/games", json={"mode": "watch", "game": "basic", "agents": ["search:simulations=13"]})
-    assert made.status_code == 200, made.text
+    assert "search" not in offered["gin"] and "search" not in offered["romme"] and "search" in offered["basic"]
+    assert all("heuristic" in names for names in offered.values())
+    romme = next(g for g in client.get("/api/options").json()["games"] if g["name"] == "romme")
+    assert [lv["name"] for lv in romme["levels"]] == ["easy", "medium", "hard", "expert"]  # expert's 48 playouts fit
+    for game, spec in (("gin", "search:simulations=13"), ("basic", f"search:simulations={too_many - 1}")):
+        made = client.post("/api/games", json={"mode": "watch", "game": game, "agents": [spec]})
+        assert made.status_code == 200, made.text
     with TestClient(create_app(records=tmp_path, max_think=30), base_url=BASE) as c:  # a generous operator
         offered = {g["name"]: g["agents"] for g in c.get("/api/options").json()["games"]}
         assert all("search" in names for names in offered.values())

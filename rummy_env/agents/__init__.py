@@ -18,9 +18,10 @@ names.
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.registry import (
-    LEVEL_NAMES, Resolved, available, default_opponent, factory_of, human_player, levels, make, parse_spec, plays, register,
-    register_alias, register_generic, register_human, register_level, resolve, seed_of,
+    LEVEL_NAMES, Resolved, available, default_opponent, factory_of, levels, make, parse_spec, plays, register, register_alias,
+    register_generic, register_level, resolve, seed_of,
 )
+from rummy_env.agents.human import human_player, register_human
 from rummy_env.agents.gin import HeuristicAgent, MCTSAgent, PPOAgent, RandomAgent, SimpleAgent  # registers them
 from rummy_env.agents.basic import RummyHeuristicAgent, RummyPPOAgent, RummyRandomAgent  # registers them
 from rummy_env.agents.romme import RommeRandomAgent  # registers it

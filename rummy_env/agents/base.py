@@ -42,6 +42,13 @@ class Agent(ABC):
     required_options: ClassVar[tuple[str, ...]] = ()
     budgets: ClassVar[Mapping[str, float]] = MappingProxyType({})
 
+    @classmethod
+    def costs(cls, game: str, options: Mapping[str, Any]) -> Mapping[str, float]:
+        """``budgets`` for this agent playing ``game`` with ``options`` (the spec's, over the
+        defaults): the same in every game unless a class knows better (a search's playout
+        costs what its game's hand does, ``Game.playout_seconds``)."""
+        return cls.budgets
+
     def __init__(self, seed: Optional[int] = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.key = key_of(seed)  # the counter-based draws' key (rummy_env.agents.draws)
@@ -112,13 +119,11 @@ def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str,
 
 
 def _other_game_hint(game: Any, infoset: Any, rules: Any, mask: Any) -> str:
-    """"; for Basic Rummy (rummy_v0) make the agent with game='basic' (random, ...)" when the input is another game's."""
-    from rummy_env.agents.registry import available  # the registry imports this module
-
+    """"; for Basic Rummy (rummy_v0) make the agent with game='basic' (...)" when the input is another game's."""
     for other in (get_game(name) for name in games()):
         if other.name != game.name and (
                 isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)
                 or (infoset is None and mask is not None and np.shape(mask) == (other.num_actions,))):
-            return (f"; for {other.title} ({other.env_name}) make the agent with game={other.name!r} (--game {other.name}): "
-                    f"{', '.join(available(game=other.name, levels=False))}")
+            return (f"; for {other.title} ({other.env_name}) make the agent with game={other.name!r} (--game {other.name}; "
+                    f"agents.available({other.name!r}) lists its agents)")
     return ""

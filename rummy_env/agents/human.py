@@ -5,7 +5,7 @@ one against agents.
 The view is built from the information set only (the same input every agent gets): a
 world consistent with it is sampled (``Game.sample_world``) and drawn from the player's
 seat (``render(perspective=...)``), which shows exactly what that seat may see. A game
-can draw a richer view with a subclass of its own (``registry.register_human``; Gin
+can draw a richer view with a subclass of its own (``register_human``; Gin
 Rummy's ``HumanAgent`` groups the hand into melds); the moves are read the same way.
 
 The letters are the game's (``Game.shortcuts``: a letter -> the start of the names of the
@@ -28,7 +28,7 @@ import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.core.cards import card_str, parse_card, with_suit_symbols
-from rummy_env.core.game import Game
+from rummy_env.core.game import Game, get_game
 
 
 class QuitGame(Exception):
@@ -144,3 +144,21 @@ def _typed(word: str, said: set[str]) -> str:
     except ValueError:
         raise ValueError(f"cannot read the card {word!r}: type its rank A23456789TJQK (or 10) then its suit "
                          "c, d, h or s, e.g. 7d or 10h") from None
+
+
+# ----------------------------------------------------------------------------- the terminal player of each game
+
+_HUMANS: dict[str, Callable[..., Agent]] = {}  # game name -> its terminal player
+
+
+def register_human(game: str, factory: Callable[..., Agent]) -> None:
+    """Make ``factory(read=..., write=...)`` the terminal player of ``game`` (``rummy play``)."""
+    _HUMANS[get_game(game).name] = factory
+
+
+def human_player(game: str, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> Agent:
+    """A person at the terminal playing ``game``: the game's own player if it registered
+    one, else ``TerminalPlayer`` (the game's text view, moves by number)."""
+    played = get_game(game)
+    factory = _HUMANS.get(played.name)
+    return factory(read=read, write=write) if factory is not None else TerminalPlayer(played, read=read, write=write)

@@ -46,7 +46,6 @@ _FACTORIES: dict[str, dict[str, Callable[..., Agent]]] = {}  # game -> name -> f
 _GENERIC: dict[str, Callable[..., Agent]] = {}  # name -> factory(game=..., seed=..., **options), for every game
 _ALIASES: dict[str, tuple[str, str]] = {}  # a deprecated name -> (game, name)
 _LEVELS: dict[str, dict[str, str]] = {}  # game -> level -> agent spec
-_HUMANS: dict[str, Callable[..., Agent]] = {}  # game name -> its terminal player
 
 
 class Resolved(NamedTuple):
@@ -123,21 +122,6 @@ def levels(game: Optional[str] = None) -> dict[str, str]:
     """The difficulty levels of ``game`` (default ``DEFAULT_GAME``), weakest first: level -> spec."""
     table = _LEVELS.get(_game_name(game), {})
     return {level: table[level] for level in LEVEL_NAMES if level in table}
-
-
-def register_human(game: str, factory: Callable[..., Agent]) -> None:
-    """Make ``factory(read=..., write=...)`` the terminal player of ``game`` (``rummy play``)."""
-    _HUMANS[get_game(game).name] = factory
-
-
-def human_player(game: str, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> Agent:
-    """A person at the terminal playing ``game``: the game's own player if it registered
-    one, else ``TerminalPlayer`` (the game's text view, moves by number)."""
-    from rummy_env.agents.human import TerminalPlayer
-
-    played = get_game(game)
-    factory = _HUMANS.get(played.name)
-    return factory(read=read, write=write) if factory is not None else TerminalPlayer(played, read=read, write=write)
 
 
 def available(game: Optional[str] = None, levels: bool = True, required: bool = True) -> list[str]:

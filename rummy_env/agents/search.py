@@ -59,12 +59,12 @@ from __future__ import annotations
 
 import time as _time
 from types import MappingProxyType
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
-from rummy_env.agents.registry import make, register_generic
+from rummy_env.agents.registry import make, register_generic, resolve
 from rummy_env.core.game import Game, GameState, get_game
 
 ROUND = 16  # at most this many worlds a round; clearly worse candidates are dropped after each
@@ -83,9 +83,24 @@ class SearchAgent(Agent):
     game = None  # set per instance: one class plays every game
     # a playout is the rest of a hand by the rollout policy: from the deal, 2 ms in Basic
     # Rummy, up to 38 ms in Rommé and 0.14 s in Gin Rummy (its heuristic samples hands at
-    # each knock decision) on our 2-core machine; the dearest bounds them all
+    # each knock decision) on our 2-core machine; ``costs`` gives a game's own figure
+    # (``Game.playout_seconds``), ``budgets`` the dearest, for when the game is not known
     # (docs/findings/generic-search.md)
     budgets = MappingProxyType({"simulations": 0.15, "time": 1.0})
+
+    @classmethod
+    def costs(cls, game: str, options: Mapping[str, Any]) -> Mapping[str, float]:
+        """A simulation costs a hand of ``game`` played out by the rollout agent the options
+        name (the game's default one if none): ``Game.playout_seconds`` of its name, else of
+        ``"*"``. A cut playout (``depth``) is counted whole."""
+        rollout = options.get("rollout")
+        name = None
+        try:
+            name = resolve(rollout if isinstance(rollout, str) else default_rollout(game), game).name
+        except ValueError:
+            pass  # a rollout that cannot be made is refused when the agent is made
+        table = get_game(game).playout_seconds
+        return MappingProxyType({"simulations": table.get(name, table["*"]), "time": 1.0})
 
     def __init__(
         self,

@@ -366,7 +366,8 @@ class CardGameEnv(AECEnv, ABC):
         if self.render_mode == "human":
             print(text)
             return None
-        return text_to_rgb(text) if self.render_mode == "rgb_array" else text
+        lines = self.game_interface.frame_lines + (self.match is not None)  # and the match line
+        return text_to_rgb(text, lines) if self.render_mode == "rgb_array" else text
 
     def close(self) -> None:
         """Nothing to release: the env holds no files, windows or processes."""

@@ -233,6 +233,15 @@ class Game(ABC):
     # names, then what the person types after the letter, e.g. {"x": "discard CARD"}
     # (rummy_env.agents.human); the same letter means the same kind of move in every game
     shortcuts: Mapping[str, str] = MappingProxyType({})
+    # rough CPU seconds of one hand played out from the deal by a rollout agent named here
+    # ("*": by any other, the dearest of the game's agents that a search may roll out with),
+    # on a 2-core machine at the game's largest table: what the generic search declares a
+    # playout costs, so that a server bounds its playouts per game (benchmarks/bench_playouts.py)
+    playout_seconds: Mapping[str, float] = MappingProxyType({"*": 0.15})
+    # the lines of ``render()`` a frame (``render_mode="rgb_array"``) holds at full size, at
+    # the largest table: the frames of a game have one size, and a longer text is drawn
+    # smaller to fit (``rummy_env.core.render``)
+    frame_lines: int = 24
     hand_cost: int = 1  # a random hand's cost relative to a Gin hand: suites that play many random hands
     # (tests/test_conformance.py) play about 1/hand_cost as many of this game's
 

@@ -40,8 +40,7 @@ from rummy_env.core.game import BatchPolicy, GameState, HandResult, get_game
 from rummy_env.eval.config import DEFAULT_GAME
 from rummy_env.eval.heap import long_lived_frozen
 
-# games on the batch engine at once: its speed levels off above a few thousand
-# (ppo 2,180 hands/s at 4,096 against 2,030 at 2,048, 2026-12-03)
+# games on the batch engine at once: its speed levels off above a few thousand (docs/benchmarks.md)
 BATCH_WIDTH = 4096
 
 

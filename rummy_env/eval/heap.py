@@ -1,10 +1,10 @@
 """Long-lived objects kept out of the garbage collector's full passes while a tournament runs.
 
-Why: a process that has imported torch and numba and loaded a model holds some 400,000
-objects that live as long as it does (modules, functions, tables, caches). CPython's
-oldest-generation collection walks every one of them, about 0.3 s a pass on the 2-core
-VM, and the records of a 10,000-hand tournament trigger a few such passes: up to a
-tenth of a batched run (measured 2026-12-03, ``ppo`` against itself). ``gc.freeze`` moves
+Why: a process that has imported torch and numba and loaded a model holds hundreds of
+thousands of objects that live as long as it does (modules, functions, tables, caches).
+CPython's oldest-generation collection walks every one of them, and the records of a
+long tournament trigger several such passes: a noticeable share of a batched run
+(docs/benchmarks.md, "Tournament throughput", has the figures). ``gc.freeze`` moves
 the objects alive now out of the collector's view; objects made afterwards are collected
 as usual, and ``gc.unfreeze`` at the end puts the frozen ones back. Nothing is lost: the
 frozen objects were alive anyway, and garbage among them waits until the unfreeze.

@@ -15,7 +15,7 @@ For ``GinRummyEnv`` the opponent may also be any agent spec of ``agents.make``
 ``agents.Agent``; a callable gets ``(observation, action_mask)`` of the opponent's seat
 and returns an action id. For ``VectorGinRummyEnv`` the opponent may also be
 ``"simple"`` or ``"heuristic"``, those agents' array versions playing all the games at
-once (``rummy_env.agents.gin.simple.simple_actions``,
+once (``rummy_env.agents.gin.simple_vector.simple_actions``,
 ``rummy_env.agents.gin.heuristic_vector``: the heuristic with its turn-based knock rule,
 ``heuristic:knock=turn``); a callable gets batches ``(observations (M, ...), masks (M,
 108))`` and returns M action ids.
@@ -138,7 +138,7 @@ class VectorGinRummyEnv(VectorEnv):
             keys = self._rng.random(mask.shape, dtype=np.float32) * mask
             return keys.argmax(axis=1)
         if self.opponent == "simple":
-            from rummy_env.agents.gin.simple import simple_actions  # the layer above, loaded only when asked for
+            from rummy_env.agents.gin.simple_vector import simple_actions  # the layer above, loaded only when asked for
 
             return simple_actions(self.engine, rows, self._rng)
         if self.opponent == "heuristic":

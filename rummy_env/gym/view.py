@@ -280,4 +280,4 @@ class SingleSeatEnv(gymnasium.Env):
         if self.render_mode == "human":
             print(text)
             return None
-        return text_to_rgb(text) if self.render_mode == "rgb_array" else text
+        return text_to_rgb(text, self.game_interface.frame_lines) if self.render_mode == "rgb_array" else text

@@ -4,7 +4,7 @@ At every deal a game is assigned an opponent kind by the config's mixing weights
 (``train.config.OPPONENT_KINDS``) and the learner a random seat. ``self`` games are
 played by the current policy on both seats (both seats' moves are training data);
 ``pool`` games by a frozen past snapshot; ``random`` by uniform legal moves; ``simple``
-by ``rummy_env.agents.gin.simple.simple_actions``, the ``simple`` agent's rules as array operations over
+by ``rummy_env.agents.gin.simple_vector.simple_actions``, the ``simple`` agent's rules as array operations over
 all its games at once; ``heuristic`` likewise by ``rummy_env.agents.gin.heuristic_vector.heuristic_actions``
 (the heuristic with its turn-based knock rule, ``heuristic:knock=turn``).
 

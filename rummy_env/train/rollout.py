@@ -26,7 +26,7 @@ import torch
 from rummy_env.agents.gin.heuristic_features import advice
 from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, actions_from, analyse, estimate_knocks, positions_of
 from rummy_env.agents.gin.network import PolicyNet, vector_inputs
-from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.agents.gin.simple_vector import simple_actions
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.vector import VectorGinRummy
 from rummy_env.train.config import PPOConfig

@@ -7,9 +7,10 @@ Why a list and not any spec: every HTTP client is hostile. A spec can name a fil
 for unbounded work (``mcts:time=1e9``). So a client's spec is vetted before anything is
 made: its agent must be one the server offers for the game, an option that names a file
 (``Agent.file_options``) is refused, as is any text that is not a plain word (a file name
-has a dot or a slash), and each option that buys thinking (``Agent.budgets``, rough
-seconds per unit) must be a finite number within the server's ``max_think`` seconds a move. Policy files are offered by the operator, by name, and a
-client picks the name; the operator's agents are made once at start, so a bad one fails
+has a dot or a slash), and each option that buys thinking (``Agent.costs``: rough seconds
+per unit in that game, so a search buys more playouts of a cheap game's hands) must be a
+finite number within the server's ``max_think`` seconds a move. Policy files are offered
+by the operator, by name, and a client picks the name; the operator's agents are made once at start, so a bad one fails
 then, in one line.
 """
 
@@ -46,7 +47,7 @@ class AgentChoices:
             self.named[name] = (spec, self._check_named(name, spec))
 
     def _check_budgets(self, spec: str, game: Game) -> None:
-        """A 400 when an option of ``spec`` that buys thinking (``Agent.budgets``) asks for
+        """A 400 when an option of ``spec`` that buys thinking (``Agent.costs``) asks for
         more than ``max_think`` seconds a move, or is not a finite number; the message names
         the range allowed. An option the spec leaves out counts at the agent's default (a
         level's own settings included), so a bare name cannot buy more either. Specs that do
@@ -63,7 +64,8 @@ class AgentChoices:
         except ValueError:
             return
         defaults = {p.name: p.default for p in inspect.signature(factory).parameters.values()}
-        for key, cost in getattr(factory, "budgets", {}).items():
+        costs = factory.costs(game.name, {**defaults, **options}) if hasattr(factory, "costs") else {}
+        for key, cost in costs.items():
             value = options.get(key, defaults.get(key))
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue  # absent (no default: time=None), or text: resolve names what it must be

@@ -12,7 +12,8 @@ from rummy_env.agents.gin.openspiel_simple import OpenSpielSimpleAgent
 from rummy_env.agents.gin.ppo import PPOAgent
 from rummy_env.agents.gin.random_agent import RandomAgent
 from rummy_env.agents.gin.simple import SimpleAgent
-from rummy_env.agents.registry import register, register_human, register_level
+from rummy_env.agents.human import register_human
+from rummy_env.agents.registry import register, register_level
 
 register("random", RandomAgent)
 register("simple", SimpleAgent)

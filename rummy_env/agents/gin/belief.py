@@ -3,13 +3,12 @@ how the opponent has played. For the search agents (``mcts``) and ``heuristic``'
 
 A uniform sample (every unseen card equally likely to be in the opponent's hand) gives
 the opponent a random hand. Real opponents keep what melds and throw the rest away, so
-by mid-hand their hands are far better than random: measured at ``heuristic`` vs
-``heuristic`` decisions, uniform worlds overstate the opponent's deadwood by about 18
-points after 1-3 of its discards, 27 after 4-6 and 30 after that, and a search over
-such worlds acts as if the opponent were never close to knocking. How much the
-opponent's hand matters: the ``mcts`` agent given the opponent's true hand (the stock
-order still unknown) beat ``heuristic`` by 11.1 +- 4.6 points a hand over 60 hands
-(``benchmarks/bench_search.py --peek``), where with uniform worlds it is level.
+by mid-hand their hands are far better than random: uniform worlds overstate the
+opponent's deadwood by tens of points, more the later in the hand, and a search over
+such worlds acts as if the opponent were never close to knocking; the ``mcts`` agent
+given the opponent's true hand (the stock order still unknown) beats ``heuristic`` by
+far more than with uniform worlds (docs/findings/search.md, "What limits it", has the
+figures and the commands: ``benchmarks/bench_belief.py``, ``bench_search.py --peek``).
 
 The model draws the opponent's unknown cards from
 
@@ -30,7 +29,7 @@ Then the opponent's last discard, which it made holding exactly its hand now plu
 card, weighs each hand (importance resampling of ``OVERSAMPLE`` times as many chains):
 by the probability that a sensible player would have thrown that card, a softmax
 (temperature ``LAST_DISCARD_TAU``) over the ``heuristic`` agent's discard scores from
-the opponent's point of view then (``rummy_env.agents.gin.heuristic_vector``: the deadwood expected
+the opponent's point of view then (``rummy_env.agents.gin.heuristic_terms``: the deadwood expected
 after the next draw plus the danger of feeding this player); and, late in the hand, by
 ``LATE_NO_KNOCK`` if that hand could have knocked.
 
@@ -48,12 +47,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Union
 
 import numpy as np
 
 from rummy_env.agents.draws import noise_table
-from rummy_env.agents.gin import heuristic_vector
+from rummy_env.agents.gin import heuristic_terms
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
 from rummy_env.gin.game import GinRummyState, InformationSet
@@ -73,6 +72,7 @@ LATE_NO_KNOCK = 0.7  # after NO_KNOCK_DISCARDS discards: hands that could have k
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _FULL = np.uint64((1 << NUM_CARDS) - 1)
 _ZERO = np.uint64(0)
+_LOG_LATE = math.log(LATE_NO_KNOCK)
 
 
 def opponent_discards(info: InformationSet) -> int:
@@ -222,21 +222,25 @@ def _sample(info: InformationSet, rules: Rules, rng: Optional[np.random.Generato
         if last is not None:
             hands = known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1)
             offset = rng.random() if draws is None else draws.resample
-            pools = pools[_resample(_last_discard_log_weight(hands, info, rules, last), n, offset)]
+            log_weight = _last_discard_log_weight(hands, info, rules, last)
+            pools = pools[_resample(log_weight[None], n, np.array([offset]))[0]]
         if draws is None:
             pools[:, need:] = rng.permuted(pools[:, need:], axis=1)  # the stock order stays uniform
     return known | np.bitwise_or.reduce(_BITS[pools[:, :need]], axis=1), pools[:, need:]
 
 
 class _LastDiscard(NamedTuple):
-    """The opponent's last discard and what it saw then (its hand was its hand now plus the card)."""
+    """The opponent's last discard and what it saw then (its hand was its hand now plus the
+    card): ints for one information set (``_last_discard``), or each field a (G,) array for
+    G games (what ``_weigh_by_last_discard`` reads)."""
 
-    card: int
-    taken: int  # the card it had just taken from the pile (not its to throw, unless discard_taken_card), or -1
-    turn: int
-    pile: int  # the discard pile under the card
-    our_known: int  # our cards it knew of: taken from the pile and still held
-    our_thrown: int  # cards we had discarded or passed on
+    card: Union[int, np.ndarray]
+    taken: Union[int, np.ndarray]  # the card it had just taken from the pile (not its to throw, unless
+    # discard_taken_card), or -1
+    turn: Union[int, np.ndarray]
+    pile: Union[int, np.ndarray]  # the discard pile under the card
+    our_known: Union[int, np.ndarray]  # our cards it knew of: taken from the pile and still held
+    our_thrown: Union[int, np.ndarray]  # cards we had discarded or passed on
 
 
 def _last_discard(info: InformationSet) -> Optional[_LastDiscard]:
@@ -263,34 +267,58 @@ def _last_discard(info: InformationSet) -> Optional[_LastDiscard]:
 def _last_discard_log_weight(hands: np.ndarray, info: InformationSet, rules: Rules, last: _LastDiscard) -> np.ndarray:
     """Log-weight of each opponent hand (now) by its last discard: the log-softmax of minus
     the heuristic's discard score of that card over the 11 cards it held, plus the late
-    no-knock factor."""
+    no-knock factor (``_weigh_by_last_discard`` for this one game)."""
     opts = {"aces_high": rules.aces_high, "five_under_ten": rules.five_under_ten}
-    n = hands.size
-    held = hands | _BITS[last.card]
+    u64 = lambda x: np.array([x], dtype=np.uint64)  # noqa: E731
+    i64 = lambda x: np.array([x], dtype=np.int64)  # noqa: E731
+    game = _LastDiscard(i64(last.card), i64(last.taken), i64(last.turn), u64(last.pile), u64(last.our_known),
+                        u64(last.our_thrown))
+    return _weigh_by_last_discard(hands, game, np.array([opponent_discards(info) > NO_KNOCK_DISCARDS]),
+                                  i64(info.knock_limit), opts, rules.discard_taken_card)
+
+
+def _weigh_by_last_discard(hands: np.ndarray, last: _LastDiscard, late: np.ndarray, knock_limit: np.ndarray, opts: dict,
+                           discard_taken_card: bool) -> np.ndarray:
+    """Log-weight of each of the (G * chains,) opponent ``hands`` of G games (the chains of
+    each game together) by its game's last discard: the log-softmax of minus the
+    heuristic's discard score of that card over the 11 cards the opponent then held, plus
+    the no-knock factor where ``late`` (G,) (``LATE_NO_KNOCK`` for the hands within
+    ``knock_limit`` (G,)). ``last``: the G games' last discards, each field a (G,) array
+    (int64 cards and turn, uint64 masks). One game (``_last_discard_log_weight``) and many
+    (``rummy_env.agents.gin.knock_vector``) are weighed by this one function."""
+    g = last.card.size
+    per = hands.size // g
+    game = np.repeat(np.arange(g), per)
+    card = last.card[game]
+    held = hands | _BITS[card]
     after = melds.discard_deadwood(held, **opts).astype(np.float64)
     legal = after >= 0
-    if last.taken >= 0 and not rules.discard_taken_card:
-        legal[:, last.taken] = False
-    unseen = _FULL & ~(held | np.uint64(last.our_known) | np.uint64(last.pile))
-    risk = heuristic_vector.danger(np.full(n, last.our_known, dtype=np.uint64), np.full(n, last.our_thrown, dtype=np.uint64),
-                                   np.full(n, last.turn), rules.aces_high)
-    scores = heuristic_vector.discard_scores(heuristic_vector.expected_deadwood(held, legal, after, unseen, opts), risk)
+    if not discard_taken_card:  # the card it had just taken was not its to throw
+        taken = np.flatnonzero(last.taken[game] >= 0)
+        legal[taken, last.taken[game][taken]] = False
+    unseen = _FULL & ~(held | last.our_known[game] | last.pile[game])
+    risk = heuristic_terms.danger(last.our_known, last.our_thrown, last.turn, opts["aces_high"])[game]
+    scores = heuristic_terms.discard_scores(heuristic_terms.expected_deadwood(held, legal, after, unseen, opts), risk)
     z = np.where(legal, -scores / LAST_DISCARD_TAU, -np.inf)
     top = z.max(axis=1, keepdims=True)
-    log_weight = z[:, last.card] - (top[:, 0] + np.log(np.exp(z - top).sum(axis=1)))
-    if opponent_discards(info) > NO_KNOCK_DISCARDS:
-        could_knock = melds.min_deadwood(hands, **opts) <= info.knock_limit
-        log_weight += math.log(LATE_NO_KNOCK) * could_knock
+    log_weight = z[np.arange(hands.size), card] - (top[:, 0] + np.log(np.exp(z - top).sum(axis=1)))
+    late = late[game]
+    if late.any():
+        could_knock = melds.min_deadwood(hands, **opts) <= knock_limit[game]
+        log_weight = np.where(late, log_weight + _LOG_LATE * could_knock, log_weight)
     return log_weight
 
 
-def _resample(log_weight: np.ndarray, n: int, offset: float) -> np.ndarray:
-    """``n`` indices drawn in proportion to exp(``log_weight``) (systematic resampling from
-    the uniform ``offset``)."""
-    w = np.exp(log_weight - log_weight.max())
-    edges = np.cumsum(w / w.sum())
-    edges[-1] = 1.0
-    return np.searchsorted(edges, (offset + np.arange(n)) / n, side="right")
+def _resample(log_weight: np.ndarray, n: int, offset: np.ndarray) -> np.ndarray:
+    """(G, n) chain indices: for each row of (G, chains) ``log_weight``, ``n`` indices drawn
+    in proportion to exp(log-weight) by systematic resampling from the row's uniform of
+    ``offset`` (G,). One game (``_sample``) and many (``knock_vector``) resample by this."""
+    w = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+    edges = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
+    edges[:, -1] = 1.0
+    targets = (offset[:, None] + np.arange(n)) / n
+    # searchsorted(side="right") per row: the number of edges at or below each target
+    return (edges[:, None, :] <= targets[:, :, None]).sum(axis=2)
 
 
 def _mix(pools: np.ndarray, need, score, known, propose, steps: int) -> None:

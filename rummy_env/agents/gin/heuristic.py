@@ -1,7 +1,7 @@
 """``heuristic``: a fast scripted player, as strong as we could make one.
 
-Per decision about a quarter of a millisecond, 8 ms where it may knock (the estimate
-below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-core VM):
+Cheap where it cannot knock, dearer where it may (the knock estimate below); its cost a
+move and its strength are in docs/agents.md:
 - Drawing: take the face-up card when the best deadwood after taking it (and discarding
   another card) beats the expected best deadwood after a stock draw, averaged over the
   cards this player has not seen (the stock and the opponent's hand), by ``take_margin``.
@@ -29,13 +29,11 @@ below); 1.7 ms a move on average over whole hands (measured 2026-12-02 on the 2-
 
   ``knock=turn`` is the earlier, cheaper rule: knock whenever the deadwood is within the
   limit, except from turn ``late_turn`` on with more than ``late_knock_max`` deadwood
-  (the turn as the proxy for how far the opponent has got). Measured under ``eaai``
-  (``benchmarks/bench_agents.py``, 1,000 duplicate matches to 100 each): the estimate
-  with ``knock_value`` 20 wins 76.5% +- 2.3 of the matches against ``simple`` where the
-  turn rule wins 66.6% +- 2.5, and 60.1% +- 2.3 against the turn rule itself (docs/findings/knock-rule.md
-  for the other values tried). It knocks less and wins fewer hands
-  but more points: against players who knock as soon as they may, the hands it plays
-  on end in Gin or an undercut.
+  (the turn as the proxy for how far the opponent has got). The estimate beats it, and
+  beats ``simple`` by more than it does, in matches (docs/findings/knock-rule.md: the
+  figures and the other values tried): it knocks less and wins fewer hands but more
+  points, since against players who knock as soon as they may, the hands it plays on
+  end in Gin or an undercut.
 
 ``rummy_env.agents.gin.heuristic_vector`` makes these decisions as array operations over many games
 of the vector engine (training opponents, search rollouts, PPO's advice, tournaments:
@@ -51,28 +49,25 @@ array version, given each game's key and decision index, draws the same numbers.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from rummy_env.agents import draws
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.gin.belief import ChainDraws, sample_opponent_hands
+from rummy_env.agents.gin.heuristic_params import DEFAULTS, KNOCK_RULES, KNOCK_VALUE, KNOCK_WORLDS, knock_points, last_turn
+from rummy_env.agents.gin.policies import HeuristicPolicy
 from rummy_env.core import melds
 from rummy_env.core.game import BatchPolicy
 from rummy_env.core.cards import NUM_RANKS, mask_to_cards
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, Phase
 from rummy_env.gin.rules import Rules
-from rummy_env.gin.scoring import Outcome, score_showdown
 
-if TYPE_CHECKING:
-    from rummy_env.agents.gin.belief import ChainDraws
-
-
-# the settings' defaults, shared with the array version (``rummy_env.agents.gin.heuristic_vector``)
-DEFAULTS: dict[str, Any] = {"take_margin": 1.0, "danger_weight": 1.0, "late_turn": 14, "late_knock_max": 5}
-KNOCK_RULES = ("estimate", "turn")
-KNOCK_VALUE, KNOCK_WORLDS = 20.0, 48  # the knock estimate's defaults (docs/findings/knock-rule.md: how 20 was chosen)
+# the settings and the knock's scoring live a floor below (``heuristic_params``), read by the
+# array versions too; importable from here as ever
+__all__ = ["DEFAULTS", "KNOCK_RULES", "KNOCK_VALUE", "KNOCK_WORLDS", "HeuristicAgent", "estimate_knock", "knock_points",
+           "last_turn"]
 
 
 class HeuristicAgent(Agent):
@@ -152,8 +147,6 @@ class HeuristicAgent(Agent):
         """The array version, for either knock rule (the estimate's sampling as
         ``rummy_env.agents.gin.knock_vector`` does it for many games at once, from the same
         counter-based draws)."""
-        from rummy_env.agents.gin.policies import HeuristicPolicy
-
         return HeuristicPolicy(take_margin=self.take_margin, danger_weight=self.danger_weight,
                                late_turn=self.late_turn, late_knock_max=self.late_knock_max, knock=self.knock,
                                knock_value=self.knock_value, knock_worlds=self.knock_worlds)
@@ -225,8 +218,6 @@ class HeuristicAgent(Agent):
             return info.turn < self.late_turn or deadwood <= self.late_knock_max
         if decision is None:
             return estimate_knock(info, rules, kept, self.rng, self.knock_worlds, self.knock_value)[0]
-        from rummy_env.agents.gin.belief import ChainDraws  # belief builds on heuristic_vector, which needs DEFAULTS
-
         chain_draws = ChainDraws.of_decision(self.key, decision, self.knock_worlds)
         return estimate_knock(info, rules, kept, None, self.knock_worlds, self.knock_value, chain_draws)[0]
 
@@ -261,37 +252,18 @@ class HeuristicAgent(Agent):
 
 def estimate_knock(info: InformationSet, rules: Rules, kept: int, rng: Optional[np.random.Generator],
                    worlds: int = KNOCK_WORLDS, value: float = KNOCK_VALUE,
-                   draws: Optional["ChainDraws"] = None) -> tuple[bool, float]:
+                   draws: Optional[ChainDraws] = None) -> tuple[bool, float]:
     """The knock estimate of one position: (knock?, mean points) of knocking with the ``kept``
     hand (10 cards, more than 0 deadwood) from the information set ``info`` of the player
     to move, over ``worlds`` opponent hands sampled with ``rng`` (or from ``draws``, a
     ``belief.ChainDraws``: how ``rummy_env.agents.gin.knock_vector``, the same over many games
     at once, is checked against this). Knocks when the mean is at least ``value``, or above
     0 on the last turn (a discard then ends the hand drawn: playing on is worth nothing)."""
-    from rummy_env.agents.gin.belief import sample_opponent_hands  # belief builds on heuristic_vector, which needs DEFAULTS
-
     opponents = sample_opponent_hands(info, rules, rng, worlds, draws)
     mean = float(knock_points(kept, opponents, rules).mean())
     if last_turn(info.stock_size, info.turn, rules):
         return mean > 0, mean  # a discard now ends the hand drawn: playing on is worth nothing
     return mean >= value, mean
-
-
-def last_turn(stock_size: ArrayLike, turn: ArrayLike, rules: Rules) -> Union[bool, np.ndarray]:
-    """Whether this is the player's last turn: a discard now ends the hand drawn (the wall
-    or ``max_turns``), or with ``wall_knock`` lets the opponent only take it to knock or
-    pass (so is the wall itself, where the stock has 2 cards too); scalars or arrays."""
-    return (stock_size <= 2) | (turn + 1 >= rules.max_turns)
-
-
-def knock_points(kept: Union[int, np.ndarray], opponents: np.ndarray, rules: Rules) -> np.ndarray:
-    """The knocker's points (negative when undercut) if the ``kept`` hand (10 cards, more
-    than 0 deadwood) knocks against each of the ``opponents`` hands, after their lay-offs;
-    ``kept`` one hand, or one per opponent hand (the array version)."""
-    k, d = melds.showdown_deadwood(np.broadcast_to(np.asarray(kept, dtype=np.uint64), opponents.shape).copy(), opponents,
-                                   aces_high=rules.aces_high, five_under_ten=rules.five_under_ten)
-    outcome, points = score_showdown(k, d, rules)
-    return np.where(outcome == Outcome.UNDERCUT, -points, points)
 
 
 def _danger_facts(info: InformationSet) -> list[tuple[int, int, float]]:

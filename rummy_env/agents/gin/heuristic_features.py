@@ -17,7 +17,7 @@ Layout (float32, ``ADVICE_SIZE`` = 4 x 52 + 5), card slices in card-id order:
 | name              | meaning                                                              |
 |-------------------|----------------------------------------------------------------------|
 | expected_deadwood | discard phase: deadwood expected after discarding the card and the   |
-|                   | next stock draw (``heuristic_vector.expected_deadwood``) / 100       |
+|                   | next stock draw (``heuristic_terms.expected_deadwood``) / 100        |
 | danger            | discard phase: the heuristic's danger of discarding the card / 8     |
 | score_gap         | discard phase: (the card's discard score - the best score) / 10,     |
 |                   | capped at 1; 1 for cards that may not be discarded                   |

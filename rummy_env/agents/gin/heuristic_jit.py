@@ -1,6 +1,6 @@
 """The heuristic's expected-deadwood term compiled by numba: optional speed, same numbers.
 
-Why: ``heuristic_vector._mean_over_unseen`` runs for every draw and every legal discard
+Why: ``heuristic_terms.mean_over_unseen`` runs for every draw and every legal discard
 of every position the heuristic or the advice features look at (thousands of 10-card
 hands a training step, more in search playouts), and as numpy it is mostly call
 overhead and temporaries. Here one compiled loop does the same per hand: the hand's
@@ -8,9 +8,9 @@ best discard, the unseen cards that make no meld summed by card value, and the s
 on the hand plus each unseen card that does (``rummy_env.core.melds_jit``). The sums are of
 integers, so the result is exactly the numpy path's; tests compare the two.
 
-Used by ``heuristic_vector`` when the meld solver's kernels are in use
+Used by ``heuristic_terms`` when the meld solver's kernels are in use
 (``rummy_env.core.melds._kernels``) and these agree with the array versions on a few hands
-(``heuristic_vector._compiled``); importing this module needs numba.
+(``heuristic_terms._compiled``); importing this module needs numba.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _VALUES = [np.array([card_value(c, f) for c in range(NUM_CARDS)], dtype=np.int64
 
 def mean_over_unseen(base: np.ndarray, unseen: np.ndarray, completions: np.ndarray, whole: np.ndarray,
                      aces_high: bool, five_under_ten: bool) -> np.ndarray:
-    """``heuristic_vector._mean_over_unseen`` given the hands' ``meld_completions`` and
+    """``heuristic_terms.mean_over_unseen`` given the hands' ``meld_completions`` and
     least deadwood ``whole`` (float64 (n,); NaN where nothing is unseen)."""
     base = np.ascontiguousarray(base, dtype=np.uint64)
     unseen = np.ascontiguousarray(unseen, dtype=np.uint64)
@@ -84,7 +84,7 @@ def _mean(unseen, completions, whole, solved, values):
 
 
 def take_values(hands: np.ndarray, top: np.ndarray, aces_high: bool, five_under_ten: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``heuristic_vector._take_values``: for 10-card ``hands`` and the face-up card ``top``,
+    """``heuristic_terms.take_values``: for 10-card ``hands`` and the face-up card ``top``,
     the least deadwood after taking it and discarding another card (float64), and the
     hands' least deadwood now (int16)."""
     hands = np.ascontiguousarray(hands, dtype=np.uint64)

@@ -11,8 +11,8 @@ same arrays (``K * OVERSAMPLE * worlds`` rows, cut into chunks of whole games of
 ``CHUNK_ROWS`` chains so the per-card tables stay small), with a Python loop over the
 Metropolis steps only. What is left is mostly the meld solver's own work, about 20,000
 solves a decision (41 scores of 192 chains, the discard scores of 192 eleven-card hands):
-about 2.5 ms a decision on the 2-core VM against the per-game 8 ms, which was mostly numpy's
-per-call overhead (measured 2026-12-03, the VM shared with other jobs).
+a fraction of the per-game cost, which was mostly numpy's per-call overhead
+(docs/benchmarks.md, "Tournament throughput").
 
 Games differ in how many cards are unseen and how many of them the opponent holds: a row
 keeps all 52 card slots, the unseen cards first (in the order of the row's random keys),
@@ -39,8 +39,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from rummy_env.agents.gin import belief, heuristic_vector
-from rummy_env.agents.gin.heuristic import KNOCK_VALUE, KNOCK_WORLDS, knock_points, last_turn
+from rummy_env.agents.gin import belief
+from rummy_env.agents.gin.heuristic_params import KNOCK_VALUE, KNOCK_WORLDS, knock_points, last_turn
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, SUIT_BITS, run_positions, run_ranks
 from rummy_env.gin.game import HAND_SIZE, InformationSet, Phase
@@ -54,7 +54,7 @@ _ZERO, _ONE, _TWO = np.uint64(0), np.uint64(1), np.uint64(2)
 _SUIT = np.uint64(SUIT_BITS)
 _EVERY_SUIT = np.uint64(sum(1 << (NUM_RANKS * s) for s in range(4)))
 # the model's factors as belief applies them (math.log of the same constants: the same floats)
-_LOG_NO_KNOCK, _LOG_LATE = math.log(belief.NO_KNOCK), math.log(belief.LATE_NO_KNOCK)
+_LOG_NO_KNOCK = math.log(belief.NO_KNOCK)
 _LOG_THROWN, _LOG_TAKEN = math.log(belief.THROWN_MELDS), math.log(belief.TAKEN_ALONE)
 
 
@@ -245,10 +245,12 @@ def _sample_chunk(facts: KnockFacts, games: np.ndarray, chains: np.ndarray, rule
     read = np.flatnonzero(facts.last_card >= 0)
     if read.size:
         at = first[read][:, None] + np.arange(n * belief.OVERSAMPLE)  # (G', n * OVERSAMPLE) rows
-        log_weight = _last_discard_log_weight(hands[at.ravel()], facts.subset(read), opts,
-                                              rules.discard_taken_card).reshape(at.shape)
+        f = facts.subset(read)
+        last = belief._LastDiscard(f.last_card, f.last_taken, f.turn - 1, f.last_pile, f.our_known, f.our_thrown)
+        log_weight = belief._weigh_by_last_discard(hands[at.ravel()], last, f.discards > belief.NO_KNOCK_DISCARDS,
+                                                   f.knock_limit, opts, rules.discard_taken_card).reshape(at.shape)
         offset = rng.random(read.size) if draws is None else draws.resample[games[read]]
-        out[read] = hands[np.take_along_axis(at, _resample(log_weight, n, offset), axis=1)]
+        out[read] = hands[np.take_along_axis(at, belief._resample(log_weight, n, offset), axis=1)]
     return out
 
 
@@ -290,46 +292,6 @@ def in_melds(hands: np.ndarray, aces_high: bool) -> np.ndarray:
         t = p & (p >> _ONE) & (p >> _TWO)
         out |= run_ranks((t | (t << _ONE) | (t << _TWO)) & _SUIT, aces_high) << np.uint64(NUM_RANKS * s)
     return out & h
-
-
-def _last_discard_log_weight(hands: np.ndarray, facts: KnockFacts, opts: dict,
-                             discard_taken_card: bool = False) -> np.ndarray:
-    """``belief._last_discard_log_weight`` for the (G * chains,) hands of G games, the
-    chains of each game together: the log-softmax of minus the heuristic's discard score
-    of the last discard over the 11 cards the opponent then held, plus the late no-knock
-    factor."""
-    g = facts.kept.size
-    per = hands.size // g
-    game = np.repeat(np.arange(g), per)
-    card = facts.last_card[game]
-    held = hands | _BITS[card]
-    after = melds.discard_deadwood(held, **opts).astype(np.float64)
-    legal = after >= 0
-    if not discard_taken_card:  # the card it had just taken was not its to throw
-        taken = np.flatnonzero(facts.last_taken[game] >= 0)
-        legal[taken, facts.last_taken[game][taken]] = False
-    unseen = _FULL & ~(held | facts.our_known[game] | facts.last_pile[game])
-    risk = heuristic_vector.danger(facts.our_known, facts.our_thrown, facts.turn - 1, opts["aces_high"])[game]
-    scores = heuristic_vector.discard_scores(heuristic_vector.expected_deadwood(held, legal, after, unseen, opts), risk)
-    z = np.where(legal, -scores / belief.LAST_DISCARD_TAU, -np.inf)
-    top = z.max(axis=1, keepdims=True)
-    log_weight = z[np.arange(hands.size), card] - (top[:, 0] + np.log(np.exp(z - top).sum(axis=1)))
-    late = (facts.discards > belief.NO_KNOCK_DISCARDS)[game]
-    if late.any():
-        could_knock = melds.min_deadwood(hands, **opts) <= facts.knock_limit[game]
-        log_weight = np.where(late, log_weight + _LOG_LATE * could_knock, log_weight)
-    return log_weight
-
-
-def _resample(log_weight: np.ndarray, n: int, offset: np.ndarray) -> np.ndarray:
-    """``belief._resample`` per row of (G, chains) log-weights: (G, n) chain indices,
-    systematic resampling from the uniforms ``offset`` (G,)."""
-    w = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
-    edges = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
-    edges[:, -1] = 1.0
-    targets = (offset[:, None] + np.arange(n)) / n
-    # searchsorted(side="right") per row: the number of edges at or below each target
-    return (edges[:, None, :] <= targets[:, :, None]).sum(axis=2)
 
 
 def knock_estimates(facts: KnockFacts, rules: Rules, rng: Optional[np.random.Generator] = None, *,

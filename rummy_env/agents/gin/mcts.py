@@ -24,7 +24,7 @@ Choices that make it strong for its cost:
   repeats as the network learns the search's moves;
 - all playouts of a round at once: every (world, candidate) pair of a round is a row of
   the vector engine (``VectorGinRummy.load_states``) and both seats' moves are the array
-  versions of the policies (``rummy_env.agents.gin.heuristic_vector``, ``rummy_env.agents.gin.simple.simple_actions``),
+  versions of the policies (``rummy_env.agents.gin.heuristic_vector``, ``rummy_env.agents.gin.simple_vector.simple_actions``),
   about five times as many playouts a second as playing them one by one;
 - common random numbers: every candidate is tried in the same worlds with the same
   tie-breaks, so the comparison between moves is far less noisy than the points
@@ -76,7 +76,9 @@ from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.gin.heuristic import HeuristicAgent
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.policies import PPOPolicy
-from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.agents.gin.ppo import PPOAgent
+from rummy_env.agents.gin.ppo_actions import _log_probs
+from rummy_env.agents.gin.simple_vector import simple_actions
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.game import BIG_GIN, KNOCK, NUM_ACTIONS, GinRummyState, InformationSet, Phase
@@ -292,18 +294,10 @@ def _network_agent(seed: Optional[int], path: Optional[str]) -> Any:
     """The ``ppo`` agent of policy file ``path`` (default: the shipped network), whose
     network the search plays in its rollouts and asks for its prior; torch is imported
     only here, when an option uses a network."""
-    from rummy_env.agents.gin.ppo import PPOAgent
-
     if path is not None and not os.path.isfile(path):
         raise ValueError(f"net={path!r}: no such policy file (a policy.pt written by rummy train, distill "
                          "or expert-iteration)")
     return PPOAgent(seed, path=path)
-
-
-def _log_probs(net: Any, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    from rummy_env.agents.gin.ppo import _log_probs as log_probs
-
-    return log_probs(net, inputs, mask)
 
 
 def _paired(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

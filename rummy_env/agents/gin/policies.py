@@ -12,19 +12,25 @@ records line by line.
 The policies are frozen dataclasses, equal when they play alike (two ``heuristic`` agents
 with the same settings and different seeds: the keys differ per game, not the policy), so
 the batch player asks them once a step for all their games.
+
+They sit between the agents, which hand them out (``batch_policy``), and the array moves
+they play (``simple_vector``, ``heuristic_vector``, ``ppo_actions``), importing only the
+latter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional
+from typing import ClassVar, Optional
 
 import numpy as np
 
 from rummy_env.agents.draws import noise_table, picks
-from rummy_env.agents.gin.heuristic import KNOCK_VALUE, KNOCK_WORLDS
+from rummy_env.agents.gin.heuristic_features import advice_of_env
+from rummy_env.agents.gin.heuristic_params import KNOCK_VALUE, KNOCK_WORLDS
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
-from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.agents.gin.ppo_actions import Networks, policy_actions
+from rummy_env.agents.gin.simple_vector import simple_actions
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import FLAT_SIZE
 from rummy_env.gin.game import Phase
@@ -96,14 +102,11 @@ class PPOPolicy:
     """``ppo`` (``PPOAgent``): the network over the ``flat`` observations (and advice
     features) of all the rows at once, through ``policy_actions`` as the agent's ``act``."""
 
-    nets: Any  # the agent's ``ppo.Networks`` (equal only to itself)
+    nets: Networks  # the agent's (equal only to itself)
     greedy: bool
     observation: ClassVar[Optional[str]] = "flat"
 
     def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-        from rummy_env.agents.gin.heuristic_features import advice_of_env
-        from rummy_env.agents.gin.ppo import policy_actions
-
         if self.nets.net.advice:  # one array of the network's inputs, written once
             inputs = np.empty((rows.size, self.nets.net.obs_size), dtype=np.float32)
             width = FLAT_SIZE

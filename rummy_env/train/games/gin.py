@@ -16,7 +16,7 @@ from typing import Any, Callable, NoReturn, Optional, Union
 import numpy as np
 
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
-from rummy_env.agents.gin.simple import simple_actions
+from rummy_env.agents.gin.simple_vector import simple_actions
 from rummy_env.gin.vector import OUTCOMES, VectorGinRummy
 from rummy_env.train.adapter import TrainingAdapter
 from rummy_env.train.rewards import with_win_bonus
