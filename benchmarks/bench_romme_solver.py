@@ -14,26 +14,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine  # noqa: E402
+from common import best_rate, machine  # noqa: E402
 
 from rummy_env.romme import melds  # noqa: E402
 from rummy_env.romme.cards import counts_of  # noqa: E402
 from rummy_env.romme.rules import RommeRules  # noqa: E402
-
-
-def best_rate(fn, n: int, repeats: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return n / best
 
 
 def deal(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
@@ -82,14 +72,14 @@ def main() -> None:
                 print(f"compiled  {name + f', {size} cards':48s} {rate:>12,.0f} hands/s")
         else:
             print(f"compiled  {size} cards: not measured (numba missing or RUMMY_ENV_NO_NUMBA set)")
-        saved = list(melds._KERNELS)
-        melds._KERNELS[:] = [None]
+        saved = melds.KERNELS.chosen
+        melds.KERNELS.chosen = None
         try:
             small = hands[: max(1, args.hands // 10)]
             for name, rate in measure(small, rules, min(len(small), 500)).items():
                 print(f"python    {name + f', {size} cards':48s} {rate:>12,.0f} hands/s")
         finally:
-            melds._KERNELS[:] = saved
+            melds.KERNELS.chosen = saved
 
 
 if __name__ == "__main__":

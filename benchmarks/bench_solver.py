@@ -16,24 +16,14 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, peer_python, random_hands, run_peer  # noqa: E402
+from common import best_rate, machine, peer_python, random_hands, run_peer  # noqa: E402
 
 from rummy_env.core import melds  # noqa: E402
-
-
-def best_rate(fn, n: int, repeats: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return n / best
 
 
 def masks(idx: np.ndarray) -> np.ndarray:

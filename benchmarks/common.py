@@ -45,6 +45,17 @@ def run_peer(python: Path, script: str, *args: str) -> Optional[dict]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def best_rate(fn: Callable[[], Any], n: int, repeats: int = 3) -> float:
+    """``n`` divided by the fastest of ``repeats`` timed calls of ``fn`` (which does ``n``
+    things): items per second, the noise of a busy machine left out."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return n / best
+
+
 def random_hands(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     """n random hands of ``size`` cards (the same draw as the peer scripts for one seed)."""
     idx = np.argsort(rng.random((n, 52)), axis=1)[:, :size]

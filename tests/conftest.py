@@ -130,9 +130,8 @@ def solver_backend(request, monkeypatch):
         cache.cache_clear()
     request.addfinalizer(lambda: [cache.cache_clear() for cache in scalar_caches])
     if request.param == "numpy":
-        monkeypatch.setattr(melds, "_KERNELS", [None])
-        monkeypatch.setattr(heuristic_terms, "_COMPILED", [None])
-        monkeypatch.setattr(encoding._encode_flat, "chosen", encoding._python_encode_flat)
-    elif melds._kernels() is None or heuristic_terms._compiled() is None:
+        for twin in (melds.KERNELS, heuristic_terms.KERNELS, encoding._encode_flat):
+            monkeypatch.setattr(twin, "chosen", twin.otherwise)
+    elif melds.KERNELS.get() is None or heuristic_terms.KERNELS.get() is None:
         pytest.skip("the numba kernels are not in use here")
     return request.param

@@ -22,6 +22,7 @@ from rummy_env.cli import main  # noqa: E402
 from rummy_env.train.config import PPOConfig, load_config  # noqa: E402
 from rummy_env.train.hands import Played, returns_and_advantages  # noqa: E402
 from rummy_env.train.ppo import CheckpointError, Trainer  # noqa: E402
+from train_checks import check_start_from_another_runs_policy  # noqa: E402
 
 TINY = {"game": "basic", "hands_per_update": 12, "total_updates": 4, "minibatch_size": 64, "hidden": [32], "card_hidden": 8,
         "eval_every": 0, "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1,
@@ -280,28 +281,13 @@ def test_extending_a_run_continues_the_learning_rate_decay(tmp_path):
 
 
 def test_a_run_can_start_from_another_runs_policy(tmp_path):
-    first = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "first")
-    first.train()
-    first.close()
-    policy = str(tmp_path / "first" / "policy.pt")
-    t = Trainer.start(tiny(tmp_path, total_updates=1, init_policy=policy, imitation_samples=0, lr=1e-3),
-                      tmp_path / "second")
-    for name, value in first.net.state_dict().items():  # the new run's network starts as the old one ended
-        torch.testing.assert_close(t.net.state_dict()[name], value)
-    t.train()
-    t.close()
-    assert any(not torch.equal(t.net.state_dict()[k], v) for k, v in first.net.state_dict().items())  # and trains on
-    with pytest.raises(ValueError, match="holds a network with .*'hidden': \\[32\\].*asks for .*'hidden': \\[16\\]"):
-        Trainer.start(tiny(tmp_path, init_policy=policy, imitation_samples=0, hidden=[16]), tmp_path / "third")
-    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
-        Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt"), imitation_samples=0), tmp_path / "fourth")
+    policy = check_start_from_another_runs_policy(tiny, tmp_path, imitation_samples=0)
     with pytest.raises(ValueError, match="init_policy: .*not a Basic Rummy policy file"):
         Trainer.start(tiny(tmp_path, init_policy="rummy_env/agents/gin/data/ppo_gin.pt", imitation_samples=0),
                       tmp_path / "fifth")
-    assert not any((tmp_path / d).exists() for d in ("third", "fourth", "fifth"))  # no half-made run folders
+    assert not (tmp_path / "fifth").exists()  # no half-made run folder
     with pytest.raises(ValueError, match="from a policy or from imitation, not both"):
         tiny(tmp_path, init_policy=policy)  # TINY has a warm start
-    assert tiny(tmp_path, init_policy="null").init_policy is None
     assert main(["train-basic", "--set", f"init_policy={tmp_path / 'nowhere.pt'}", "--set", "imitation_samples=0",
                  "--set", f"runs_dir={tmp_path}"]) == 2
 

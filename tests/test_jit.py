@@ -11,13 +11,20 @@ pytest.importorskip("numba")
 from rummy_env.agents.gin import heuristic_jit, heuristic_terms  # noqa: E402
 from rummy_env.agents.gin import heuristic_vector as hv  # noqa: E402
 from rummy_env.core import melds, melds_jit  # noqa: E402
+from rummy_env.core.compiled import UNDECIDED, numba_switched_off  # noqa: E402
 from rummy_env.gin import encoding  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.rules import Rules  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy  # noqa: E402
 
 OPTIONS = [(False, False), (True, False), (False, True), (True, True)]
-pytestmark = pytest.mark.skipif(not melds_jit.available(), reason="RUMMY_ENV_NO_NUMBA is set: the kernels are off")
+pytestmark = pytest.mark.skipif(numba_switched_off(), reason="RUMMY_ENV_NO_NUMBA is set: the kernels are off")
+
+
+def decided_afresh(twin, monkeypatch):
+    """What ``twin`` (a ``rummy_env.core.compiled.Compiled``) chooses when it decides again now."""
+    monkeypatch.setattr(twin, "chosen", UNDECIDED)
+    return twin.get()
 
 
 def random_hands(rng, n, sizes):
@@ -135,7 +142,7 @@ def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch)
     for rules in ("classic", Rules(aces="high", five_under_ten=True), "openspiel"):
         for pos in positions(rules, seed=11, n=64, steps=40)[::3]:
             compiled = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
-            monkeypatch.setattr(heuristic_terms, "_COMPILED", [None])
+            monkeypatch.setattr(heuristic_terms.KERNELS, "chosen", None)
             plain = hv.analyse(pos, VectorGinRummy(1, rules=rules).rules)
             monkeypatch.undo()
             assert heuristic_terms._compiled() is heuristic_jit
@@ -144,26 +151,20 @@ def test_the_analysis_is_the_same_with_and_without_compiled_kernels(monkeypatch)
 
 
 def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatch):
-    assert melds_jit.available()
+    assert melds_jit.self_check() == ""
+    # decided again with the switch on: the numpy paths, for the solver and the heuristic
+    monkeypatch.setattr(heuristic_terms.KERNELS, "chosen", UNDECIDED)
     for value in ("1", "true", "yes"):
         monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", value)
-        assert not melds_jit.available()
-    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
-    assert melds_jit.available()
-    assert melds_jit.self_check() == ""
-    # resolved again with the switch on: the numpy paths, for the solver and the heuristic
-    monkeypatch.setattr(melds, "_KERNELS", [])
-    monkeypatch.setattr(heuristic_terms, "_COMPILED", [])
-    monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
+        assert decided_afresh(melds.KERNELS, monkeypatch) is None
     assert melds._kernels() is None and heuristic_terms._compiled() is None
     assert melds.min_deadwood(np.array([0x1FFF], dtype=np.uint64))[0] == 0
     # kernels that disagree with the array operations are not used, with a warning
-    monkeypatch.setattr(melds, "_KERNELS", [])
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
     with monkeypatch.context() as m:
         m.setattr(melds_jit, "self_check", lambda: "they disagree with the array operations")
         with pytest.warns(RuntimeWarning, match="numba kernels are not used .they disagree"):
-            assert melds._kernels() is None
+            assert decided_afresh(melds.KERNELS, monkeypatch) is None
         assert melds._kernels() is None  # decided once: no second warning
     # nor kernels that numba cannot compile or cache (a read-only install, say)
     real_import = builtins.__import__
@@ -173,18 +174,16 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
             raise RuntimeError("cannot cache function: no locator available")
         return real_import(name, globals, locals, fromlist, level)
 
-    monkeypatch.setattr(melds, "_KERNELS", [])
     with monkeypatch.context() as m:
         m.setattr(builtins, "__import__", failing_import)
         with pytest.warns(RuntimeWarning, match="RuntimeError: cannot cache function"):
-            assert melds._kernels() is None
+            assert decided_afresh(melds.KERNELS, monkeypatch) is None
     np.testing.assert_array_equal(melds.min_deadwood(np.array([0x1FFF, 0x7], dtype=np.uint64)), [0, 0])
     # the heuristic's kernels likewise
-    monkeypatch.setattr(melds, "_KERNELS", [])
-    monkeypatch.setattr(heuristic_terms, "_COMPILED", [])
+    assert decided_afresh(melds.KERNELS, monkeypatch) is melds_jit
     monkeypatch.setattr(heuristic_terms, "_kernels_agree", lambda jit: False)
     with pytest.warns(RuntimeWarning, match="heuristic's numba kernels are not used"):
-        assert heuristic_terms._compiled() is None
+        assert decided_afresh(heuristic_terms.KERNELS, monkeypatch) is None
     assert melds._kernels() is melds_jit
 
 
@@ -227,7 +226,7 @@ def test_compiled_observation_equals_the_python_encoder(aces_high, five_under_te
             want = encoding._python_encode_flat(info, rules, scores)
             assert got.dtype == want.dtype == np.float32
             np.testing.assert_array_equal(got, want)
-    assert encoding._encode_flat.compiled() is encoding_jit.encode_flat  # and the env's encoder uses it
+    assert encoding._encode_flat.get() is encoding_jit.encode_flat  # and the env's encoder uses it
     info = game_positions(rules, seed=5, games=1)[7]
     np.testing.assert_array_equal(encoding.encode(info, rules, "planes", (37, 120)),
                                   encoding.LAYOUT.planes(encoding._python_encode_flat(info, rules, (37, 120))))
@@ -236,12 +235,13 @@ def test_compiled_observation_equals_the_python_encoder(aces_high, five_under_te
 def test_the_compiled_observation_is_dropped_if_it_disagrees_or_is_switched_off(monkeypatch):
     from rummy_env.gin import encoding_jit
 
+    python = encoding._python_encode_flat
     monkeypatch.setattr(encoding_jit, "encode_flat", lambda info, rules, scores: np.zeros(encoding.FLAT_SIZE, np.float32))
-    with pytest.warns(RuntimeWarning, match="compiled observation encoder is not used .ValueError: it disagrees"):
-        assert encoding._encode_flat.compiled() is None
+    with pytest.warns(RuntimeWarning, match="compiled observation encoder is not used .it disagrees"):
+        assert decided_afresh(encoding._encode_flat, monkeypatch) is python
     monkeypatch.undo()
-    monkeypatch.setattr(melds, "_KERNELS", [None])  # RUMMY_ENV_NO_NUMBA=1, or numba missing
-    assert encoding._encode_flat.compiled() is None
+    monkeypatch.setattr(melds.KERNELS, "chosen", None)  # RUMMY_ENV_NO_NUMBA=1, or numba missing
+    assert decided_afresh(encoding._encode_flat, monkeypatch) is python
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -270,16 +270,17 @@ def test_compiled_basic_rummy_observation_equals_the_python_encoder(num_players)
                 plays = [a for a in legal if a >= 54]  # meld and lay off (ids 54 on) when possible: table slices too
                 state.step(plays[-1] if plays and rng.random() < 0.7 else legal[rng.integers(len(legal))])
     assert checked > 1000
-    assert basic_encoding._encode_flat.compiled() is basic_jit.encode_flat
+    assert basic_encoding._encode_flat.get() is basic_jit.encode_flat
 
 
 def test_the_compiled_basic_rummy_observation_is_dropped_if_it_disagrees(monkeypatch):
     from rummy_env.basic import encoding as basic_encoding
     from rummy_env.basic import encoding_jit as basic_jit
 
+    python = basic_encoding._python_encode_flat
     monkeypatch.setattr(basic_jit, "encode_flat", lambda *args: np.ones(basic_encoding.FLAT_SIZE, np.float32))
     with pytest.warns(RuntimeWarning, match="compiled Basic Rummy observation encoder is not used"):
-        assert basic_encoding._encode_flat.compiled() is None
+        assert decided_afresh(basic_encoding._encode_flat, monkeypatch) is python
     monkeypatch.undo()
-    monkeypatch.setattr(melds, "_KERNELS", [None])
-    assert basic_encoding._encode_flat.compiled() is None
+    monkeypatch.setattr(melds.KERNELS, "chosen", None)
+    assert decided_afresh(basic_encoding._encode_flat, monkeypatch) is python

@@ -9,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from conftest import play_checking_no_peeking  # noqa: E402
+from env_loops import decisions  # noqa: E402
 from hostile_files import hostile_policy  # noqa: E402
 from rummy_env import agents, romme_v0  # noqa: E402
 from rummy_env.agents.mlp_network import for_game, save_policy  # noqa: E402
@@ -34,11 +35,7 @@ def test_it_plays_the_networks_most_probable_legal_move_at_every_decision(tmp_pa
     env = romme_v0.raw_env(num_players=3)
     env.reset(seed=4)
     checked = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for _, obs, info in decisions(env):
         action = agent.act(obs, info)
         with torch.no_grad():
             logits = net.logits(net.trunk(torch.from_numpy(flat.encode(info["information_set"], info["rules"])[None])))

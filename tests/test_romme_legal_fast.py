@@ -20,6 +20,7 @@ import itertools
 import numpy as np
 import pytest
 
+from romme_backends import BACKENDS, use_backend
 from rummy_env.romme import melds
 from rummy_env.romme.cards import JOKER, NUM_KINDS
 from rummy_env.romme.game import COMMIT, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, RommeState
@@ -44,17 +45,11 @@ TURN_RULES = {  # the presets, and the options that change what may end a turn
 }
 
 
-@pytest.fixture(params=["compiled", "python"])
+@pytest.fixture(params=BACKENDS)
 def backend(request, monkeypatch):
     """Run a test with the compiled kernels (skipped without numba) and with the Python
     paths; the memoised completions are dropped so that each path computes its own."""
-    melds._completions.cache_clear()
-    request.addfinalizer(melds._completions.cache_clear)
-    if request.param == "python":
-        monkeypatch.setattr(melds, "_KERNELS", [None])
-    elif melds._kernels() is None:
-        pytest.skip("the numba kernels are not in use here")
-    return request.param
+    return use_backend(request, monkeypatch, melds._completions)
 
 
 def pending_and_hand(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...], np.ndarray]:

@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 import pytest
 
+from romme_backends import BACKENDS, use_backend
 from rummy_env.romme import melds
 from rummy_env.romme.cards import JOKER, parse_hand, parse_kind
 from rummy_env.romme.melds import (
@@ -291,17 +292,11 @@ def check_hand(hand, rules: RommeRules, outcomes, need: int | None = None, keep:
         assert need is None or any(m.cards()[need] for m in got.melds)
 
 
-@pytest.fixture(params=["compiled", "python"])
+@pytest.fixture(params=BACKENDS)
 def backend(request, monkeypatch):
     """Run a test with the solver's compiled kernels (skipped without numba) and with its
     Python search."""
-    melds._python_least_penalty.cache_clear()
-    request.addfinalizer(melds._python_least_penalty.cache_clear)
-    if request.param == "python":
-        monkeypatch.setattr(melds, "_KERNELS", [None])
-    elif melds._kernels() is None:
-        pytest.skip("the numba kernels are not in use here")
-    return request.param
+    return use_backend(request, monkeypatch, melds._python_least_penalty)
 
 
 # ----------------------------------------------------------------------------- tests: readings
@@ -571,17 +566,18 @@ def test_compiled_search_equals_the_python_search(rng):
 
 def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatch):
     pytest.importorskip("numba")
+    from rummy_env.core.compiled import UNDECIDED, numba_switched_off
     from rummy_env.romme import melds_jit
 
-    if not melds_jit.available():
+    if numba_switched_off():
         pytest.skip("RUMMY_ENV_NO_NUMBA is set: the kernels are off")
     assert melds_jit.self_check() == ""
     hand = parse_hand("AH 2H 3H 9C 9D 9S KS")
-    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setattr(melds.KERNELS, "chosen", UNDECIDED)
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "1")
     assert melds._kernels() is None and least_penalty(hand) == 10
     # kernels that disagree with the Python search are not used, with one warning
-    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setattr(melds.KERNELS, "chosen", UNDECIDED)
     monkeypatch.setenv("RUMMY_ENV_NO_NUMBA", "0")
     with monkeypatch.context() as m:
         m.setattr(melds_jit, "self_check", lambda: "they disagree with the Python search")
@@ -596,7 +592,7 @@ def test_the_kernels_can_be_switched_off_and_are_dropped_if_they_fail(monkeypatc
             raise RuntimeError("cannot cache function: no locator available")
         return real_import(name, globals, locals, fromlist, level)
 
-    monkeypatch.setattr(melds, "_KERNELS", [])
+    monkeypatch.setattr(melds.KERNELS, "chosen", UNDECIDED)
     with monkeypatch.context() as m:
         m.setattr(builtins, "__import__", failing_import)
         with pytest.warns(RuntimeWarning, match="RuntimeError: cannot cache function"):

@@ -1,11 +1,8 @@
-"""Rommé's rules and cards: presets and their YAML files, validation that names what is
+"""Rommé's rules and cards: presets (their YAML files: tests/test_rules.py), validation that names what is
 allowed, physical ids and kinds, text, values."""
-
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from rummy_env.core.cards import parse_card
 from rummy_env.romme import cards
@@ -14,25 +11,10 @@ from rummy_env.romme.cards import (
     num_physical, parse_hand, parse_kind, parse_kinds, penalty_value, penalty_values, physical_deck,
 )
 from rummy_env.romme.rules import (
-    OPTION_NAMES, PRESETS, RommeRules, check_num_players, load_romme_rules,
+    PRESETS, RommeRules, check_num_players, load_romme_rules,
 )
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules" / "romme"
-
-
 # ----------------------------------------------------------------------------- rules
-
-
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_yaml_files_equal_the_presets(name):
-    path = CONFIGS / f"{name}.yaml"
-    assert load_romme_rules(path) == PRESETS[name] and load_romme_rules(str(path)) == PRESETS[name]
-    assert set(yaml.safe_load(path.read_text())) == set(OPTION_NAMES)
-    assert load_romme_rules(name) is PRESETS[name]
-
-
-def test_every_yaml_file_is_a_preset():
-    assert sorted(p.stem for p in CONFIGS.glob("*.yaml")) == sorted(PRESETS)
 
 
 def test_defaults_and_presets_follow_the_spec():

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from rummy_env.gin.rules import OPTION_NAMES, PRESETS, Rules, load_rules
+from rummy_env.core.game import get_game
+from rummy_env.gin.rules import PRESETS, Rules, load_rules
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
@@ -17,19 +18,25 @@ def test_presets_follow_the_spec():
     assert not openspiel.big_gin and not openspiel.undercut_on_tie and not openspiel.match
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_yaml_files_equal_the_presets(name):
-    path = CONFIGS / f"{name}.yaml"
-    assert load_rules(path) == PRESETS[name]
-    assert load_rules(str(path)) == PRESETS[name]
-    assert load_rules(name) is PRESETS[name]
+# each game's folder of YAML rules: one file per preset, each holding every option
+GAME_CONFIGS = {"gin": CONFIGS, "basic": CONFIGS / "basic_rummy", "romme": CONFIGS / "romme"}
 
 
-def test_every_option_is_in_the_yaml_files():
+@pytest.mark.parametrize("game, name", [(game, name) for game in GAME_CONFIGS for name in sorted(get_game(game).presets)])
+def test_yaml_files_equal_the_presets(game, name):
     import yaml
 
-    for path in CONFIGS.glob("*.yaml"):
-        assert set(yaml.safe_load(path.read_text())) == set(OPTION_NAMES), path
+    game = get_game(game)
+    path = GAME_CONFIGS[game.name] / f"{name}.yaml"
+    preset = game.presets[name]
+    assert game.load_rules(path) == preset and game.load_rules(str(path)) == preset
+    assert set(yaml.safe_load(path.read_text())) == set(game.rules_type.option_names())
+    assert game.load_rules(name) is preset
+
+
+@pytest.mark.parametrize("game", sorted(GAME_CONFIGS))
+def test_every_yaml_file_is_a_preset(game):
+    assert sorted(p.stem for p in GAME_CONFIGS[game].glob("*.yaml")) == sorted(get_game(game).presets)
 
 
 def test_yaml_with_preset_and_overrides(tmp_path):

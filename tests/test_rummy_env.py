@@ -11,6 +11,7 @@ import pytest
 from pettingzoo.test import seed_test
 
 from conftest import run_api_test
+from env_loops import decisions
 from rummy_env import rummy_v0
 from rummy_env.basic import encoding as rummy_encoding
 from rummy_env.basic.game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
@@ -111,12 +112,7 @@ def test_win_loss_rewards_are_zero_sum_for_more_players():
     for seed in range(30):
         env.reset(seed=seed)
         finals = dict.fromkeys(env.possible_agents, 0.0)
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, _ = env.last()
-            finals[agent] += reward
-            if term or trunc:
-                env.step(None)
-                continue
+        for _, obs, _ in decisions(env, finals):
             legal = np.flatnonzero(obs["action_mask"])
             plays = legal[legal >= MELD]
             env.step(int(rng.choice(plays if plays.size else legal)))
@@ -134,15 +130,7 @@ def test_a_match_episode_adds_hands_to_the_target():
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     returns = dict.fromkeys(env.possible_agents, 0.0)
-    hands = 0
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        returns[agent] += reward
-        if agent == "player_0":
-            hands += len(info.get("hand_results", []))
-        if term or trunc:
-            env.step(None)
-            continue
+    for _, obs, _ in decisions(env, returns):
         legal = np.flatnonzero(obs["action_mask"])
         plays = legal[legal >= MELD]
         env.step(int(rng.choice(plays if plays.size else legal)))

@@ -49,6 +49,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from conftest import play_checking_no_peeking  # noqa: E402
+from env_loops import decisions  # noqa: E402
 from hostile_files import hostile_policy  # noqa: E402
 from rummy_env import agents  # noqa: E402
 from rummy_env.agents.sb3_policy import FORMAT  # noqa: E402
@@ -146,11 +147,7 @@ def test_sampling_plays_legal_moves_and_repeats_with_its_seed(trained):
         env.reset(seed=1)
         agent = agents.make(f"sb3:path={path},greedy=false", seed=seed, game="basic")
         out = []
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for _, obs, info in decisions(env):
             action = agent.act(obs, info)
             assert obs["action_mask"][action]
             out.append(action)

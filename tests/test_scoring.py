@@ -298,26 +298,22 @@ def test_layoff_chains_extend_run_at_both_ends():
 TWO_LAYOUTS = "2C 2D 2H AH 3H 9S TS JS QS KS"
 
 
-def test_knocker_chooses_layout_that_blocks_layoff_4h():
+@pytest.mark.parametrize("defender, points, d, shown, dead", [
     # defender: 4H | 5C 6C 7C | TC TD TH | 6D 7D 9D    deadwood 4 + 6 + 7 + 9 = 26
     #   layout (b) would let 4H go on AH 2H 3H (D = 22); layout (a) leaves D = 26.
     # knocker shows (a): 26 - 4 = 22
-    r = knock_hand(TWO_LAYOUTS, "4H 5C 6C 7C TC TD TH 6D 7D 9D", draw="KD", knock_card="KD")
-    check(r, "knock", 0, 22, k=4, d=26)
-    assert r.layoffs == ()
-    meld_index(r, "2C 2D 2H")
-    assert r.knocker_deadwood_cards == parse_hand("AH 3H")
-
-
-def test_knocker_chooses_layout_that_blocks_layoff_2s():
+    ("4H 5C 6C 7C TC TD TH 6D 7D 9D", 22, 26, "2C 2D 2H", "AH 3H"),
     # defender: 2S | 5C 6C 7C | TC TD TH | 6D 7D 9D    deadwood 2 + 6 + 7 + 9 = 24
     #   layout (a) would let 2S go on 2C 2D 2H (D = 22); layout (b) leaves D = 24.
     # knocker shows (b): 24 - 4 = 20
-    r = knock_hand(TWO_LAYOUTS, "2S 5C 6C 7C TC TD TH 6D 7D 9D", draw="KD", knock_card="KD")
-    check(r, "knock", 0, 20, k=4, d=24)
+    ("2S 5C 6C 7C TC TD TH 6D 7D 9D", 20, 24, "AH 2H 3H", "2C 2D"),
+], ids=["blocks_layoff_4h", "blocks_layoff_2s"])
+def test_knocker_chooses_layout_that_blocks_a_layoff(defender, points, d, shown, dead):
+    r = knock_hand(TWO_LAYOUTS, defender, draw="KD", knock_card="KD")
+    check(r, "knock", 0, points, k=4, d=d)
     assert r.layoffs == ()
-    meld_index(r, "AH 2H 3H")
-    assert r.knocker_deadwood_cards == parse_hand("2C 2D")
+    meld_index(r, shown)
+    assert r.knocker_deadwood_cards == parse_hand(dead)
 
 
 # knocker for the joint lay-off / meld tests: 5H 6H 7H | TC TD TS | JD QD KD | AC   K = 1

@@ -25,6 +25,7 @@ from rummy_env.train.adapter import adapter_for  # noqa: E402
 from rummy_env.train.evaluation import evaluate  # noqa: E402
 from rummy_env.train.ppo import CheckpointError, Trainer, load_checkpoint  # noqa: E402
 from rummy_env.train.rollout import RolloutWorker  # noqa: E402
+from train_checks import check_start_from_another_runs_policy  # noqa: E402
 
 TINY = {"num_envs": 32, "rollout_steps": 8, "minibatch_size": 128, "hidden": [32], "eval_every": 0,
         "progress": False, "snapshot_every": 1, "checkpoint_every": 2, "torch_threads": 1,
@@ -560,24 +561,9 @@ def test_imitation_copies_the_teacher_and_starts_the_run(tmp_path):
 
 
 def test_a_run_can_start_from_another_runs_policy(tmp_path):
-    first = Trainer.start(tiny(tmp_path, total_updates=2), tmp_path / "first")
-    first.train()
-    first.close()
-    policy = str(tmp_path / "first" / "policy.pt")
-    t = Trainer.start(tiny(tmp_path, total_updates=1, init_policy=policy, lr=1e-3), tmp_path / "second")
-    for name, value in first.net.state_dict().items():  # the new run's network starts as the old one ended
-        torch.testing.assert_close(t.net.state_dict()[name], value)
-    t.train()
-    t.close()
-    assert any(not torch.equal(t.net.state_dict()[k], v) for k, v in first.net.state_dict().items())  # and trains on
-    with pytest.raises(ValueError, match="holds a network with .*'hidden': \\[32\\].*asks for .*'hidden': \\[16\\]"):
-        Trainer.start(tiny(tmp_path, init_policy=policy, hidden=[16]), tmp_path / "third")
-    with pytest.raises(FileNotFoundError, match="init_policy: policy file .*nowhere.pt"):
-        Trainer.start(tiny(tmp_path, init_policy=str(tmp_path / "nowhere.pt")), tmp_path / "fourth")
-    assert not (tmp_path / "third").exists() and not (tmp_path / "fourth").exists()  # no half-made run folders
+    policy = check_start_from_another_runs_policy(tiny, tmp_path)
     with pytest.raises(ValueError, match="from a policy or from imitation, not both"):
         tiny(tmp_path, init_policy=policy, imitation_teacher="heuristic")
-    assert tiny(tmp_path, init_policy="null").init_policy is None
 
 
 def test_advice_networks_imitate_the_heuristic_closely_and_train(tmp_path):

@@ -103,17 +103,15 @@ def test_a_whole_hand_of_basic_rummy_and_romme(client, app, game, players, oppon
         assert [s["note"].startswith("went out") for s in seats] == [s == result.winner for s in range(players)]
 
 
+def first_hand_over(table):
+    """Whether a match's first hand is over (the table shows a finished hand)."""
+    return bool(table["hands"])
+
+
 def test_a_match_goes_on_to_the_next_hand_with_the_points_added(client, app):
     game_id, table = new_game(client, game="gin", opponents=["random"], episode="match", seat=1)
     assert table["score"] == {"title": "match points (to 100)", "points": [0, 0], "final": False}
-    first = table
-    rng = np.random.default_rng(3)
-    while not first["hands"]:  # play the first hand only
-        if first["to_move"] == first["you"]:
-            move = first["moves"][int(rng.integers(len(first["moves"])))]
-            first = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]}).json()
-        else:
-            first = client.post(f"/api/games/{game_id}/advance", json={}).json()
+    first = play_through(client, table, game_id, np.random.default_rng(3), until=first_hand_over)
     hand = app.state.sessions.get(game_id).finished[0]
     expected = [0, 0]
     if hand.result.winner is not None:
@@ -128,13 +126,7 @@ def test_a_romme_table_adds_up_its_hands(client, app):
     game_id, table = new_game(client, game="romme", players=3, opponents=["heuristic", "random"],
                               episode="match", rules="romme")
     assert table["score"] == {"title": "match points (8 hands)", "points": [0, 0, 0], "final": False}
-    rng = np.random.default_rng(4)
-    while not table["hands"]:  # play the first hand only
-        if table["to_move"] == table["you"]:
-            move = table["moves"][int(rng.integers(len(table["moves"])))]
-            table = client.post(f"/api/games/{game_id}/move", json={"action": move["id"]}).json()
-        else:
-            table = client.post(f"/api/games/{game_id}/advance", json={}).json()
+    table = play_through(client, table, game_id, np.random.default_rng(4), until=first_hand_over)
     hand = app.state.sessions.get(game_id).finished[0]
     assert not table["over"] and table["hand_number"] == 2
     assert table["score"]["points"] == list(hand.result.rewards) and sum(table["score"]["points"]) == 0

@@ -37,14 +37,16 @@ def small_tournament(folder: Path, agents: tuple[str, ...] = ("random", "heurist
 
 
 def play_through(client: Any, table: dict[str, Any], game_id: str, rng: np.random.Generator,
-                 on_table: Optional[Callable[[dict[str, Any]], None]] = None, limit: int = 3000) -> dict[str, Any]:
-    """Play a game to its end through the API: the person's moves drawn at random among the
-    moves offered, the agents' moves asked for with ``advance``; every answer must be a
-    table (no error). ``on_table`` sees each table answered. Returns the last one."""
+                 on_table: Optional[Callable[[dict[str, Any]], None]] = None, limit: int = 3000,
+                 until: Callable[[dict[str, Any]], bool] = lambda table: table["over"]) -> dict[str, Any]:
+    """Play a game to its end (or until a table answered is ``until``, e.g. the first hand
+    over) through the API: the person's moves drawn at random among the moves offered, the
+    agents' moves asked for with ``advance``; every answer must be a table (no error).
+    ``on_table`` sees each table answered. Returns the last one."""
     for _ in range(limit):
         if on_table is not None:
             on_table(table)
-        if table["over"]:
+        if until(table):
             return table
         if table["to_move"] == table["you"]:
             assert table["moves"], "the person is to move: moves must be offered"
@@ -55,7 +57,7 @@ def play_through(client: Any, table: dict[str, Any], game_id: str, rng: np.rando
             response = client.post(f"/api/games/{game_id}/advance", json={})
         assert response.status_code == 200, response.text
         table = response.json()
-    raise AssertionError(f"the game did not end in {limit} requests")
+    raise AssertionError(f"the game did not end (or reach what was asked) in {limit} requests")
 
 
 @contextlib.contextmanager

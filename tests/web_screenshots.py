@@ -32,6 +32,17 @@ def after(page, renders: int) -> None:
                            "|| document.getElementById('table').dataset.state === 'over'", timeout=120_000)
 
 
+def paused_shot(page, renders: int, path: Path) -> None:
+    """On the table page being opened (watching or a replay): play at speed 250, pause
+    after ``renders`` drawings of the table (or at the game's end), then screenshot it."""
+    page.wait_for_url("**/table/*")
+    page.select_option("#speed", "250")
+    after(page, renders)
+    page.click("#pause")
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(path))
+
+
 def moved(page, version: str) -> None:
     wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
 
@@ -77,12 +88,7 @@ def main() -> None:
                 page.select_option(f"#watch-agent-{seat}", "heuristic")
             page.fill("#watch-seed", "3")
             page.click("#watch-start")
-            page.wait_for_url("**/table/*")
-            page.select_option("#speed", "250")
-            after(page, 50)
-            page.click("#pause")
-            page.wait_for_timeout(800)
-            page.screenshot(path=str(out / "web-watch.png"))
+            paused_shot(page, 50, out / "web-watch.png")
 
             # records: the tournament's leaderboard, then one of its games replayed
             page.goto(url + "/leaderboard?folder=demo")
@@ -91,12 +97,7 @@ def main() -> None:
             page.wait_for_timeout(500)
             page.screenshot(path=str(out / "web-leaderboard.png"))
             page.locator("#games button[data-key]").nth(9).click()
-            page.wait_for_url("**/table/*")
-            page.select_option("#speed", "250")
-            after(page, 12)
-            page.click("#pause")
-            page.wait_for_timeout(800)
-            page.screenshot(path=str(out / "web-replay.png"))
+            paused_shot(page, 12, out / "web-replay.png")
     for name in ("web-play", "web-showdown", "web-watch", "web-leaderboard", "web-replay"):
         print(f"{out / name}.png: {(out / f'{name}.png').stat().st_size // 1024} KB")
 

@@ -15,7 +15,7 @@ imported when this module is.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Iterable, Optional, Union
 
 import torch
 from torch import nn
@@ -37,6 +37,19 @@ def trunk(width: int, hidden: tuple[int, ...]) -> tuple[nn.Sequential, int]:
     return nn.Sequential(*layers), width
 
 
+def init_weights(hidden: Iterable[nn.Module], heads: Iterable[tuple[nn.Linear, float]]) -> None:
+    """PPO's usual start, the same in every game's network: orthogonal weights of gain
+    sqrt(2) on the ``hidden`` linear layers, each head's own gain (0.01 for logits, 1 for
+    a value), zero biases; in the order given (it draws from torch's generator)."""
+    for layer in hidden:
+        if isinstance(layer, nn.Linear):
+            nn.init.orthogonal_(layer.weight, gain=2**0.5)
+            nn.init.zeros_(layer.bias)
+    for head, gain in heads:
+        nn.init.orthogonal_(head.weight, gain=gain)
+        nn.init.zeros_(head.bias)
+
+
 class MLPPolicyNet(nn.Module):
     """Trunk of ``hidden`` ReLU layers, a linear head to ``num_actions`` logits and a value head."""
 
@@ -47,13 +60,7 @@ class MLPPolicyNet(nn.Module):
         self.trunk, width = trunk(self.obs_size, self.hidden)
         self.logits = nn.Linear(width, self.num_actions)
         self.value = nn.Linear(width, 1)
-        for layer in self.trunk:
-            if isinstance(layer, nn.Linear):
-                nn.init.orthogonal_(layer.weight, gain=2**0.5)
-                nn.init.zeros_(layer.bias)
-        for head, gain in ((self.logits, 0.01), (self.value, 1.0)):
-            nn.init.orthogonal_(head.weight, gain=gain)
-            nn.init.zeros_(head.bias)
+        init_weights(self.trunk, ((self.logits, 0.01), (self.value, 1.0)))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked log-probabilities (N, num_actions) and values (N,); ``mask`` is bool (N, num_actions)."""

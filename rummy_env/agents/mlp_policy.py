@@ -21,20 +21,17 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, game_input
+from rummy_env.agents.base import game_input
 from rummy_env.agents.network_moves import network_actions
+from rummy_env.agents.ppo_base import PPOAgentBase, check_greedy, need_torch
 from rummy_env.agents.registry import register_generic
 from rummy_env.core.game import get_game
 
 
-class MLPPolicyAgent(Agent):
+class MLPPolicyAgent(PPOAgentBase):
     """``ppo`` of a game without its own network: a trained policy file (see the module docstring)."""
 
-    name = "ppo"
     game = None  # set per instance: one class plays every game
-    extra = "train"  # torch
-    short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
-    file_options = ("path",)
     required_options = ("path",)
 
     def __init__(self, game: str, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None,
@@ -45,13 +42,8 @@ class MLPPolicyAgent(Agent):
         if path is None:
             raise ValueError(f"{played.title} ships no trained network: give the ppo agent a policy file, "
                              f"ppo:RUN/policy.pt from rummy train --game {played.name}")
-        if not isinstance(greedy, bool):
-            raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            raise ImportError("the ppo agent needs torch: pip install 'rummy-env[train]' "
-                              "(CPU build: pip install torch==2.13.0)") from None
+        check_greedy(greedy)
+        need_torch("the ppo agent")
         from rummy_env.agents.mlp_network import load_policy
 
         self.path = Path(path)

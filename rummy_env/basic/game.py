@@ -60,7 +60,6 @@ Choices made where the common rules are silent (the rules page says them too):
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import ClassVar, Optional, Sequence
@@ -171,6 +170,14 @@ class TableMeld:
     is_run: bool
 
 
+def table_cards(table: Sequence[TableMeld]) -> int:
+    """The mask of every card on the table (a state's and an information set's ``table_mask``)."""
+    out = 0
+    for m in table:
+        out |= m.cards
+    return out
+
+
 @dataclass(slots=True)
 class RummyInformationSet:
     """What one player knows: the only input agents and observations are built from.
@@ -208,10 +215,7 @@ class RummyInformationSet:
 
     @property
     def table_mask(self) -> int:
-        out = 0
-        for m in self.table:
-            out |= m.cards
-        return out
+        return table_cards(self.table)
 
     @property
     def unseen(self) -> int:
@@ -231,6 +235,9 @@ class BasicRummyState(CardGameState):
     """One hand of Basic Rummy. Build with ``new_hand``, ``from_deck`` or ``from_hands``."""
 
     num_actions: ClassVar[int] = NUM_ACTIONS
+    over_phase = Phase.OVER
+    list_fields = ("hands", "stock", "discard_pile", "table", "table_ext", "has_melded", "played", "known",
+                   "discarded", "history")
 
     rules: BasicRummyRules
     num_players: int
@@ -343,20 +350,7 @@ class BasicRummyState(CardGameState):
         rest = [c for c in range(NUM_CARDS) if c not in set(named)]
         return cls.from_deck(named + rest, n, rules, dealer)
 
-    def clone(self) -> "BasicRummyState":
-        """An independent copy (for search)."""
-        new = copy.copy(self)
-        for name in ("hands", "stock", "discard_pile", "table", "table_ext", "has_melded", "played", "known",
-                     "discarded", "history"):
-            setattr(new, name, list(getattr(self, name)))
-        new._infos = {}
-        return new
-
     # ----------------------------------------------------------------- queries
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == Phase.OVER
 
     @property
     def actions(self) -> list[int]:
@@ -372,10 +366,7 @@ class BasicRummyState(CardGameState):
 
     @property
     def table_mask(self) -> int:
-        out = 0
-        for m in self.table:
-            out |= m.cards
-        return out
+        return table_cards(self.table)
 
     def _compute_legal(self) -> list[int]:
         if self.phase == Phase.DRAW:
@@ -615,27 +606,15 @@ class BasicRummyState(CardGameState):
 
     def render(self, perspective: Optional[int] = None) -> str:
         """Readable text; with ``perspective`` only what that seat may see."""
-        shown_all = self.result is not None and self.result.winner is not None
-        lines = []
-        for seat in range(self.num_players):
-            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}"
-            if perspective is None or perspective == seat or shown_all:
-                cards = format_hand(self.hands[seat], symbols=True) or "-"
-            else:
-                cards = f"[{card_count(self.hands[seat].bit_count())}]"
-            lines.append(f"{who}: {cards}")
+        lines = self._seat_lines(perspective, lambda seat: format_hand(self.hands[seat], symbols=True) or "-",
+                                 lambda seat: self.hands[seat].bit_count())
         for slot, m in enumerate(self.table):
             lines.append(f"  table {slot} (player_{m.owner}): {format_hand(m.cards, symbols=True)}")
         top = format_cards(self.discard_pile[-1:], symbols=True) or "-"
         lines.append(f"discard pile: {card_count(len(self.discard_pile))}, top {top}; stock: {card_count(len(self.stock))}"
                      f"{' (turned over)' if self.turnovers else ''}")
         if self.is_over:
-            r = self.result
-            assert r is not None
-            if r.winner is None:
-                lines.append(f"hand over: stalemate ({r.reason}), no points")
-            else:
-                lines.append(f"hand over: player_{r.winner} went out ({r.outcome}), scores {r.points}")
+            lines.append(self._hand_over_line())
         elif perspective is None or perspective == self.current_player:
             legal = self.legal_actions()
             names = ", ".join(action_name(a, self.rules.aces_high) for a in legal[:6])

@@ -5,18 +5,20 @@ Only one player scores per hand (the one who went out), so there is never a tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from rummy_env.basic.game import BasicRummyState, RummyHandResult
-from rummy_env.basic.rules import BasicRummyRules, RummyRulesSpec, check_num_players, load_rummy_rules
+from rummy_env.basic.rules import RummyRulesSpec, check_num_players, load_rummy_rules
+from rummy_env.core.match import SeatTotals, TotalsResult
 
 
 @dataclass(frozen=True)
-class RummyMatchResult:
-    """Final totals of a match: ``winner`` reached the target (only one can: one scorer a hand)."""
+class RummyMatchResult(TotalsResult):
+    """Final totals of a match: ``winner`` reached the target (only one can: one scorer a
+    hand). The totals decide it; Basic Rummy has no bonuses."""
 
     winner: int
     totals: tuple[int, ...]
@@ -24,30 +26,11 @@ class RummyMatchResult:
     hands_played: int
     stalemates: int
 
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """What decides the match, per seat: the totals."""
-        return self.totals
-
-    @property
-    def bonus_rewards(self) -> tuple[int, ...]:
-        """No bonuses in Basic Rummy: zeros."""
-        return (0,) * len(self.totals)
-
-    def to_dict(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass
-class BasicRummyMatch:
-    """Running totals of a match to ``rules.target_score``; feed it each finished hand."""
-
-    rules: BasicRummyRules
-    num_players: int
-    first_dealer: int
-    totals: list[int] = field(default_factory=list)
-    hands_won: list[int] = field(default_factory=list)
-    results: list[RummyHandResult] = field(default_factory=list)
+class BasicRummyMatch(SeatTotals):
+    """Running totals of a match to ``rules.target_score`` (``rules``: ``BasicRummyRules``;
+    ``results``: each hand's ``RummyHandResult``); feed it each finished hand."""
 
     @classmethod
     def create(cls, num_players: int, rules: RummyRulesSpec = None, first_dealer: Optional[int] = None) -> "BasicRummyMatch":
@@ -64,11 +47,6 @@ class BasicRummyMatch:
     def points(self) -> list[int]:
         """The running totals per seat."""
         return self.totals
-
-    @property
-    def dealer(self) -> int:
-        """Dealer of the next hand: the deal passes to the left every hand."""
-        return (self.first_dealer + len(self.results)) % self.num_players
 
     def new_hand(self, rng: np.random.Generator) -> BasicRummyState:
         if self.is_over:

@@ -18,7 +18,7 @@ from rummy_env.basic.rules import BasicRummyRules
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_str
 from rummy_env.core.meld_table import meld_table
-from rummy_env.core.view import group, mask_texts, move, player
+from rummy_env.core.view import group, mask_texts, move, player, seat_view, went_out_showdown
 
 
 def view(info: RummyInformationSet, rules: BasicRummyRules) -> dict[str, Any]:
@@ -36,31 +36,10 @@ def view(info: RummyInformationSet, rules: BasicRummyRules) -> dict[str, Any]:
         facts.append(["stock turned over", f"{info.turnovers} time(s), its order is public"])
     if info.taken_card is not None:
         facts.append(["taken from the pile", card_str(info.taken_card)])
-    return {
-        "hand": {"groups": groups, "note": f"{hand_value(info.hand)} points in hand (what it pays if another "
-                                           f"player goes out)"},
-        "players": players,
-        "table": [group(f"slot {slot}", mask_texts(m.cards, high), owner=m.owner) for slot, m in enumerate(info.table)],
-        "discard_pile": [card_str(c) for c in info.discard_pile],
-        "stock": info.stock_size,
-        "facts": facts,
-        "showdown": _showdown(info.result, high),
-    }
-
-
-def _showdown(result: Any, aces_high: bool) -> Any:
-    """Every hand left once a player went out (what each pays), or None."""
-    if result is None or result.winner is None:
-        return None
-    seats = []
-    for seat, (left, pays) in enumerate(zip(result.hands_left, result.penalties)):
-        if seat == result.winner:
-            seats.append({"seat": seat, "title": result.outcome.replace("_", " "), "groups": [],
-                          "note": f"went out: scores {result.points}"})
-        else:
-            seats.append({"seat": seat, "title": "caught", "groups": [group("left in hand", mask_texts(left, aces_high))],
-                          "note": f"pays {pays}"})
-    return {"seats": seats}
+    note = f"{hand_value(info.hand)} points in hand (what it pays if another player goes out)"
+    table = [group(f"slot {slot}", mask_texts(m.cards, high), owner=m.owner) for slot, m in enumerate(info.table)]
+    return seat_view(groups, note, players, table, [card_str(c) for c in info.discard_pile], info.stock_size, facts,
+                     went_out_showdown(info.result, lambda left: mask_texts(left, high)))
 
 
 def move_view(action: int, rules: BasicRummyRules) -> dict[str, Any]:

@@ -8,12 +8,13 @@ the same numbers, and tests and docs read the positions from here, so they canno
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.compiled import UNDECIDED, Compiled
 
 FlatEncoder = Callable[[Any, Any, Optional[Sequence[int]]], np.ndarray]  # (info, rules, scores) -> flat vector
 
@@ -38,9 +39,9 @@ def write_card_bits(out: np.ndarray, masks: Sequence[int]) -> None:
     out[:n] = np.unpackbits(np.frombuffer(packed.to_bytes((n + 7) // 8, "little"), np.uint8), count=n, bitorder="little")
 
 
-class CompiledEncoder:
+class CompiledEncoder(Compiled):
     """A game's flat encoder (a ``FlatEncoder``): its compiled version when that can be
-    used, else its Python one; decided on the first call.
+    used, else its Python one; decided on the first call (``rummy_env.core.compiled``).
 
     Why one mechanism: each game writes its observation in Python, and, with numba, in one
     compiled call (``rummy_env/gin/encoding_jit.py``, ``rummy_env/basic/encoding_jit.py``),
@@ -48,34 +49,27 @@ class CompiledEncoder:
     when the meld solver's compiled kernels are (numba installed, not switched off with
     ``RUMMY_ENV_NO_NUMBA=1``) and it gives the Python encoder's very arrays on every
     ``(info, rules, scores)`` of ``cases()``; otherwise the Python one, with one warning
-    naming ``what`` when the compiled one disagrees or fails to compile."""
+    naming ``what`` when the compiled one disagrees or fails to compile. ``chosen`` is the
+    encoder in use once decided (tests may set it)."""
 
     def __init__(self, python: FlatEncoder, load: Callable[[], FlatEncoder], cases: Callable[[], Iterable[tuple]],
                  what: str) -> None:
-        self.python, self._load, self._cases, self.what = python, load, cases, what
-        self.chosen: Optional[FlatEncoder] = None  # set on the first call (tests may set it)
+        super().__init__(f"the compiled {what}", load, self._disagreement, "observations are built in Python",
+                         needs=melds.KERNELS, otherwise=python)
+        self.python, self._cases = python, cases
 
     def __call__(self, info: Any, rules: Any, scores: Optional[Sequence[int]]) -> np.ndarray:
-        if self.chosen is None:
-            self.chosen = self.compiled() or self.python
-        return self.chosen(info, rules, scores)
+        chosen = self.chosen  # read directly: one env step, one encoder call
+        if chosen is UNDECIDED:
+            chosen = self.get()
+        return chosen(info, rules, scores)
 
-    def compiled(self) -> Optional[FlatEncoder]:
-        """The compiled encoder if it may be used and passes its check, else None."""
-        from rummy_env.core import melds
-
-        if melds._kernels() is None:
-            return None
-        try:
-            encoder = self._load()
-            for info, rules, scores in self._cases():
-                if not np.array_equal(encoder(info, rules, scores), self.python(info, rules, scores)):
-                    raise ValueError("it disagrees with the Python encoder")
-        except Exception as exc:  # numba cannot compile or cache here, or a wrong number
-            warnings.warn(f"rummy_env: the compiled {self.what} is not used ({type(exc).__name__}: {exc}); "
-                          "observations are built in Python", RuntimeWarning, stacklevel=3)
-            return None
-        return encoder
+    def _disagreement(self, encoder: FlatEncoder) -> str:
+        """'' when ``encoder`` gives the Python encoder's arrays on every case, else what differs."""
+        for info, rules, scores in self._cases():
+            if not np.array_equal(encoder(info, rules, scores), self.python(info, rules, scores)):
+                return "it disagrees with the Python encoder"
+        return ""
 
 
 def random_positions(state: Any, rng: np.random.Generator) -> Iterable[Any]:

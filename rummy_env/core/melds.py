@@ -29,7 +29,7 @@ Rule options that change card values (``five_under_ten``) or runs (``aces_high``
 above K, Q-K-A is a run, A-2-3 is not) select another set of tables, built on first use.
 
 With numba installed, the batch functions, the scalar path and the showdown's lay-offs
-run as compiled loops over the same tables (``rummy_env.core.melds_jit``; ``_kernels`` says
+run as compiled loops over the same tables (``rummy_env.core.melds_jit``; ``KERNELS`` says
 when); the array operations and the Python scalar loops here are the fallback and the
 reference the compiled ones are tested against.
 """
@@ -38,16 +38,15 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
-import warnings
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from rummy_env.core.cards import (
     NUM_CARDS, NUM_RANKS, RANK_MASKS, SUIT_BITS, SUIT_CARDS, card_value, mask_to_cards, run_positions, run_ranks,
 )
+from rummy_env.core.compiled import Compiled, self_check
 
 MAX_HAND_CARDS = 13
 _CHUNK = 1 << 15
@@ -106,50 +105,14 @@ def _tables(aces_high: bool = False, five_under_ten: bool = False) -> _Tables:
 _tables()
 
 
-_KERNELS: list = []  # [rummy_env.core.melds_jit or None], resolved on the first solver call
-
-
-def numba_switched_off() -> bool:
-    """Whether the environment variable ``RUMMY_ENV_NO_NUMBA`` (1, true or yes) keeps the
-    compiled kernels off (numba is then not even imported)."""
-    return os.environ.get("RUMMY_ENV_NO_NUMBA", "").lower() in ("1", "true", "yes")
-
-
-def checked_kernels(package: str, name: str, what: str, fallback: str) -> Any:
-    """The compiled-kernels module ``package.name`` when numba is installed, not switched off
-    (``numba_switched_off``), the module loads and its ``self_check()`` finds it agreeing
-    with the Python path (an empty string); else None. Not installed: None silently. Fails
-    to load (numba cannot compile or cache here) or disagrees: None with one warning,
-    "``what`` are not used (why); ``fallback``". Each solver keeps the answer once a
-    process; this is the one way they decide it."""
-    if numba_switched_off():
-        return None
-    problem = ""
-    try:
-        kernels = getattr(__import__(package, fromlist=[name]), name)
-    except ImportError:  # numba is not installed: the Python path, silently
-        return None
-    except Exception as exc:  # e.g. numba finds no writable cache folder for its compiled code
-        kernels, problem = None, f"{type(exc).__name__}: {exc}"
-    if kernels is not None:
-        problem = kernels.self_check()
-    if problem:
-        warnings.warn(f"rummy_env: {what} are not used ({problem}); {fallback}", RuntimeWarning, stacklevel=4)
-        return None
-    return kernels
-
-
-def _kernels():
-    """``rummy_env.core.melds_jit`` (compiled single-hand loops over the same tables) when numba
-    is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and
-    agree with the array operations on a few hands; else None, and the batch functions
-    run as numpy array operations. Decided once per process, on the first solver call:
-    importing the solver does not import numba, and setting the variable later has no
-    effect."""
-    if not _KERNELS:
-        _KERNELS.append(checked_kernels("rummy_env.core", "melds_jit", "the numba kernels",
-                                        "the meld solver runs as numpy array operations"))
-    return _KERNELS[0]
+# the compiled single-hand loops over the same tables (``rummy_env.core.melds_jit``), used
+# when numba is installed, not switched off (``RUMMY_ENV_NO_NUMBA=1``) and they compile and
+# agree with the array operations on a few hands (``melds_jit.self_check``); else the batch
+# functions run as numpy array operations. Decided on the first solver call
+# (``rummy_env.core.compiled``): importing the solver does not import numba.
+KERNELS = Compiled("the meld solver's numba kernels", "rummy_env.core.melds_jit", self_check,
+                   "the meld solver runs as numpy array operations")
+_kernels = KERNELS.get  # rummy_env.core.melds_jit or None: what the solver's functions read
 
 
 def _fields(h: np.ndarray) -> list[np.ndarray]:

@@ -6,7 +6,7 @@ hands by their sets. Callers that solve many small hands per step (the heuristic
 expected deadwood, searched once per position in training and in search playouts) go
 faster through a loop compiled by numba over the very same tables. This module needs
 numba (``pip install "rummy-env[fast]"``; the ``train`` extra includes it). The solver
-uses it (``melds._kernels``) unless numba is missing, ``RUMMY_ENV_NO_NUMBA=1`` is set,
+uses it (``melds.KERNELS``) unless numba is missing, ``RUMMY_ENV_NO_NUMBA=1`` is set,
 or the kernels fail to compile or to agree with the array operations on a few hands
 (``self_check``; a warning then says why); otherwise it runs its numpy array operations.
 Tests compare the two on many hands.
@@ -34,11 +34,6 @@ _ONE = np.uint64(1)
 _13, _26, _39 = np.uint64(13), np.uint64(26), np.uint64(39)
 # a gain table of zeros: with it, _best_discard_kernel discards nothing and gives min_deadwood
 _NO_GAIN = np.zeros(1 << 13, np.int64)
-
-
-def available() -> bool:
-    """Whether compiled kernels may be used: not switched off by ``RUMMY_ENV_NO_NUMBA``."""
-    return not melds.numba_switched_off()
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,12 +10,14 @@ get either subtly different.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, Sequence
+from typing import Any, Callable, ClassVar, Optional, Sequence, TypeVar
 
 import numpy as np
 
+from rummy_env.core.cards import card_count
 from rummy_env.core.game import IllegalActionError
 
 
@@ -60,14 +62,21 @@ def checked_deck(deck: Sequence[int], size: int) -> tuple[int, ...]:
     return out
 
 
+S = TypeVar("S", bound="CardGameState")
+
+
 @dataclass
 class CardGameState(ABC):
     """Base of a game's hand state (a dataclass). A subclass sets ``num_actions``, computes
     its legal actions (``_compute_legal``) and information sets (``_information_set``),
     names actions (``action_name``), and in ``step`` calls ``_check(action)`` first and
-    ``_moved()`` once it changes the position."""
+    ``_moved()`` once it changes the position. It has a ``phase`` whose value
+    ``over_phase`` means the hand is over, and names in ``list_fields`` its fields that
+    are lists changed in place by moves (what ``clone`` copies)."""
 
     num_actions: ClassVar[int]
+    over_phase: ClassVar[Any]
+    list_fields: ClassVar[tuple[str, ...]] = ()
     _legal: Optional[list[int]] = field(default=None, repr=False, compare=False, kw_only=True)
     _infos: dict = field(default_factory=dict, repr=False, compare=False, kw_only=True)  # this position's
 
@@ -82,6 +91,19 @@ class CardGameState(ABC):
     @abstractmethod
     def action_name(self, action: int) -> str:
         """A readable name of an action id under this hand's rules (ValueError if no id)."""
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == self.over_phase  # type: ignore[attr-defined]
+
+    def clone(self: S) -> S:
+        """An independent copy (for search): the ``list_fields`` copied, the rest shared
+        (numbers, tuples and other values no move changes in place)."""
+        new = copy.copy(self)
+        for name in self.list_fields:
+            setattr(new, name, list(getattr(self, name)))
+        new._infos = {}
+        return new
 
     def legal_actions(self) -> list[int]:
         """Legal action ids for the player to move, in increasing order ([] when over)."""
@@ -130,7 +152,7 @@ class CardGameState(ABC):
             raise IllegalActionError(f"action must be an integer action id 0..{self.num_actions - 1}, got {action!r}")
         if action in self._legal:
             return int(action)
-        if self.is_over:  # type: ignore[attr-defined]
+        if self.is_over:
             raise IllegalActionError(f"the hand is over; no action is legal (got {action!r})")
         names = ", ".join(f"{a} ({self.action_name(a)})" for a in self._legal)
         if not 0 <= action < self.num_actions:
@@ -140,6 +162,30 @@ class CardGameState(ABC):
         where = f" in phase {phase.name}" if phase is not None else ""
         raise IllegalActionError(f"illegal action {action} ({self.action_name(action)}) for player "
                                  f"{self.current_player}{where}; legal: {names}")  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ text (``render``)
+
+    def _seat_lines(self, perspective: Optional[int], shown: Callable[[int], str], size: Callable[[int], int],
+                    mark: Callable[[int], str] = lambda seat: "") -> list[str]:
+        """``render``'s line a seat of a game where a player goes out: ``player_N``, ``(dealer)``
+        and the game's ``mark``, then the hand as ``shown`` writes it where ``perspective``
+        may see it (every hand once a player went out), else its ``size`` in cards."""
+        result = self.result  # type: ignore[attr-defined]
+        shown_all = result is not None and result.winner is not None
+        lines = []
+        for seat in range(self.num_players):  # type: ignore[attr-defined]
+            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}{mark(seat)}"  # type: ignore[attr-defined]
+            cards = shown(seat) if perspective is None or perspective == seat or shown_all else f"[{card_count(size(seat))}]"
+            lines.append(f"{who}: {cards}")
+        return lines
+
+    def _hand_over_line(self) -> str:
+        """``render``'s line for a finished hand of a game where a player goes out (or none
+        does: a stalemate)."""
+        result = self.result  # type: ignore[attr-defined]
+        if result.winner is None:
+            return f"hand over: stalemate ({result.reason}), no points"
+        return f"hand over: player_{result.winner} went out ({result.outcome}), scores {result.points}"
 
     def _moved(self) -> None:
         """Forget what was computed for the position before this move."""

@@ -33,7 +33,7 @@ button (buttons are shown by ``group``).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from rummy_env.core.cards import NUM_RANKS, card_str, mask_to_cards
 
@@ -68,3 +68,27 @@ def player(seat: int, cards: int, known: Optional[list[str]] = None, note: str =
 def move(label: str, target: Optional[str] = None, card: Optional[str] = None, group: str = "") -> dict[str, Any]:
     """A move of ``Game.move_view``: how a person is offered it."""
     return {"label": label, "target": target, "card": card, "group": group}
+
+
+def seat_view(hand: list[Group], note: str, players: list[Any], table: list[Group], discard_pile: list[str],
+              stock: int, facts: list[list[str]], showdown: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """A view (``Game.view``) from its parts, in the shape the module docstring describes."""
+    return {"hand": {"groups": hand, "note": note}, "players": players, "table": table, "discard_pile": discard_pile,
+            "stock": stock, "facts": facts, "showdown": showdown}
+
+
+def went_out_showdown(result: Any, left_in_hand: Callable[[Any], list[str]]) -> Optional[dict[str, Any]]:
+    """The ``showdown`` of a game where a player goes out and the others pay for what they
+    hold (Basic Rummy, Rommé): every hand left, written by ``left_in_hand``, with what
+    each pays; None before a player went out (or after a stalemate)."""
+    if result is None or result.winner is None:
+        return None
+    seats = []
+    for seat, (left, pays) in enumerate(zip(result.hands_left, result.penalties)):
+        if seat == result.winner:
+            seats.append({"seat": seat, "title": result.outcome.replace("_", " "), "groups": [],
+                          "note": f"went out: scores {result.points}"})
+        else:
+            seats.append({"seat": seat, "title": "caught", "groups": [group("left in hand", left_in_hand(left))],
+                          "note": f"pays {pays}"})
+    return {"seats": seats}

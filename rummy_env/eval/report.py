@@ -30,40 +30,38 @@ def markdown(summary: dict[str, Any]) -> str:
         seating = f"tables of {k}, {cfg['deals']} deals per table, each played in all {k} seat rotations"
     unit = "hand" if cfg["mode"] == "hands" else "match (final score)"
     outcomes = game.outcomes
-    columns = " | ".join(o.replace("_", " ") for o in outcomes)
+    columns = [o.replace("_", " ") for o in outcomes]
     lines = [
         f"# {game.title} tournament: {', '.join(cfg['agents'])}",
         "",
         f"rules `{cfg['rules']}`, {cfg['mode']}, {seating}, seed {cfg['seed']}; {summary['games']} games played.",
         "",
         *_ratings(summary, "games won" if pairs else "pairwise finishing order", unit.split(" ")[0]),
-        "",
-        f"## Agents (95% intervals over deals; points per {unit}, zero-sum per hand)",
-        "",
-        f"| agent | games | wins | points | {columns} | hand length |",
-        "|---|---|---|---|" + "---|" * len(outcomes) + "---|",
+        *_section(f"Agents (95% intervals over deals; points per {unit}, zero-sum per hand)",
+                  ["agent", "games", "wins", "points", *columns, "hand length"]),
     ]
     for a in summary["agents"]:
         lines.append(f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}%{_pm(100 * a['win_share_ci95'], 1)} "
                      f"| {a['points']:+.2f}{_pm(a['points_ci95'], 2)} | {_rates(a, outcomes)} | {a['mean_hand_length']:.1f} |")
     if pairs:
-        lines += [
-            "",
-            f"## Pairs (A's results, 95% intervals over deals; points per {unit})",
-            "",
-            f"| A | B | games | A wins | A points | {columns} | hand length |",
-            "|---|---|---|---|---|" + "---|" * len(outcomes) + "---|",
-        ]
+        lines += _section(f"Pairs (A's results, 95% intervals over deals; points per {unit})",
+                          ["A", "B", "games", "A wins", "A points", *columns, "hand length"])
         for p in summary["pairs"]:
             lines.append(
                 f"| {p['a']} | {p['b']} | {p['games']} | {100 * p['a_win_share']:.1f}%{_pm(100 * p['a_win_share_ci95'], 1)} "
                 f"| {p['a_points']:+.2f}{_pm(p['a_points_ci95'], 2)} | {_rates(p, outcomes)} | {p['mean_hand_length']:.1f} |"
             )
     else:
-        lines += ["", "## Pairs (share of pairwise placings won by A)", "", "| A | B | placings | A's share |", "|---|---|---|---|"]
+        lines += _section("Pairs (share of pairwise placings won by A)", ["A", "B", "placings", "A's share"])
         for p in summary["pairs"]:
             lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
     return "\n".join(lines) + "\n"
+
+
+def _section(title: str, heads: list[str]) -> list[str]:
+    """The lines that open a section of the report with a table: a blank line, the title,
+    a blank line, the table's row of ``heads`` and its rule."""
+    return ["", f"## {title}", "", f"| {' | '.join(heads)} |", "|" + "---|" * len(heads)]
 
 
 def _pm(ci95: float, digits: int) -> str:

@@ -46,7 +46,6 @@ Choices made where the common rules leave them open (the rules page says them to
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import ClassVar, Optional, Sequence
@@ -191,6 +190,8 @@ class GinRummyState(CardGameState):
     """One hand of Gin Rummy. Build with ``new_hand`` or ``from_deck``; then ``step``."""
 
     num_actions: ClassVar[int] = NUM_ACTIONS
+    over_phase = Phase.OVER
+    list_fields = ("hands", "stock", "discard_pile", "known", "discarded", "passed", "history", "public_history")
 
     rules: Rules
     hands: list[int]
@@ -285,27 +286,9 @@ class GinRummyState(CardGameState):
         rest = [c for c in range(NUM_CARDS) if c not in set(named)]
         return cls.from_deck(a + b + [up] + top + rest, rules, dealer)
 
-    def clone(self) -> "GinRummyState":
-        """An independent copy (for search)."""
-        new = copy.copy(self)
-        new.hands = list(self.hands)
-        new.stock = list(self.stock)
-        new.discard_pile = list(self.discard_pile)
-        new.known = list(self.known)
-        new.discarded = list(self.discarded)
-        new.passed = list(self.passed)
-        new.history = list(self.history)
-        new.public_history = list(self.public_history)
-        new._infos = {}
-        return new
-
     # ----------------------------------------------------------------- queries
 
     num_players: ClassVar[int] = 2
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == Phase.OVER
 
     @property
     def actions(self) -> list[int]:

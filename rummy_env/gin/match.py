@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from rummy_env.core.match import MatchResultBase
 from rummy_env.gin.game import GinRummyState, HandResult
 from rummy_env.gin.rules import Rules, RulesSpec, load_rules
 
 
 @dataclass(frozen=True)
-class MatchResult:
+class MatchResult(MatchResultBase):
     """Final totals. ``winner`` has the higher grand total (None on an exact tie)."""
 
     winner: Optional[int]
@@ -39,9 +40,6 @@ class MatchResult:
         hand's rewards, each player's return is its grand total minus the opponent's."""
         bonus = [self.grand_total[p] - self.hand_points[p] for p in (0, 1)]
         return (bonus[0] - bonus[1], bonus[1] - bonus[0])
-
-    def to_dict(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
 @dataclass

@@ -28,7 +28,6 @@ Outcome codes in ``StepResult.outcome``: see ``OUTCOMES`` (-1 for games still ru
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -36,6 +35,7 @@ import numpy as np
 from rummy_env.gin import encoding as enc
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_value
+from rummy_env.core.compiled import Compiled
 from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
@@ -656,7 +656,10 @@ class _Outcome:
         self.defender_deadwood = np.full(n, -1, dtype=np.int32)
 
 
-_COMPILED: list = []  # [rummy_env.gin.vector_jit or None], decided on first use
+def _load_engine() -> Any:
+    from rummy_env.gin import vector_jit
+
+    return vector_jit
 
 
 def compiled_engine() -> Any:
@@ -664,20 +667,7 @@ def compiled_engine() -> Any:
     (``RUMMY_ENV_NO_NUMBA=1``), the meld solver's kernels are in use, and the compiled
     step plays a few hundred moves exactly as the array path does; else None (with one
     warning when the kernels exist but fail). Decided once per process."""
-    if not _COMPILED:
-        module, problem = None, ""
-        if melds._kernels() is not None:
-            try:
-                from rummy_env.gin import vector_jit
-                problem = _self_check(vector_jit)
-                module = None if problem else vector_jit
-            except Exception as exc:  # noqa: BLE001 - numba cannot compile or cache here
-                problem = f"{type(exc).__name__}: {exc}"
-        if problem:
-            warnings.warn(f"rummy_env: the compiled vector engine is not used ({problem}); VectorGinRummy runs as "
-                          "numpy array operations", RuntimeWarning, stacklevel=3)
-        _COMPILED.append(module)
-    return _COMPILED[0]
+    return COMPILED_ENGINE.get()
 
 
 def _self_check(module: Any) -> str:
@@ -695,6 +685,12 @@ def _self_check(module: Any) -> str:
             actions = plain.random_actions(rng)
             res, got = plain.step(actions), fast.step(actions)
     return ""
+
+
+# the compiled step, used where the meld solver's kernels are and it plays a few hundred
+# moves exactly as the array path does (``rummy_env.core.compiled``)
+COMPILED_ENGINE = Compiled("the compiled vector engine", _load_engine, _self_check,
+                           "VectorGinRummy runs as numpy array operations", needs=melds.KERNELS)
 
 
 def _jit_tables(rules: Any) -> tuple[np.ndarray, ...]:

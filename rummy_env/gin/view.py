@@ -13,7 +13,7 @@ from typing import Any
 
 from rummy_env.core import melds
 from rummy_env.core.cards import card_str
-from rummy_env.core.view import group, mask_texts, move, player
+from rummy_env.core.view import group, mask_texts, move, player, seat_view
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD, InformationSet, action_name
 from rummy_env.gin.rules import Rules
 
@@ -33,15 +33,8 @@ def view(info: InformationSet, rules: Rules) -> dict[str, Any]:
              ["dealer", f"player_{info.dealer}"], ["phase", info.phase.name.lower()]]
     if info.taken_card is not None:
         facts.append(["taken from the pile", card_str(info.taken_card)])
-    return {
-        "hand": {"groups": groups, "note": f"deadwood {best.deadwood}"},
-        "players": players,
-        "table": [],
-        "discard_pile": [card_str(c) for c in info.discard_pile],
-        "stock": info.stock_size,
-        "facts": facts,
-        "showdown": _showdown(info.result, high),
-    }
+    return seat_view(groups, f"deadwood {best.deadwood}", players, [], [card_str(c) for c in info.discard_pile],
+                     info.stock_size, facts, _showdown(info.result, high))
 
 
 def _showdown(result: Any, aces_high: bool) -> Any:

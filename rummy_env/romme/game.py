@@ -103,7 +103,6 @@ Choices made where the rules are silent (the rules page lists them too):
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar, Optional, Sequence, Union
@@ -279,6 +278,8 @@ class RommeState(CardGameState):
     """One hand of Rommé. Build with ``new_hand``, ``from_deck`` or ``from_hands``."""
 
     num_actions: ClassVar[int] = NUM_ACTIONS
+    over_phase = Phase.OVER
+    list_fields = ("stock", "discard_pile", "table", "came_out", "pending", "history")  # hands, known: clone
 
     rules: RommeRules
     num_players: int
@@ -403,20 +404,13 @@ class RommeState(CardGameState):
         return cls.from_deck(order, n, rules, dealer)
 
     def clone(self) -> "RommeState":
-        """An independent copy (for search)."""
-        new = copy.copy(self)
+        """An independent copy (for search): the hands and known cards are lists of lists."""
+        new = super().clone()
         new.hands = [list(h) for h in self.hands]
         new.known = [list(k) for k in self.known]
-        for name in ("stock", "discard_pile", "table", "came_out", "pending", "history"):
-            setattr(new, name, list(getattr(self, name)))
-        new._infos = {}
         return new
 
     # ----------------------------------------------------------------- queries
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == Phase.OVER
 
     @property
     def actions(self) -> list[int]:
@@ -1075,15 +1069,9 @@ class RommeState(CardGameState):
         """Readable text (``rummy play``, the env's ``ansi``); with ``perspective`` only what
         that seat may see. A hand shown is grouped by suit, jokers last, with what it would
         pay as it is and after its best melds (``hand_note``)."""
-        shown_all = self.result is not None and self.result.winner is not None
-        lines = []
-        for seat in range(self.num_players):
-            who = f"player_{seat}{' (dealer)' if seat == self.dealer else ''}{' (out)' if self.came_out[seat] else ''}"
-            if perspective is None or perspective == seat or shown_all:
-                cards = f"{self.hand_text(seat, by_suit=True)}  ({self.hand_note(seat)})" if self.hands[seat] else "-"
-            else:
-                cards = f"[{card_count(len(self.hands[seat]))}]"
-            lines.append(f"{who}: {cards}")
+        lines = self._seat_lines(
+            perspective, lambda seat: f"{self.hand_text(seat, by_suit=True)}  ({self.hand_note(seat)})" if self.hands[seat] else "-",
+            lambda seat: len(self.hands[seat]), lambda seat: " (out)" if self.came_out[seat] else "")
         for slot, m in enumerate(self.table):
             lines.append(f"  table {slot} (player_{m.owner}): {m.meld}")
         if self.pending:
@@ -1092,12 +1080,7 @@ class RommeState(CardGameState):
         top = kind_str(kind_of(self.discard_pile[-1])) if self.discard_pile else "-"
         lines.append(f"discard pile: {card_count(len(self.discard_pile))}, top {top}; stock: {card_count(len(self.stock))}")
         if self.is_over:
-            res = self.result
-            assert res is not None
-            if res.winner is None:
-                lines.append(f"hand over: stalemate ({res.reason}), no points")
-            else:
-                lines.append(f"hand over: player_{res.winner} went out ({res.outcome}), scores {res.points}")
+            lines.append(self._hand_over_line())
         else:
             lines.append(f"turn {self.turn}, player_{self.current_player} to {self.phase.name.lower()}")
         return "\n".join(lines)

@@ -26,11 +26,12 @@ The deal passes to the left each hand, stalemates included: the dealer of hand `
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from rummy_env.core.match import SeatTotals, TotalsResult
 from rummy_env.romme.cards import penalty_values
 from rummy_env.romme.game import RommeHandResult, RommeState
 from rummy_env.romme.rules import HAND_SIZE, MAX_PLAYERS, RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
@@ -53,7 +54,7 @@ class TableScores(tuple):
 
 
 @dataclass(frozen=True)
-class RommeTableResult:
+class RommeTableResult(TotalsResult):
     """A finished table: ``totals`` per seat, ``winner`` the seat with the highest total
     (None when several share it), ``ended_by`` 'loss_limit' when a total reached minus
     ``loss_limit`` (also when the last of ``hands_per_table`` hands did it), else 'hands'."""
@@ -65,31 +66,12 @@ class RommeTableResult:
     stalemates: int
     ended_by: str
 
-    @property
-    def scores(self) -> tuple[int, ...]:
-        """What decides the table, per seat: the totals."""
-        return self.totals
-
-    @property
-    def bonus_rewards(self) -> tuple[int, ...]:
-        """No bonuses at a Rommé table: zeros (each return is already the seat's total)."""
-        return (0,) * len(self.totals)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass
-class RommeTable:
-    """Running totals of a table under ``rules``; feed it each finished hand with ``record``
-    (the module docstring says when it ends and who wins). Make one with ``create``."""
-
-    rules: RommeRules
-    num_players: int
-    first_dealer: int
-    totals: list[int] = field(default_factory=list)
-    hands_won: list[int] = field(default_factory=list)
-    results: list[RommeHandResult] = field(default_factory=list)
+class RommeTable(SeatTotals):
+    """Running totals of a table under ``rules`` (``RommeRules``; ``results``: each hand's
+    ``RommeHandResult``); feed it each finished hand with ``record`` (the module docstring
+    says when it ends and who wins). Make one with ``create``."""
 
     @classmethod
     def create(cls, num_players: int, rules: RommeRulesSpec = None, first_dealer: Optional[int] = None) -> "RommeTable":
@@ -113,11 +95,6 @@ class RommeTable:
     def points(self) -> TableScores:
         """The running totals per seat, with the hands played (a ``TableScores``)."""
         return TableScores(self.totals, len(self.results))
-
-    @property
-    def dealer(self) -> int:
-        """Dealer of the next hand: the deal passes to the left every hand."""
-        return (self.first_dealer + len(self.results)) % self.num_players
 
     @property
     def is_over(self) -> bool:

@@ -52,7 +52,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from rummy_env.core.melds import checked_kernels
+from rummy_env.core.compiled import Compiled, self_check
 from rummy_env.romme.cards import (
     JOKER, NUM_KINDS, RANK_VALUES, check_counts, kind_str, parse_hand, parse_kind, penalty_values,
 )
@@ -611,19 +611,13 @@ class _Search:
 # ----------------------------------------------------------------------------- compiled kernels
 
 
-_KERNELS: list = []  # [rummy_env.romme.melds_jit or None], resolved on the first batch call
-
-
-def _kernels():
-    """``rummy_env.romme.melds_jit`` when numba is installed, not switched off
-    (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and agree with the Python search on
-    a few hands (``melds_jit.self_check``); else None, and everything runs the Python
-    search. Decided once per process, on the first call that would use them; a warning
-    says why when they compile badly or disagree."""
-    if not _KERNELS:
-        _KERNELS.append(checked_kernels("rummy_env.romme", "melds_jit", "the Rommé solver's numba kernels",
-                                        "it runs its Python search"))
-    return _KERNELS[0]
+# ``rummy_env.romme.melds_jit`` when numba is installed, not switched off
+# (``RUMMY_ENV_NO_NUMBA=1``) and its kernels compile and agree with the Python search on a
+# few hands (``melds_jit.self_check``); else None, and everything runs the Python search.
+# Decided once per process, on the first call that would use them (``rummy_env.core.compiled``).
+KERNELS = Compiled("the Rommé solver's numba kernels", "rummy_env.romme.melds_jit", self_check,
+                   "it runs its Python search")
+_kernels = KERNELS.get  # rummy_env.romme.melds_jit or None: what the solver's functions read
 
 
 # ----------------------------------------------------------------------------- the solver

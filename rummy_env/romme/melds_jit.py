@@ -6,7 +6,7 @@ heuristic's features, many positions of a search) want thousands of hands in tha
 These kernels run the very same search, in the same order (the melds of a hand listed
 like ``melds._candidates``, each state's options tried like ``_Search.table``, the same
 strict comparisons), so they give the same numbers and, for single hands, the same
-arrangements. The solver uses them (``melds._kernels``) unless numba is missing,
+arrangements. The solver uses them (``melds.KERNELS``) unless numba is missing,
 ``RUMMY_ENV_NO_NUMBA=1`` is set, or they fail to compile or to agree with the Python
 search on a few hands (``self_check``; a warning then says why). This module needs numba
 (``pip install "rummy-env[fast]"``). The meld being built has two kernels of its own at
@@ -36,13 +36,6 @@ _BIG = np.int64(1) << 40
 _POSITION_VALUE = np.array([1 if p == 0 else RANK_VALUES[p % NUM_RANKS] for p in range(2 * NUM_RANKS)], np.int64)
 _RANK_VALUE = np.array(RANK_VALUES, np.int64)
 _MAX_CODES = 4 * 8192 * 7  # (suit, natural rank mask, jokers) keys of the runs' de-duplication
-
-
-def available() -> bool:
-    """Whether compiled kernels may be used: not switched off by ``RUMMY_ENV_NO_NUMBA``."""
-    from rummy_env.core.melds import numba_switched_off
-
-    return not numba_switched_off()
 
 
 # ----------------------------------------------------------------------------- the melds of a hand

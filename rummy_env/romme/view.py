@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core.view import group, move, player
+from rummy_env.core.view import group, move, player, seat_view, went_out_showdown
 from rummy_env.romme import melds
 from rummy_env.romme.cards import JOKER, kind_str
 from rummy_env.romme.game import RommeInformationSet, decode_action
@@ -50,31 +50,9 @@ def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
         facts.append(["points laid this turn", str(info.turn_points)])
     if info.taken_card is not None:
         facts.append(["taken from the pile", kind_str(info.taken_card)])
-    return {
-        "hand": {"groups": groups, "note": f"{best.penalty} penalty points left over"
-                                           + (f" after these melds (worth {best.value})" if best.melds else "")},
-        "players": players,
-        "table": table,
-        "discard_pile": [kind_str(k) for k in info.discard_pile],
-        "stock": info.stock_size,
-        "facts": facts,
-        "showdown": _showdown(info.result),
-    }
-
-
-def _showdown(result: Any) -> Any:
-    """Every hand left once a player went out (what each pays), or None."""
-    if result is None or result.winner is None:
-        return None
-    seats = []
-    for seat, (left, pays) in enumerate(zip(result.hands_left, result.penalties)):
-        if seat == result.winner:
-            seats.append({"seat": seat, "title": result.outcome.replace("_", " "), "groups": [],
-                          "note": f"went out: scores {result.points}"})
-        else:
-            seats.append({"seat": seat, "title": "caught", "groups": [group("left in hand", _kinds(left))],
-                          "note": f"pays {pays}"})
-    return {"seats": seats}
+    note = f"{best.penalty} penalty points left over" + (f" after these melds (worth {best.value})" if best.melds else "")
+    return seat_view(groups, note, players, table, [kind_str(k) for k in info.discard_pile], info.stock_size, facts,
+                     went_out_showdown(info.result, _kinds))
 
 
 _LABELS = {"commit": "lay the pending meld on the table", "pick": "meld {k}", "joker_as": "meld a joker as {k}",

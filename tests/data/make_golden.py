@@ -5,13 +5,17 @@ change of behaviour is intended, and bump the env version then.
     python tests/data/make_golden.py
 """
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 
 from rummy_env.gin import encoding
+
+if __package__:  # imported by the tests (data.make_...)
+    from . import digest
+else:  # run as a script: this folder is on the path
+    import digest
 from rummy_env.gin.game import KNOCK, GinRummyState
 
 SEED = 272
@@ -19,17 +23,8 @@ SEED = 272
 
 def observation_digest(deck, dealer, actions) -> str:
     """SHA-256 over both seats' flat and planes observations before every action and at the end."""
-    s = GinRummyState.from_deck(deck, "classic", dealer)
-    h = hashlib.sha256()
-    for a in list(actions) + [None]:
-        for seat in (0, 1):
-            info = s.information_set(seat)
-            for enc in encoding.ENCODINGS:
-                h.update(encoding.encode(info, s.rules, enc).tobytes())
-            h.update(s.legal_mask().tobytes())
-        if a is not None:
-            s.step(a)
-    return h.hexdigest()
+    return digest.observation_digest(GinRummyState.from_deck(deck, "classic", dealer), encoding, actions,
+                                     mask_each_seat=True)
 
 
 def main() -> None:

@@ -5,13 +5,17 @@ observation. Rerun only when a change of behaviour is intended, and bump the env
     python tests/data/make_rummy_golden.py
 """
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 
 from rummy_env.basic import encoding as rummy_encoding
+
+if __package__:  # imported by the tests (data.make_...)
+    from . import digest
+else:  # run as a script: this folder is on the path
+    import digest
 from rummy_env.basic.game import LAYOFF, MELD, BasicRummyState
 
 SEED = 23
@@ -21,17 +25,8 @@ PLAYERS = 3
 def observation_digest(deck, dealer, actions, num_players=PLAYERS) -> str:
     """SHA-256 over every seat's flat and planes observations and the mask, before every
     action and at the end."""
-    s = BasicRummyState.from_deck(deck, num_players, "basic", dealer)
-    h = hashlib.sha256()
-    for a in list(actions) + [None]:
-        for seat in range(num_players):
-            info = s.information_set(seat)
-            for enc in rummy_encoding.ENCODINGS:
-                h.update(rummy_encoding.encode(info, s.rules, enc).tobytes())
-        h.update(s.legal_mask().tobytes())
-        if a is not None:
-            s.step(a)
-    return h.hexdigest()
+    return digest.observation_digest(BasicRummyState.from_deck(deck, num_players, "basic", dealer), rummy_encoding,
+                                     actions)
 
 
 def play(seed: int) -> BasicRummyState:

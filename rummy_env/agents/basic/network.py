@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from rummy_env.agents import torch_files
-from rummy_env.agents.mlp_network import trunk
+from rummy_env.agents.mlp_network import init_weights, trunk
 from rummy_env.basic.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.basic.game import DISCARD, LAYOFF, MAX_TABLE_MELDS, MELD, NUM_ACTIONS
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
@@ -95,13 +95,8 @@ class BasicPolicyNet(nn.Module):
             ranks[c, c % NUM_RANKS] = 1.0
             ranks[c, NUM_RANKS] = min(c % NUM_RANKS + 1, 10) / 10.0  # its value in points / 10
         self.register_buffer("ranks", torch.from_numpy(ranks), persistent=False)
-        for layer in [*self.trunk, self.card_context, self.card_in]:
-            if isinstance(layer, nn.Linear):
-                nn.init.orthogonal_(layer.weight, gain=2**0.5)
-                nn.init.zeros_(layer.bias)
-        for head, gain in ((self.global_logits, 0.01), (self.card_out, 0.01), (self.value, 1.0)):
-            nn.init.orthogonal_(head.weight, gain=gain)
-            nn.init.zeros_(head.bias)
+        init_weights([*self.trunk, self.card_context, self.card_in],
+                     ((self.global_logits, 0.01), (self.card_out, 0.01), (self.value, 1.0)))
 
     def card_features(self, obs: torch.Tensor) -> torch.Tensor:
         """(N, 52, ``CARD_FEATURES``): each card's card-slice entries, the hand, unseen and

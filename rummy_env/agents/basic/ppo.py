@@ -23,7 +23,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.base import game_input, legal_actions
+from rummy_env.agents.ppo_base import PPOAgentBase, check_greedy, need_torch
 from rummy_env.agents.network_moves import network_actions  # noqa: F401  (training's too)
 from rummy_env.basic.encoding import encode
 from rummy_env.basic.game import NUM_ACTIONS
@@ -39,27 +40,15 @@ def _load(path: str, mtime_ns: int) -> tuple[Any, dict[str, Any]]:
     return load_policy(path)
 
 
-class RummyPPOAgent(Agent):
+class RummyPPOAgent(PPOAgentBase):
     """``ppo`` of Basic Rummy: a trained network (see the module docstring)."""
 
-    name = "ppo"
     game = "basic"
-    extra = "train"
-    short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
-    file_options = ("path",)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)
-        try:
-            import torch
-        except ImportError:
-            raise ImportError(
-                "the Basic Rummy ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
-            ) from None
-        self._torch = torch
-        if not isinstance(greedy, bool):
-            raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
-        self.greedy = greedy
+        self._torch = need_torch("the Basic Rummy ppo agent")
+        self.greedy = check_greedy(greedy)
         self.path = Path(path) if path is not None else SHIPPED
         if path is None and not SHIPPED.is_file():
             raise FileNotFoundError(f"the shipped Basic Rummy ppo policy {str(SHIPPED)!r} is missing; "
@@ -71,12 +60,7 @@ class RummyPPOAgent(Agent):
     @classmethod
     def from_net(cls, net: Any, greedy: bool = True, seed: Optional[int] = None) -> "RummyPPOAgent":
         """An agent around a network in memory (tests, evaluations), not a file."""
-        import torch
-
-        agent = cls.__new__(cls)
-        Agent.__init__(agent, seed)
-        agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
-        return agent
+        return cls._around(net, greedy, seed)
 
     def inputs(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
         """The network's input for this decision: the ``flat`` encoding of the information

@@ -16,7 +16,6 @@ are the fallback and the reference.
 
 from __future__ import annotations
 
-import warnings
 from typing import Optional
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from rummy_env.agents.gin.heuristic_params import DEFAULTS
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value
+from rummy_env.core.compiled import Compiled
 
 _ONE = np.uint64(1)
 _BITS = _ONE << np.arange(NUM_CARDS, dtype=np.uint64)
@@ -46,32 +46,6 @@ for _f in (False, True):
     _VALUE_MASKS.append((_worth.astype(np.float64), np.array([_BITS[_value == v].sum() for v in _worth], dtype=np.uint64)))
 
 
-_COMPILED: list = []  # [rummy_env.agents.gin.heuristic_jit or None], resolved on first use
-
-
-def _compiled():
-    """The compiled kernels (``rummy_env.agents.gin.heuristic_jit``) when the meld solver's are in use
-    (``rummy_env.core.melds._kernels``: numba installed, not switched off, checked) and these
-    compile and agree with the array versions on a few hands; else None. Decided once
-    per process."""
-    if not _COMPILED:
-        kernels = None
-        if melds._kernels() is not None:
-            try:
-                from rummy_env.agents.gin import heuristic_jit
-
-                problem = "" if _kernels_agree(heuristic_jit) else "they disagree with the array operations"
-            except Exception as exc:  # numba could not compile or cache them here
-                problem = f"{type(exc).__name__}: {exc}"
-            if problem:
-                warnings.warn(f"agents: the heuristic's numba kernels are not used ({problem})", RuntimeWarning,
-                              stacklevel=3)
-            else:
-                kernels = heuristic_jit
-        _COMPILED.append(kernels)
-    return _COMPILED[0]
-
-
 def _kernels_agree(jit) -> bool:
     """The compiled expected deadwood and take values equal the array versions on a few
     random 10-card hands, under two rule options."""
@@ -92,6 +66,25 @@ def _kernels_agree(jit) -> bool:
         if not all(np.array_equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want)):
             return False
     return True
+
+
+def _check_kernels(jit) -> str:
+    """'' when the compiled kernels agree with the array versions (``_kernels_agree``)."""
+    return "" if _kernels_agree(jit) else "they disagree with the array operations"
+
+
+def _load_kernels():
+    from rummy_env.agents.gin import heuristic_jit
+
+    return heuristic_jit
+
+
+# the compiled kernels (``rummy_env.agents.gin.heuristic_jit``), used where the meld
+# solver's are and these agree with the array versions; decided once per process
+# (``rummy_env.core.compiled``)
+KERNELS = Compiled("the heuristic's numba kernels", _load_kernels, _check_kernels,
+                   "its terms run as numpy array operations", needs=melds.KERNELS)
+_compiled = KERNELS.get  # rummy_env.agents.gin.heuristic_jit or None: what the terms read
 
 
 def _set_bits(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

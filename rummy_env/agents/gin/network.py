@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from rummy_env.agents import torch_files
-from rummy_env.agents.mlp_network import trunk
+from rummy_env.agents.mlp_network import init_weights, trunk
 from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import CARD_SLICES, FLAT_SIZE
@@ -71,13 +71,8 @@ class PolicyNet(nn.Module):
         self.card_context = nn.Linear(width, self.card_hidden)
         self.card_in = nn.Linear(card_width, self.card_hidden)
         self.card_out = nn.Linear(self.card_hidden, 2)  # discard c, knock with c
-        for layer in [*self.trunk, self.card_context, self.card_in]:
-            if isinstance(layer, nn.Linear):
-                nn.init.orthogonal_(layer.weight, gain=2**0.5)
-                nn.init.zeros_(layer.bias)
-        for head, gain in ((self.global_logits, 0.01), (self.card_out, 0.01), (self.value, 1.0)):
-            nn.init.orthogonal_(head.weight, gain=gain)
-            nn.init.zeros_(head.bias)
+        init_weights([*self.trunk, self.card_context, self.card_in],
+                     ((self.global_logits, 0.01), (self.card_out, 0.01), (self.value, 1.0)))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked log-probabilities (N, A) and values (N,); ``mask`` is bool (N, A)."""

@@ -28,7 +28,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.base import game_input, legal_actions
+from rummy_env.agents.ppo_base import PPOAgentBase, check_greedy, need_torch
 from rummy_env.agents.gin.heuristic_features import advice_of_infoset
 from rummy_env.agents.gin.policies import PPOPolicy
 from rummy_env.agents.gin.ppo_actions import CLOSE, MANY_ROWS, TIE, Networks, _load, _networks, policy_actions
@@ -43,39 +44,25 @@ __all__ = ["CLOSE", "MANY_ROWS", "SHIPPED", "TIE", "Networks", "PPOAgent", "poli
 SHIPPED = Path(__file__).resolve().parent / "data" / "ppo_gin.pt"
 
 
-class PPOAgent(Agent):
-    name = "ppo"
+class PPOAgent(PPOAgentBase):
+    """``ppo`` of Gin Rummy: a trained network (see the module docstring)."""
+
     game = "gin"
-    extra = "train"
-    short_option = "path"  # ``ppo:PATH`` means ``ppo:path=PATH`` (``agents.registry``)
-    file_options = ("path",)
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         super().__init__(seed)
-        try:
-            import torch
-        except ImportError:
-            raise ImportError(
-                "the ppo agent needs torch: pip install 'rummy-env[train]' (CPU build: pip install torch==2.13.0)"
-            ) from None
-        self._torch = torch
+        self._torch = need_torch("the ppo agent")
         self.path = Path(path) if path is not None else SHIPPED
         where = (str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
         self.net, meta = _load(*where)
         self.nets = _networks(*where)
         self.trained_rules = meta.get("rules")
-        if not isinstance(greedy, bool):
-            raise ValueError(f"ppo option greedy must be true or false, got {greedy!r}")
-        self.greedy = greedy
+        self.greedy = check_greedy(greedy)
 
     @classmethod
     def from_net(cls, net: Any, greedy: bool = True) -> "PPOAgent":
         """An agent around a network in memory (training's evaluations), not a file."""
-        import torch
-
-        agent = cls.__new__(cls)
-        Agent.__init__(agent, None)
-        agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
+        agent = cls._around(net, greedy, None)
         agent.nets = Networks(net)  # its float64 copy is made from the network as it is then
         return agent
 
