@@ -9,7 +9,7 @@ memory is its own: its resident size is read after each wave. Each wave starts
 game, then ends them (``DELETE``), so the next wave reuses the room they left. It reports
 every request's latency (a person's move, an agent's move) as percentiles, the errors
 (any answer that is not 200), and the server's memory after each wave; ``--timeout``
-bounds the whole run. tests/test_web_load.py runs it and checks there is no error and that
+bounds the whole run. tests/web/test_web_load.py runs it and checks there is no error and that
 the memory does not keep growing from one wave to the next.
 """
 

@@ -23,7 +23,7 @@ Conventions (docs/index.md, "How the docs are tested", says the same to readers)
   shipped policy.
 - Blocks of every language run in the order of the page; other languages (``text``,
   ``yaml``, ...) are not run. The README's two opening commands are exempt: CI runs the
-  test command (``.ci/run``, checked below) and ``tests/test_train.py`` runs the demo.
+  test command (``.ci/run``, checked below) and ``tests/train/test_train.py`` runs the demo.
 - Paths of repository files named in commands (``configs/...``, ``benchmarks/...``,
   ``examples/...``, ``rummy_env/...``) must exist, and the tables the docs generate from
   the code (between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``, made by

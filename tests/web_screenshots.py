@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent / "web")]
 from test_web_browser import click_a_move  # noqa: E402
 from web_helpers import chromium_page, running_server, small_tournament, wait_until  # noqa: E402
 

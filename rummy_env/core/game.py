@@ -5,7 +5,7 @@ tournaments, results records, replay, reports, ``rummy play`` and the CLI's ``--
 reaches a game only through a ``Game`` got from ``get_game(name)``. So a new game is one
 new package that subclasses ``Game`` and calls ``register_game``: it then plays in
 tournaments, replays, ``rummy play`` and the generic conformance tests
-(tests/test_conformance.py: PettingZoo's api and seed tests, invariants over random
+(tests/core/test_conformance.py: PettingZoo's api and seed tests, invariants over random
 games, no-leak by perturbing hidden cards, replay of recorded games) without a line
 changed elsewhere.
 
@@ -243,7 +243,7 @@ class Game(ABC):
     # smaller to fit (``rummy_env.core.render``)
     frame_lines: int = 24
     hand_cost: int = 1  # a random hand's cost relative to a Gin hand: suites that play many random hands
-    # (tests/test_conformance.py) play about 1/hand_cost as many of this game's
+    # (tests/core/test_conformance.py) play about 1/hand_cost as many of this game's
 
     # ------------------------------------------------------------------ rules
 

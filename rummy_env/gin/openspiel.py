@@ -7,7 +7,7 @@ order), applies each of our moves to both (our action ids mapped to OpenSpiel's,
 and the showdown spelled out as OpenSpiel's meld, lay-off and pass actions), and
 ``differences`` lists where the two disagree at a decision: the cards in each hand, the
 discard pile, the stock size, the player to move and the legal moves (OpenSpiel's mapped to
-ours). ``tests/test_openspiel_lockstep.py`` plays hundreds of hands this way,
+ours). ``tests/gin/test_gin_openspiel_lockstep.py`` plays hundreds of hands this way,
 ``benchmarks/bench_openspiel.py`` thousands. Needs open_spiel (``pip install
 "rummy-env[openspiel]"``).
 

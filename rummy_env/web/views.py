@@ -5,7 +5,7 @@ Why it cannot leak: everything about cards comes from ``Game.view`` of the seats
 information sets (the same input agents get), moves of other seats are told with
 ``Game.describe_move`` (as ``rummy play`` tells them: a card laid face down stays
 hidden), and the rest is public (whose turn it is, the score). A person's legal moves are
-sent only on their turn. tests/test_web_api.py checks it as the env's no-leak tests do: the
+sent only on their turn. tests/web/test_web_api.py checks it as the env's no-leak tests do: the
 cards a seat cannot know dealt otherwise, what that seat is sent stays the same.
 """
 

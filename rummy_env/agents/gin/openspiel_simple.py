@@ -17,7 +17,7 @@ Why the rules are applied here instead of calling the bot: the bot reads an Open
 state, and building one from an information set would mean making up the hidden cards'
 history. Its decisions are functions of the observation alone, so this module computes
 them with the same utilities on our information set's cards (mapped to OpenSpiel's card
-ids, ``rummy_env.gin.openspiel.to_openspiel``), and ``tests/test_openspiel.py`` holds
+ids, ``rummy_env.gin.openspiel.to_openspiel``), and ``tests/gin/test_gin_openspiel.py`` holds
 them to the real bot's at every draw, discard, knock and wall decision of games played
 in OpenSpiel.
 

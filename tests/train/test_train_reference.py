@@ -1,0 +1,52 @@
+"""The one trainer (``rummy train --game ...``) makes the weights the two trainers before it made.
+
+``tests/data/train_reference.npz`` holds the final weights of the four tiny runs of ``CASES``
+made by the trainers of release 0.2, before they were folded into one: Gin Rummy's
+(``rummy_env.train.ppo.Trainer`` with ``rummy_env.train.config.load_config(None, {**case,
+"runs_dir": DIR})``) and Basic Rummy's (``rummy_env.train.basic_ppo.Trainer`` with
+``rummy_env.train.basic_config.load_config``, the same settings without ``game``, a field
+neither had), each run's ``trainer.net.state_dict()`` saved under ``CASE/NAME`` with
+``numpy.savez_compressed``, in a checkout of commit 9be1746 (run twice: identical).
+
+Gin Rummy's weights must be equal to the bit; Basic Rummy's within float rounding: its old
+trainer used Adam's plain kernel, the one trainer the fused one (1e-8 apart after two
+updates; a changed draw, deal or loss moves them by far more than the tolerance).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "train_reference.npz"
+GIN = {"num_envs": 8, "rollout_steps": 16, "total_updates": 2, "minibatch_size": 32, "hidden": [16], "card_hidden": 8,
+       "opponents": {"simple": 0.4, "pool": 0.2, "heuristic": 0.2, "random": 0.1, "self": 0.1}, "snapshot_every": 1,
+       "eval_every": 0, "checkpoint_every": 1, "torch_threads": 1, "progress": False, "update_epochs": 2}
+BASIC = {"game": "basic", "hands_per_update": 6, "total_updates": 2, "minibatch_size": 32, "hidden": [16],
+         "card_hidden": 8, "eval_every": 0, "progress": False, "snapshot_every": 1, "checkpoint_every": 1,
+         "torch_threads": 1, "imitation_samples": 200, "imitation_epochs": 1, "update_epochs": 2}
+CASES = {"gin": GIN, "gin_oracle": {**GIN, "critic": "oracle", "advice": True},
+         "basic": {**BASIC, "opponents": {"heuristic": 0.8, "pool": 0.2}},  # the shipped config's opponents
+         "basic_mix": {**BASIC, "opponents": {"heuristic": 0.4, "pool": 0.3, "random": 0.3}, "players": {2: 1, 4: 1}}}
+TOLERANCE = {"gin": 0.0, "gin_oracle": 0.0, "basic": 1e-6, "basic_mix": 1e-6}
+
+
+def train(case: str, runs_dir: str) -> dict:
+    """The final weights of ``CASES[case]`` trained by the one trainer."""
+    from rummy_env.train.config import load_config
+    from rummy_env.train.ppo import Trainer
+
+    trainer = Trainer.start(load_config(None, {**CASES[case], "runs_dir": runs_dir}))
+    trainer.train()
+    trainer.close()
+    return {k: v.numpy() for k, v in trainer.net.state_dict().items()}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_one_trainer_gives_the_weights_of_the_trainers_before_it(case, tmp_path):
+    pytest.importorskip("torch")
+    reference = np.load(REFERENCE)
+    weights = train(case, str(tmp_path))
+    assert {f"{case}/{k}" for k in weights} == {k for k in reference.files if k.startswith(case + "/")}
+    worst = max(float(np.abs(v - reference[f"{case}/{k}"]).max()) for k, v in weights.items())
+    assert worst <= TOLERANCE[case], f"{case}: weights differ by up to {worst}"
