@@ -33,7 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -42,6 +42,7 @@ from rummy_env.core.game import Game, games, get_game
 from rummy_env.web import MAX_THINK
 from rummy_env.web.choices import AgentChoices
 from rummy_env.web.guard import Guard
+from rummy_env.web.pages import render_pages
 from rummy_env.web.records import Records
 from rummy_env.web.sessions import AgentTable, Sessions, Table, WebError
 from rummy_env.web.views import table_view
@@ -276,16 +277,18 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         return FileResponse(path, media_type="image/png")
 
+    pages = render_pages()
+
     def page(name: str) -> Callable:
         async def serve_page(request: Request) -> Response:
-            return FileResponse(STATIC / name, media_type="text/html")
+            return HTMLResponse(pages[name])
         return serve_page
 
     routes = [
-        Route("/", page("index.html")),
-        Route("/table/{id}", page("table.html")),
-        Route("/records", page("records.html")),
-        Route("/leaderboard", page("leaderboard.html")),
+        Route("/", page("index")),
+        Route("/table/{id}", page("table")),
+        Route("/records", page("records")),
+        Route("/leaderboard", page("leaderboard")),
         Route("/api/options", api(get_options)),
         Route("/api/games", api(create), methods=["POST"]),
         Route("/api/games/{id}", api(show), methods=["GET"]),
