@@ -38,33 +38,24 @@ from typing import Optional, Sequence
 import numpy as np
 
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
+from rummy_env.basic.layout import (
+    CARD_SLICES, DEALER_REL0, FLAT_SIZE, HAND_SIZE_REL0, HAND_SIZE_SCALE, LAYOUT, MAX_HAND_POINTS, MELDED_REL0,
+    NUM_CARD_SLICES, PLANES_SHAPE, PLAYERS_2, RUMMY_POSSIBLE, SCALARS, SCALARS_AT, SCORE_REL0, STOCK_SIZE, TURN,
+    TURNOVERS,
+)
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
 from rummy_env.core.cards import NUM_CARDS, distinct_cards_mask
 from rummy_env.core.encoding import (
-    CardLayout, CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+    CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
 )
 
-CARD_SLICES = (
-    "hand", "discard_top", "discard_pile", "public_stock", "layoff_targets", "taken", "unseen",
-    "played_rel0", "played_rel1", "played_rel2", "played_rel3",
-    "known_rel1", "known_rel2", "known_rel3",
-    "discarded_rel1", "discarded_rel2", "discarded_rel3",
-)
-SCALARS = (
-    "phase_draw", "phase_play", "phase_over", "stock_size", "turnovers", "turn", "rummy_possible",
-    "hand_size_rel0", "hand_size_rel1", "hand_size_rel2", "hand_size_rel3",
-    "melded_rel0", "melded_rel1", "melded_rel2", "melded_rel3",
-    "score_rel0", "score_rel1", "score_rel2", "score_rel3",
-    "dealer_rel0", "dealer_rel1", "dealer_rel2", "dealer_rel3",
-    "players_2", "players_3", "players_4",
-)
-NUM_CARD_SLICES = len(CARD_SLICES)
-LAYOUT = CardLayout(CARD_SLICES, SCALARS)
-FLAT_SIZE = LAYOUT.flat_size
-PLANES_SHAPE = LAYOUT.planes_shape
-HAND_SIZE_SCALE = 11.0
-MAX_HAND_POINTS = 100  # at most 10 cards are left in a losing hand: 100 points
 STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
+
+__all__ = [  # the layout's names are re-exported: importable from here as they always were
+    "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "HAND_SIZE_SCALE", "LAYOUT", "MAX_HAND_POINTS", "NUM_CARD_SLICES",
+    "PLANES_SHAPE", "SCALARS", "STATE_SIZE", "encode", "flat_slices", "observation_high", "observation_shape",
+    "state_vector",
+]
 
 
 def flat_slices() -> dict[str, slice]:
@@ -125,21 +116,21 @@ def _python_encode_flat(info: RummyInformationSet, rules: BasicRummyRules, score
         *[info.discarded[s] for s in others], *pad,
     ]
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
-    write_card_bits(out, masks)
+    write_card_bits(out, masks)  # the masks above are in CARD_SLICES order
     sc = [0.0] * len(SCALARS)  # written into the array at once: faster than item by item
-    sc[int(info.phase)] = 1.0
-    sc[3] = info.stock_size / NUM_CARDS
-    sc[4] = info.turnovers / max(1, rules.stock_turnovers)
-    sc[5] = info.turn / rules.max_turns
-    sc[6] = float(info.rummy_possible)
+    sc[int(info.phase)] = 1.0  # the phase one-hot comes first
+    sc[STOCK_SIZE] = info.stock_size / NUM_CARDS
+    sc[TURNOVERS] = info.turnovers / max(1, rules.stock_turnovers)
+    sc[TURN] = info.turn / rules.max_turns
+    sc[RUMMY_POSSIBLE] = float(info.rummy_possible)
     for k, seat in enumerate(rel):
-        sc[7 + k] = info.hand_sizes[seat] / HAND_SIZE_SCALE
-        sc[11 + k] = float(info.has_melded[seat])
+        sc[HAND_SIZE_REL0 + k] = info.hand_sizes[seat] / HAND_SIZE_SCALE
+        sc[MELDED_REL0 + k] = float(info.has_melded[seat])
         if scores is not None and rules.match:
-            sc[15 + k] = scores[seat] / rules.target_score
-    sc[19 + (info.dealer - p) % n] = 1.0
-    sc[23 + n - 2] = 1.0
-    out[NUM_CARD_SLICES * NUM_CARDS :] = sc
+            sc[SCORE_REL0 + k] = scores[seat] / rules.target_score
+    sc[DEALER_REL0 + (info.dealer - p) % n] = 1.0
+    sc[PLAYERS_2 + n - 2] = 1.0
+    out[SCALARS_AT:] = sc
     return out
 
 

@@ -16,13 +16,13 @@ from typing import Optional, Sequence
 import numba
 import numpy as np
 
-from rummy_env.basic.encoding import HAND_SIZE_SCALE
 from rummy_env.basic.game import RummyInformationSet
-from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
+from rummy_env.basic.layout import (
+    DEALER_REL0, DISCARDED_REL1, FLAT_SIZE, HAND_SIZE_REL0, HAND_SIZE_SCALE, KNOWN_REL1, MELDED_REL0, PHASE,
+    PLAYED_REL0, PLAYERS_2, RUMMY_POSSIBLE, SCALARS_AT, SCORE_REL0, STOCK_SIZE, TURN, TURNOVERS,
+)
+from rummy_env.basic.rules import BasicRummyRules
 from rummy_env.core.cards import FULL_DECK, NUM_CARDS, distinct_cards_mask
-
-_SLICES = 17  # card slices (rummy_env.basic.encoding.CARD_SLICES)
-_SIZE = _SLICES * NUM_CARDS + 26
 
 
 def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optional[Sequence[int]]) -> np.ndarray:
@@ -31,7 +31,7 @@ def encode_flat(info: RummyInformationSet, rules: BasicRummyRules, scores: Optio
     pile = info.discard_pile
     match = scores is not None and rules.match
     match_scores = tuple(float(x) / rules.target_score for x in scores) if match else (0.0,) * n
-    out = np.empty(_SIZE, np.float32)
+    out = np.empty(FLAT_SIZE, np.float32)
     _encode_kernel(
         out, info.player, info.hand, 1 << pile[-1] if pile else 0, info.discard_mask,
         distinct_cards_mask(info.public_stock) if info.public_stock else 0, info.layoff_targets,
@@ -53,7 +53,7 @@ def _bits(out, slot, m):
 def _encode_kernel(out, p, hand, top, pile, public_stock, targets, taken, played, known, discarded, hand_sizes,
                    has_melded, scores, dealer, phase, stock, turnovers, turn, rummy_possible, hand_size_scale):
     n = len(played)
-    for i in range(_SIZE):
+    for i in range(FLAT_SIZE):
         out[i] = 0.0
     table = 0
     seen = hand | pile | public_stock
@@ -63,23 +63,23 @@ def _encode_kernel(out, p, hand, top, pile, public_stock, targets, taken, played
             seen |= known[s]
     seen |= table
     for slot, m in enumerate((hand, top, pile, public_stock, targets, taken, FULL_DECK & ~seen)):
-        _bits(out, slot, m)
+        _bits(out, slot, m)  # hand .. unseen: the first card slices, in CARD_SLICES order
     for k in range(n):
         seat = (p + k) % n
-        _bits(out, 7 + k, played[seat])
+        _bits(out, PLAYED_REL0 + k, played[seat])
         if k > 0:
-            _bits(out, 7 + MAX_PLAYERS + k - 1, known[seat])
-            _bits(out, 7 + 2 * MAX_PLAYERS - 1 + k - 1, discarded[seat])
-    sc = _SLICES * NUM_CARDS
-    out[sc + phase] = 1.0
-    out[sc + 3] = stock
-    out[sc + 4] = turnovers
-    out[sc + 5] = turn
-    out[sc + 6] = rummy_possible
+            _bits(out, KNOWN_REL1 + k - 1, known[seat])
+            _bits(out, DISCARDED_REL1 + k - 1, discarded[seat])
+    sc = SCALARS_AT
+    out[sc + PHASE + phase] = 1.0
+    out[sc + STOCK_SIZE] = stock
+    out[sc + TURNOVERS] = turnovers
+    out[sc + TURN] = turn
+    out[sc + RUMMY_POSSIBLE] = rummy_possible
     for k in range(n):
         seat = (p + k) % n
-        out[sc + 7 + k] = hand_sizes[seat] / hand_size_scale
-        out[sc + 11 + k] = 1.0 if has_melded[seat] else 0.0
-        out[sc + 15 + k] = scores[seat]
-    out[sc + 19 + (dealer - p) % n] = 1.0
-    out[sc + 23 + n - 2] = 1.0
+        out[sc + HAND_SIZE_REL0 + k] = hand_sizes[seat] / hand_size_scale
+        out[sc + MELDED_REL0 + k] = 1.0 if has_melded[seat] else 0.0
+        out[sc + SCORE_REL0 + k] = scores[seat]
+    out[sc + DEALER_REL0 + (dealer - p) % n] = 1.0
+    out[sc + PLAYERS_2 + n - 2] = 1.0

@@ -41,40 +41,21 @@ import numpy as np
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
 from rummy_env.core.encoding import (
-    CardLayout, CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+    CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
 )
 from rummy_env.gin.game import GinRummyState, InformationSet
+from rummy_env.gin.layout import (
+    CARD_SLICES, DEADWOOD, DISCARD_DEADWOOD, FLAT_SIZE, HAND, IS_DEALER, KNOCK_LIMIT, LAYOUT, PHASE, PLANES_SHAPE,
+    POINTS_SCALE, SCALARS, SCALARS_AT, STOCK_AT_DEAL, STOCK_SIZE, TURN,
+)
 from rummy_env.gin.rules import Rules
 
-CARD_SLICES = (
-    "hand",
-    "discard_top",
-    "discard_pile",
-    "opponent_known",
-    "opponent_discarded",
-    "opponent_passed",
-    "unseen",
-    "taken",
-    "discard_deadwood",
-)
-SCALARS = (
-    "phase_offer",
-    "phase_draw",
-    "phase_discard",
-    "phase_over",
-    "stock_size",
-    "deadwood",
-    "knock_limit",
-    "turn",
-    "is_dealer",
-    "own_score",
-    "opponent_score",
-)
-LAYOUT = CardLayout(CARD_SLICES, SCALARS)
-FLAT_SIZE = LAYOUT.flat_size
-PLANES_SHAPE = LAYOUT.planes_shape
 STATE_SIZE = 5 * NUM_CARDS + 6
-STOCK_AT_DEAL = 31
+
+__all__ = [  # the layout's names are re-exported: importable from here as they always were
+    "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "LAYOUT", "PLANES_SHAPE", "SCALARS", "STATE_SIZE", "STOCK_AT_DEAL",
+    "encode", "encode_batch", "flat_slices", "observation_high", "observation_shape", "state_vector",
+]
 
 
 def flat_slices() -> dict[str, slice]:
@@ -122,18 +103,18 @@ def _python_encode_flat(info: InformationSet, rules: Rules, scores: Optional[Seq
     taken = 1 << info.taken_card if info.taken_card is not None else 0
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
     write_card_bits(out, (hand, top, info.discard_mask, info.opponent_known, info.discarded[q], info.passed[q],
-                          info.unseen, taken))
+                          info.unseen, taken))  # the 0/1 card slices, in CARD_SLICES order
     aces_high, five_under_ten = rules.aces_high, rules.five_under_ten
     if hand.bit_count() == 11:
         after = melds.discard_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten)
         for c in mask_to_cards(hand):  # 11 item writes beat converting the 52-tuple to an array
-            out[8 * NUM_CARDS + c] = after[c] / 100.0
+            out[DISCARD_DEADWOOD * NUM_CARDS + c] = after[c] / POINTS_SCALE
     own, theirs = (scores[p] / rules.target_score, scores[q] / rules.target_score) if scores and rules.match else (0.0, 0.0)
-    out[9 * NUM_CARDS + int(info.phase)] = 1.0  # the phase one-hot
-    out[9 * NUM_CARDS + 4 :] = (
+    out[SCALARS_AT + PHASE + int(info.phase)] = 1.0  # the phase one-hot
+    out[SCALARS_AT + STOCK_SIZE :] = (  # the scalars from stock_size on, in SCALARS order
         info.stock_size / STOCK_AT_DEAL,
-        melds.min_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten) / 100.0,
-        info.knock_limit / 100.0,
+        melds.min_deadwood(hand, aces_high=aces_high, five_under_ten=five_under_ten) / POINTS_SCALE,
+        info.knock_limit / POINTS_SCALE,
         info.turn / rules.max_turns,
         float(info.dealer == p),
         own,
@@ -152,7 +133,7 @@ def _high_flat(rules: Rules) -> np.ndarray:
     at = flat_slices()
     high[at["discard_deadwood"]] = 1.1
     high[at["deadwood"]] = 1.1
-    high[at["knock_limit"]] = max(1.0, rules.knock_limit / 100.0)
+    high[at["knock_limit"]] = max(1.0, rules.knock_limit / POINTS_SCALE)
     best_hand = 110 + max(rules.gin_bonus, rules.big_gin_bonus, rules.knock_limit + rules.undercut_bonus)
     score_high = (rules.target_score + best_hand) / rules.target_score if rules.match else 1.0
     high[at["own_score"]] = high[at["opponent_score"]] = score_high
@@ -215,20 +196,20 @@ def encode_batch(
     unseen = np.uint64((1 << NUM_CARDS) - 1) & ~(hand | opponent_known | pile)
     masks = np.stack([hand, top, pile, opponent_known, opponent_discarded, opponent_passed, unseen, taken], axis=1)
     out = np.empty((n, FLAT_SIZE), dtype=np.float32)  # every entry is written below
-    cards = out[:, : len(CARD_SLICES) * NUM_CARDS].reshape(n, len(CARD_SLICES), NUM_CARDS)
-    cards[:, :8] = np.unpackbits(masks.astype("<u8")[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
+    cards = out[:, :SCALARS_AT].reshape(n, len(CARD_SLICES), NUM_CARDS)
+    bits = np.unpackbits(masks.astype("<u8")[..., None].view(np.uint8), axis=-1, bitorder="little")[..., :NUM_CARDS]
+    cards[:, HAND:DISCARD_DEADWOOD] = bits  # the 0/1 card slices, in CARD_SLICES order
     eleven = np.bitwise_count(hand) == 11
-    cards[:, 8] = 0.0
-    cards[eleven, 8] = np.maximum(after_discard[eleven], 0) / 100.0
-    scalars = out[:, len(CARD_SLICES) * NUM_CARDS :]
-    scalars[:, :4] = 0.0
-    scalars[np.arange(n), phase.astype(np.intp)] = 1.0
-    scalars[:, 4] = stock_size / STOCK_AT_DEAL
-    scalars[:, 5] = deadwood / 100.0
-    scalars[:, 6] = knock_limit / 100.0
-    scalars[:, 7] = turn / rules.max_turns
-    scalars[:, 8] = is_dealer
-    scalars[:, 9:] = 0.0
+    cards[:, DISCARD_DEADWOOD] = 0.0
+    cards[eleven, DISCARD_DEADWOOD] = np.maximum(after_discard[eleven], 0) / POINTS_SCALE
+    scalars = out[:, SCALARS_AT:]
+    scalars[...] = 0.0  # the phase one-hot and the match scores (no matches here) are 0 but where set
+    scalars[np.arange(n), PHASE + phase.astype(np.intp)] = 1.0
+    scalars[:, STOCK_SIZE] = stock_size / STOCK_AT_DEAL
+    scalars[:, DEADWOOD] = deadwood / POINTS_SCALE
+    scalars[:, KNOCK_LIMIT] = knock_limit / POINTS_SCALE
+    scalars[:, TURN] = turn / rules.max_turns
+    scalars[:, IS_DEALER] = is_dealer
     if encoding == "flat":
         return out
     if encoding != "planes":

@@ -21,14 +21,12 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.melds_jit import _hand_tables, _one_hand_kernel
-from rummy_env.gin.encoding import STOCK_AT_DEAL
 from rummy_env.gin.game import InformationSet
+from rummy_env.gin.layout import (
+    DEADWOOD, DISCARD_DEADWOOD, FLAT_SIZE, IS_DEALER, KNOCK_LIMIT, OPPONENT_SCORE, OWN_SCORE, PHASE, POINTS_SCALE,
+    SCALARS_AT, STOCK_AT_DEAL, STOCK_SIZE, TURN,
+)
 from rummy_env.gin.rules import Rules
-
-_CARD_SLICES = 8  # hand .. taken: the 0/1 card slices; the 9th (discard_deadwood) is written apart
-_AFTER = _CARD_SLICES * NUM_CARDS  # where discard_deadwood starts
-_SCALARS = 9 * NUM_CARDS  # where the scalars start (phase one-hot first)
-_SIZE = _SCALARS + 11
 
 
 def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[int]]) -> np.ndarray:
@@ -37,12 +35,12 @@ def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[in
     pile = info.discard_pile
     hand = info.hand
     own, theirs = (scores[p] / rules.target_score, scores[q] / rules.target_score) if scores and rules.match else (0.0, 0.0)
-    out = np.empty(_SIZE, np.float32)
+    out = np.empty(FLAT_SIZE, np.float32)
     _encode_kernel(
         out, hand, 1 << pile[-1] if pile else 0, info.discard_mask, info.opponent_known, info.discarded[q],
         info.passed[q], ((1 << NUM_CARDS) - 1) & ~(hand | info.opponent_known | info.discard_mask),
         0 if info.taken_card is None else 1 << info.taken_card, int(info.phase), info.stock_size / STOCK_AT_DEAL,
-        info.knock_limit / 100.0, info.turn / rules.max_turns, float(info.dealer == p), own, theirs,
+        info.knock_limit / POINTS_SCALE, info.turn / rules.max_turns, float(info.dealer == p), own, theirs,
         *_hand_tables(melds._tables(rules.aces_high, rules.five_under_ten)),
     )
     return out
@@ -51,12 +49,15 @@ def encode_flat(info: InformationSet, rules: Rules, scores: Optional[Sequence[in
 @numba.njit(cache=True)
 def _encode_kernel(out, hand, top, pile, known, discarded, passed, unseen, taken, phase, stock, knock_limit, turn,
                    is_dealer, own, theirs, dead, dead_minus, opt4, opt3):
-    masks = (hand, top, pile, known, discarded, passed, unseen, taken)
-    for s in range(_CARD_SLICES):
+    masks = (hand, top, pile, known, discarded, passed, unseen, taken)  # the 0/1 card slices, in CARD_SLICES order
+    for s in range(DISCARD_DEADWOOD):  # they are the ones before discard_deadwood
         m = masks[s]
         for c in range(NUM_CARDS):
             out[s * NUM_CARDS + c] = np.float32((m >> c) & 1)
-    for i in range(_AFTER, _SIZE):
+    after = DISCARD_DEADWOOD * NUM_CARDS  # where discard_deadwood starts
+    for c in range(NUM_CARDS):
+        out[after + c] = 0.0
+    for i in range(SCALARS_AT, FLAT_SIZE):
         out[i] = 0.0
     h = np.uint64(hand)
     eleven = 0
@@ -72,12 +73,13 @@ def _encode_kernel(out, hand, top, pile, known, discarded, passed, unseen, taken
         while left:
             c = trailing_zeros(left)
             left &= left - np.uint64(1)
-            out[_AFTER + c] = best[c] / 100.0
-    out[_SCALARS + phase] = 1.0
-    out[_SCALARS + 4] = stock
-    out[_SCALARS + 5] = least / 100.0
-    out[_SCALARS + 6] = knock_limit
-    out[_SCALARS + 7] = turn
-    out[_SCALARS + 8] = is_dealer
-    out[_SCALARS + 9] = own
-    out[_SCALARS + 10] = theirs
+            out[after + c] = best[c] / POINTS_SCALE
+    sc = SCALARS_AT
+    out[sc + PHASE + phase] = 1.0
+    out[sc + STOCK_SIZE] = stock
+    out[sc + DEADWOOD] = least / POINTS_SCALE
+    out[sc + KNOCK_LIMIT] = knock_limit
+    out[sc + TURN] = turn
+    out[sc + IS_DEALER] = is_dealer
+    out[sc + OWN_SCORE] = own
+    out[sc + OPPONENT_SCORE] = theirs

@@ -27,6 +27,10 @@ from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trail
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.melds_jit import solve_hand
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, Phase
+from rummy_env.gin.layout import (
+    DEADWOOD, DISCARD_DEADWOOD, DISCARD_PILE, DISCARD_TOP, FLAT_SIZE, HAND, IS_DEALER, KNOCK_LIMIT, OPPONENT_DISCARDED,
+    OPPONENT_KNOWN, OPPONENT_PASSED, PHASE, POINTS_SCALE, SCALARS_AT, STOCK_AT_DEAL, STOCK_SIZE, TAKEN, TURN, UNSEEN,
+)
 from rummy_env.gin.scoring import Outcome
 
 _SUIT = np.uint64(0x1FFF)
@@ -34,7 +38,6 @@ _ONE = np.uint64(1)
 _FULL = np.uint64((1 << NUM_CARDS) - 1)
 _OFFER, _DRAW, _DISCARD = int(Phase.OFFER), int(Phase.DRAW), int(Phase.DISCARD)
 _OUTCOME_DRAW = int(Outcome.DRAW)
-_STOCK_AT_DEAL = 31.0  # as rummy_env.gin.encoding.STOCK_AT_DEAL
 _WALL = 2  # a discard that leaves this many stock cards or fewer draws the hand, or (wall_knock) starts the wall
 # _BYTE_BITS[b, k]: bit k of byte b as 0.0 / 1.0 (observations are written 8 cards at a time)
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
@@ -263,20 +266,20 @@ def observe_flat(hands, current, pile, pile_len, pile_mask, known, discarded, pa
                  stock_next, knock_limit, turn, dealer, max_turns, out):
     """The ``flat`` observation of the player to move in each game (every entry written),
     as ``rummy_env.gin.encoding.encode_batch`` computes it."""
-    masks = np.empty(8, np.uint64)
+    masks = np.empty(DISCARD_DEADWOOD, np.uint64)  # the 0/1 card slices: the ones before discard_deadwood
     for i in range(hands.shape[0]):
         p = current[i]
         q = 1 - p
         h = hands[i, p]
-        masks[0] = h
-        masks[1] = _ONE << np.uint64(pile[i, pile_len[i] - 1]) if pile_len[i] > 0 else np.uint64(0)
-        masks[2] = pile_mask[i]
-        masks[3] = known[i, q]
-        masks[4] = discarded[i, q]
-        masks[5] = passed[i, q]
-        masks[6] = _FULL & ~(h | known[i, q] | pile_mask[i])
-        masks[7] = _ONE << np.uint64(taken[i]) if taken[i] >= 0 else np.uint64(0)
-        for s in range(8):
+        masks[HAND] = h
+        masks[DISCARD_TOP] = _ONE << np.uint64(pile[i, pile_len[i] - 1]) if pile_len[i] > 0 else np.uint64(0)
+        masks[DISCARD_PILE] = pile_mask[i]
+        masks[OPPONENT_KNOWN] = known[i, q]
+        masks[OPPONENT_DISCARDED] = discarded[i, q]
+        masks[OPPONENT_PASSED] = passed[i, q]
+        masks[UNSEEN] = _FULL & ~(h | known[i, q] | pile_mask[i])
+        masks[TAKEN] = _ONE << np.uint64(taken[i]) if taken[i] >= 0 else np.uint64(0)
+        for s in range(DISCARD_DEADWOOD):
             m = masks[s]
             at = s * NUM_CARDS
             for b in range(6):  # bytes 0..5: cards 0..47
@@ -291,25 +294,24 @@ def observe_flat(hands, current, pile, pile_len, pile_mask, known, discarded, pa
         while x:
             x &= x - _ONE
             held += 1
-        base = 8 * NUM_CARDS
+        base = DISCARD_DEADWOOD * NUM_CARDS
         for c in range(NUM_CARDS):
             out[i, base + c] = 0.0
         if held == 11:
             for c in range(NUM_CARDS):
                 v = after[i, c]
                 if v > 0:
-                    out[i, base + c] = np.float32(v / 100.0)
-        base = 9 * NUM_CARDS
-        for k in range(4):
+                    out[i, base + c] = np.float32(v / POINTS_SCALE)
+        base = SCALARS_AT
+        for k in range(FLAT_SIZE - SCALARS_AT):
             out[i, base + k] = 0.0
-        out[i, base + phase[i]] = 1.0
-        out[i, base + 4] = np.float32((NUM_CARDS - stock_next[i]) / _STOCK_AT_DEAL)
-        out[i, base + 5] = np.float32(deadwood[i] / 100.0)
-        out[i, base + 6] = np.float32(knock_limit[i] / 100.0)
-        out[i, base + 7] = np.float32(turn[i] / max_turns)
-        out[i, base + 8] = 1.0 if dealer[i] == p else 0.0
-        out[i, base + 9] = 0.0
-        out[i, base + 10] = 0.0
+        out[i, base + PHASE + phase[i]] = 1.0
+        out[i, base + STOCK_SIZE] = np.float32((NUM_CARDS - stock_next[i]) / STOCK_AT_DEAL)
+        out[i, base + DEADWOOD] = np.float32(deadwood[i] / POINTS_SCALE)
+        out[i, base + KNOCK_LIMIT] = np.float32(knock_limit[i] / POINTS_SCALE)
+        out[i, base + TURN] = np.float32(turn[i] / max_turns)
+        out[i, base + IS_DEALER] = 1.0 if dealer[i] == p else 0.0
+        # own_score and opponent_score stay 0: the vector engine plays single hands
 
 
 @numba.njit(cache=True)

@@ -44,18 +44,17 @@ from torch import nn
 
 from rummy_env.agents import torch_files
 from rummy_env.agents.mlp_network import init_weights, trunk
-from rummy_env.basic.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.basic.game import DISCARD, LAYOFF, MAX_TABLE_MELDS, MELD, NUM_ACTIONS
+from rummy_env.basic.layout import FLAT_SIZE, HAND, KNOWN_REL1, LAYOUT, NUM_CARD_SLICES, OTHERS, UNSEEN
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.core.meld_table import NUM_MELDS
 
 POLICY_FORMAT = "rummy-env-basic-policy-v1"
 _NEG = -1e9
-_SLICES = len(CARD_SLICES)
-_HAND, _UNSEEN, _TOP = CARD_SLICES.index("hand"), CARD_SLICES.index("unseen"), CARD_SLICES.index("discard_top")
-_KNOWN = [CARD_SLICES.index(f"known_rel{k}") for k in (1, 2, 3)]
+_TOP = LAYOUT.slices()["discard_top"]
+_KNOWN = [KNOWN_REL1 + k - 1 for k in OTHERS]  # the card slices of what each other seat is known to hold
 _NEIGHBOURS = 7
-CARD_FEATURES = _SLICES + 3 * _NEIGHBOURS + NUM_RANKS + 1
+CARD_FEATURES = NUM_CARD_SLICES + 3 * _NEIGHBOURS + NUM_RANKS + 1
 _GLOBAL = 2 + NUM_MELDS + MAX_TABLE_MELDS  # draw stock, take discard, the melds, a term per lay-off slot
 assert DISCARD == 2 and MELD == DISCARD + NUM_CARDS and LAYOFF == MELD + NUM_MELDS  # the layout assembled below
 
@@ -101,10 +100,10 @@ class BasicPolicyNet(nn.Module):
     def card_features(self, obs: torch.Tensor) -> torch.Tensor:
         """(N, 52, ``CARD_FEATURES``): each card's card-slice entries, the hand, unseen and
         known-elsewhere bits of its 7 meld partners, its rank one-hot and value / 10."""
-        cards = obs[:, : _SLICES * NUM_CARDS].view(-1, _SLICES, NUM_CARDS)
+        cards = obs[:, : LAYOUT.card_size].view(-1, NUM_CARD_SLICES, NUM_CARDS)
         n = cards.shape[0]
         known = cards[:, _KNOWN].amax(dim=1, keepdim=True)
-        three = torch.cat([cards[:, [_HAND, _UNSEEN]], known], dim=1)
+        three = torch.cat([cards[:, [HAND, UNSEEN]], known], dim=1)
         three = torch.cat([three, cards.new_zeros(n, 3, 1)], dim=2)  # (N, 3, 53): slot 52 reads 0
         near = three[:, :, self.neighbours].permute(0, 2, 1, 3).reshape(n, NUM_CARDS, 3 * _NEIGHBOURS)
         return torch.cat([cards.transpose(1, 2), near, self.ranks.expand(n, -1, -1)], dim=2)
@@ -117,7 +116,7 @@ class BasicPolicyNet(nn.Module):
         per_card = self.card_out(h)  # (N, 52, 3)
         slot = g[:, 2 + NUM_MELDS :]  # (N, 17)
         layoff = (slot[:, :, None] + per_card[:, None, :, 1]).reshape(obs.shape[0], -1)  # slot-major, as the ids
-        top = obs[:, _TOP * NUM_CARDS : (_TOP + 1) * NUM_CARDS]  # one-hot: the top card of the pile
+        top = obs[:, _TOP]  # one-hot: the top card of the pile
         take = g[:, 1:2] + (top * per_card[:, :, 2]).sum(1, keepdim=True)
         logits = torch.cat([g[:, :1], take, per_card[:, :, 0], g[:, 2 : 2 + NUM_MELDS], layoff], dim=1)
         logits = logits.masked_fill(~mask, _NEG)

@@ -39,13 +39,20 @@ import numpy as np
 from rummy_env.agents.gin.heuristic_vector import Analysis, Positions, analyse, positions_of
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.encoding import CardLayout
 from rummy_env.gin.game import NUM_ACTIONS, InformationSet, Phase
 from rummy_env.gin.rules import Rules
 from rummy_env.gin.vector import VectorGinRummy
 
 ADVICE_CARD_SLICES = ("expected_deadwood", "danger", "score_gap", "heuristic_card")
 ADVICE_SCALARS = ("take", "after_take", "stock_expected", "take_gain", "knock")
-ADVICE_SIZE = len(ADVICE_CARD_SLICES) * NUM_CARDS + len(ADVICE_SCALARS)
+ADVICE_LAYOUT = CardLayout(ADVICE_CARD_SLICES, ADVICE_SCALARS)
+ADVICE_SIZE = ADVICE_LAYOUT.flat_size
+# card slices by number (entries 52 s .. 52 s + 51), scalars by index among the scalars
+_EXPECTED, _DANGER, _GAP, _PICK = map(ADVICE_CARD_SLICES.index, (
+    "expected_deadwood", "danger", "score_gap", "heuristic_card"))
+_TAKE, _AFTER_TAKE, _STOCK_EXPECTED, _TAKE_GAIN, _KNOCK = map(ADVICE_SCALARS.index, (
+    "take", "after_take", "stock_expected", "take_gain", "knock"))
 
 
 def advice(pos: Positions, rules: Rules, analysis: Optional[Analysis] = None) -> np.ndarray:
@@ -56,24 +63,24 @@ def advice(pos: Positions, rules: Rules, analysis: Optional[Analysis] = None) ->
         raise ValueError(f"the analysis has {a.take.shape[0]} positions, pos has {pos.hands.size}")
     n = pos.hands.size
     out = np.zeros((n, ADVICE_SIZE), dtype=np.float32)
-    cards = out[:, : len(ADVICE_CARD_SLICES) * NUM_CARDS].reshape(n, len(ADVICE_CARD_SLICES), NUM_CARDS)
+    cards = out[:, : ADVICE_LAYOUT.card_size].reshape(n, len(ADVICE_CARD_SLICES), NUM_CARDS)
     legal = np.isfinite(a.scores)
-    cards[:, 0] = np.where(legal, a.expected, 0.0) / 100
-    cards[:, 1] = a.risk / 8
+    cards[:, _EXPECTED] = np.where(legal, a.expected, 0.0) / 100
+    cards[:, _DANGER] = a.risk / 8
     best = np.where(legal.any(axis=1), np.where(legal, a.scores, np.inf).min(axis=1), 0.0)
     gap = np.where(legal, (a.scores - best[:, None]) / 10, 1.0)
-    cards[:, 2] = np.minimum(gap, 1.0)
+    cards[:, _GAP] = np.minimum(gap, 1.0)
     rows = np.arange(n)
     pick = legal & (a.scores <= best[:, None] + 1e-9) & ~a.knock[:, None]
     pick[rows[a.knock], a.knock_card[a.knock]] = True
-    cards[:, 3] = pick
-    scalars = out[:, len(ADVICE_CARD_SLICES) * NUM_CARDS :]
+    cards[:, _PICK] = pick
+    scalars = out[:, ADVICE_LAYOUT.card_size :]
     drawing = ~np.isnan(a.after_take)
-    scalars[:, 0] = a.take
-    scalars[:, 1] = np.where(drawing, a.after_take, 0.0) / 100
-    scalars[:, 2] = np.where(drawing, a.stock_expected, 0.0) / 100
-    scalars[:, 3] = np.where(drawing, a.stock_expected - a.after_take, 0.0) / 100
-    scalars[:, 4] = a.knock
+    scalars[:, _TAKE] = a.take
+    scalars[:, _AFTER_TAKE] = np.where(drawing, a.after_take, 0.0) / 100
+    scalars[:, _STOCK_EXPECTED] = np.where(drawing, a.stock_expected, 0.0) / 100
+    scalars[:, _TAKE_GAIN] = np.where(drawing, a.stock_expected - a.after_take, 0.0) / 100
+    scalars[:, _KNOCK] = a.knock
     return out
 
 

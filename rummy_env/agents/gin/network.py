@@ -26,10 +26,10 @@ from torch import nn
 
 from rummy_env.agents import torch_files
 from rummy_env.agents.mlp_network import init_weights, trunk
-from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_SIZE, advice_of_env
+from rummy_env.agents.gin.heuristic_features import ADVICE_CARD_SLICES, ADVICE_LAYOUT, ADVICE_SIZE, advice_of_env
 from rummy_env.core.cards import NUM_CARDS
-from rummy_env.gin.encoding import CARD_SLICES, FLAT_SIZE
 from rummy_env.gin.game import DISCARD, KNOCK, NUM_ACTIONS
+from rummy_env.gin.layout import CARD_SLICES, FLAT_SIZE, LAYOUT
 
 if TYPE_CHECKING:
     from rummy_env.gin.vector import VectorGinRummy
@@ -97,9 +97,9 @@ def card_pairs(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def card_features(obs: torch.Tensor, rows: torch.Tensor, cards: torch.Tensor, advice: bool) -> torch.Tensor:
     """The card head's input for pairs (``rows``, ``cards``): the card's 9 card-slice
     entries, then with ``advice`` its 4 advice slices."""
-    features = obs[:, : _CARD_FEATURES * NUM_CARDS].view(-1, _CARD_FEATURES, NUM_CARDS)[rows, :, cards]
+    features = obs[:, : LAYOUT.card_size].view(-1, _CARD_FEATURES, NUM_CARDS)[rows, :, cards]
     if advice:
-        extra = obs[:, FLAT_SIZE : FLAT_SIZE + _ADVICE_CARDS * NUM_CARDS].view(-1, _ADVICE_CARDS, NUM_CARDS)
+        extra = obs[:, FLAT_SIZE : FLAT_SIZE + ADVICE_LAYOUT.card_size].view(-1, _ADVICE_CARDS, NUM_CARDS)
         features = torch.cat([features, extra[rows, :, cards]], dim=1)
     return features
 
