@@ -106,10 +106,12 @@ class CardLayout:
             pos += 1
         return out
 
-    def planes(self, flat: np.ndarray) -> np.ndarray:
-        """Flat vectors (..., flat_size) as planes (..., *planes_shape)."""
+    def planes(self, flat: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Flat vectors (..., flat_size) as planes (..., *planes_shape), written into ``out``
+        when it is given (float32 of that shape)."""
         lead = flat.shape[:-1]
-        out = np.empty(lead + self.planes_shape, dtype=np.float32)
+        if out is None:
+            out = np.empty(lead + self.planes_shape, dtype=np.float32)
         k = len(self.card_slices)
         out[..., :k, :, :] = flat[..., : self.card_size].reshape(lead + (k, 4, 13))
         out[..., k:, :, :] = flat[..., self.card_size :, None, None]
@@ -143,6 +145,12 @@ class FlatEncoding:
     def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
         return self._encode(info, rules, scores)
 
+    def encode_batch(self, engine: Any, players: Optional[np.ndarray] = None,
+                     out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations (N, flat_size) of many games of a vector engine: the rows the
+        engine's ``observe_flat`` writes from the game's layout (``rummy_env.core.vector``)."""
+        return engine.observe_flat(players, out)
+
 
 class PlanesEncoding(FlatEncoding):
     """The ``planes`` view of a layout, for convolutional networks."""
@@ -160,6 +168,11 @@ class PlanesEncoding(FlatEncoding):
 
     def encode(self, info: Any, rules: Any, scores: Optional[Sequence[int]] = None) -> np.ndarray:
         return self.layout.planes(self._encode(info, rules, scores))
+
+    def encode_batch(self, engine: Any, players: Optional[np.ndarray] = None,
+                     out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations (N, *planes_shape): the engine's flat rows laid out as planes."""
+        return self.layout.planes(engine.observe_flat(players), out)
 
 
 def standard_encodings(layout: CardLayout, encode_flat: FlatEncoder, high_flat: Callable[[Any], np.ndarray],

@@ -33,6 +33,9 @@ A ``Game`` gives:
 - for ``rummy train``, optionally its own training adapter (``training_module``: its
   own network, a vector rollout source); without one the generic trainer plays its hands
   over this interface alone;
+- optionally, a vector engine of its own (``vector_module``): many hands stepped as
+  arrays (``rummy_env.core.vector``), which the conformance suite plays against the pure
+  game; ``vector`` gives it, or for a game without one its pure hands in a loop;
 - optionally, many hands at once: a game with a batch engine sets ``batched`` and
   implements ``play_batched``, which plays many dealt hands together with agents' array
   policies (``BatchPolicy``: an agent's decisions over many games at once, offered by
@@ -229,6 +232,9 @@ class Game(ABC):
     encodings: dict[str, Encoding]
     state_size: int  # length of the env's ``state()`` vector
     batched: bool = False  # whether ``play_batched`` plays many hands at once (a batch engine)
+    # the module whose ``engine(num_envs, num_players, **options)`` builds its vector engine
+    # (``rummy_env.core.vector``: many hands stepped as arrays); None: it has none
+    vector_module: Optional[str] = None
     # letter -> the moves it stands for at the terminal (``rummy play``): the start of their
     # names, then what the person types after the letter, e.g. {"x": "discard CARD"}
     # (rummy_env.agents.human); the same letter means the same kind of move in every game
@@ -304,6 +310,19 @@ class Game(ABC):
         Yields the hands finished at each step of the engine (any order). Only games with
         ``batched`` set implement it; tournaments play the others one hand at a time."""
         raise NotImplementedError(f"{self.title} has no batch engine: its hands are played one at a time")
+
+    def vector(self, num_envs: int, num_players: Optional[int] = None, **options: Any) -> Any:
+        """A vector engine (``rummy_env.core.vector.VectorEngine``): ``num_envs`` hands at
+        ``num_players`` (None: the fewest the game seats) stepped together as arrays;
+        ``options`` are the engine's (``rules``, ``encoding``, ``seed``, ...). The game's own
+        engine (``vector_module``) where it has one, else the pure hands stepped in a loop
+        (``rummy_env.core.vector_states.StatesEngine``), so every game has one."""
+        n = self.min_players if num_players is None else self.check_num_players(num_players)
+        if self.vector_module is None:
+            from rummy_env.core.vector_states import StatesEngine
+
+            return StatesEngine(self, num_envs, n, **options)
+        return importlib.import_module(self.vector_module).engine(num_envs, n, **options)
 
     # ------------------------------------------------------------------ hidden cards
 

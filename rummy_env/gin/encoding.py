@@ -183,9 +183,8 @@ def encode_batch(
     turn: np.ndarray,
     is_dealer: np.ndarray,
     rules: Rules,
-    encoding: str = "flat",
 ) -> np.ndarray:
-    """The batch twin of ``encode`` for the vector engine (tests keep the two equal).
+    """The batch twin of the ``flat`` encoder for the vector engine (tests keep the two equal).
 
     Card arguments are (N,) uint64 masks (``top``/``taken`` 0 when there is none);
     ``after_discard`` (N, 52) is ``melds.discard_deadwood`` for 11-card hands (-1 where
@@ -210,8 +209,4 @@ def encode_batch(
     scalars[:, KNOCK_LIMIT] = knock_limit / POINTS_SCALE
     scalars[:, TURN] = turn / rules.max_turns
     scalars[:, IS_DEALER] = is_dealer
-    if encoding == "flat":
-        return out
-    if encoding != "planes":
-        raise ValueError(f"the vector engine encodes 'flat' or 'planes', got {encoding!r}")
-    return LAYOUT.planes(out)
+    return out

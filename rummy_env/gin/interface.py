@@ -36,6 +36,7 @@ class GinRummy(Game):
     state_size = encoding.STATE_SIZE
     shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
     batched = True  # the vector engine plays many hands at once (rummy_env.gin.batch)
+    vector_module = "rummy_env.gin.vector"  # VectorGinRummy
     frame_lines = 4  # its text view: the two hands, the piles, whose turn
 
     def load_rules(self, spec: Any = None) -> Any:

@@ -20,6 +20,8 @@ array path on a few hundred moves (checked once per process; a warning says why 
 Dealing draws from the same numpy generator on both, so a seed gives the same games, and
 tests hold every array of the two equal, step for step, under every rule option.
 Hands are single hands (no match scores in observations, as ``episode="hand"``).
+``encoding`` names any of the game's encodings that has a batch writer (``flat`` and
+``planes``, or one a user registered with ``encode_batch``: ``rummy_env.core.vector``);
 ``encoding=None`` skips the observations (``StepResult.observation`` is None), for callers
 that read the engine's arrays instead, such as search rollouts.
 
@@ -36,13 +38,14 @@ from rummy_env.gin import encoding as enc
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_value
 from rummy_env.core.compiled import Compiled
+from rummy_env.core.game import get_game
+from rummy_env.core.vector import batch_encoding, check_out
 from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
 
 REWARDS = ("points", "scaled", "win_loss")
 ENGINES = ("auto", "compiled", "arrays")  # "auto": compiled when numba is there and agrees, else arrays
-BATCH_ENCODINGS = (None, "flat", "planes")  # encode_batch writes these (None: no observations)
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 _ONE = np.uint64(1)
 _STOCK_START = 2 * HAND_SIZE + 1  # deck index of the top of the stock
@@ -77,7 +80,7 @@ class VectorGinRummy:
         self,
         num_envs: int,
         rules: RulesSpec = "classic",
-        encoding: Optional[str] = "flat",
+        encoding: Any = "flat",
         reward: str = "points",
         seed: Optional[int] = None,
         engine: str = "auto",
@@ -88,14 +91,13 @@ class VectorGinRummy:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if encoding not in BATCH_ENCODINGS:
-            raise ValueError(f"the vector engine encodes {' or '.join(map(repr, BATCH_ENCODINGS))} (or None: no "
-                             f"observations), got {encoding!r}")
         self.num_envs = int(num_envs)
+        self.num_players = 2
         self.rules = load_rules(rules)
-        self.encoding = encoding
+        self._encoder = batch_encoding(get_game("gin"), encoding)
+        self.encoding = None if self._encoder is None else self._encoder.name
         self.reward_mode = reward
-        self.observation_shape = None if encoding is None else enc.observation_shape(encoding)
+        self.observation_shape = None if self._encoder is None else tuple(self._encoder.shape(self.rules))
         self._opts = {"aces_high": self.rules.aces_high, "five_under_ten": self.rules.five_under_ten}
         self._rng = np.random.default_rng(seed)
         n = self.num_envs
@@ -591,25 +593,29 @@ class VectorGinRummy:
         )
 
     def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations (N, ...) of ``players`` (default: the player to move in each game);
-        with ``out`` (float32, of their shape; a view into a larger array is fine) they are
-        written there and ``out`` is returned: a caller that adds columns after them (the
-        ``ppo`` agent's advice features) writes each observation once."""
-        if self.encoding is None:
+        """Observations (N, ...) of ``players`` (default: the player to move in each game) in
+        the engine's encoding; with ``out`` (float32, of their shape; a view into a larger
+        array is fine) they are written there and ``out`` is returned: a caller that adds
+        columns after them (the ``ppo`` agent's advice features) writes each observation once."""
+        if self._encoder is None:
             raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
-        if out is not None and (out.dtype != np.float32 or out.shape != (self.num_envs, *enc.ENCODINGS[self.encoding].shape())):
-            raise ValueError(f"out must be float32 of shape {(self.num_envs, *enc.ENCODINGS[self.encoding].shape())}, "
-                             f"got {out.dtype} {out.shape}")
+        assert self.observation_shape is not None
+        check_out(out, (self.num_envs, *self.observation_shape))
+        return self._encoder.encode_batch(self, players, out)
+
+    def observe_flat(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """The ``flat`` observations (N, flat size) of ``players`` (default: the player to move
+        in each game), written from the game's layout (``rummy_env.gin.layout``) by the
+        compiled kernel or the array operations; into ``out`` when given. The batch writer
+        that every encoding built on the layout reads (``rummy_env.core.encoding``)."""
+        check_out(out, (self.num_envs, enc.FLAT_SIZE))
         self.action_mask()
-        if players is None and self._jit is not None and (out is None or self.encoding == "flat"):
+        if players is None and self._jit is not None:
             flat = np.empty((self.num_envs, enc.FLAT_SIZE), dtype=np.float32) if out is None else out
             self._jit.observe_flat(self.hands, self.current, self.pile, self.pile_len, self.pile_mask, self.known,
                                    self.discarded, self.passed, self.taken, self._after, self._deadwood, self.phase,
                                    self.stock_next, self.knock_limit, self.turn, self.dealer, self.rules.max_turns, flat)
-            return flat if self.encoding == "flat" else enc.LAYOUT.planes(flat)
-        if out is not None:
-            out[...] = self.observe(players)
-            return out
+            return flat
         p = self.current.astype(np.intp) if players is None else np.asarray(players, dtype=np.intp)
         q = 1 - p
         rows = self._rows
@@ -624,7 +630,7 @@ class VectorGinRummy:
             after = after.copy()
             if other.size:
                 after[other] = melds.discard_deadwood(hand[other], **self._opts)
-        return enc.encode_batch(
+        flat = enc.encode_batch(
             hand=hand,
             top=top,
             pile=self.pile_mask,
@@ -640,8 +646,19 @@ class VectorGinRummy:
             turn=self.turn,
             is_dealer=(self.dealer == p).astype(np.float32),
             rules=self.rules,
-            encoding=self.encoding,
         )
+        if out is not None:
+            out[...] = flat
+            return out
+        return flat
+
+
+def engine(num_envs: int, num_players: int = 2, **options: Any) -> VectorGinRummy:
+    """The vector engine for ``Game.vector``: ``VectorGinRummy(num_envs, **options)`` (two
+    players, as every hand of Gin Rummy)."""
+    if num_players != 2:
+        raise ValueError(f"Gin Rummy is played by 2 players, got {num_players}")
+    return VectorGinRummy(num_envs, **options)
 
 
 class _Outcome:

@@ -1,0 +1,100 @@
+"""What a game's vector engine offers: many hands stepped together as arrays.
+
+Why a protocol: training rollouts, search playouts, tournaments of array agents and
+benchmarks want thousands of hands at once, and each game writes its own engine (its
+rules as array operations or compiled loops, ``rummy_env.gin.vector``). What they share
+is the shape of the conversation, so that a caller (and the conformance suite, which
+plays every registered engine deal for deal against its pure game) needs no game's name:
+
+- ``Game.vector(num_envs, num_players=..., rules=..., encoding=..., seed=...)`` makes one
+  (``Game.vector_module``: the module whose ``engine`` function builds it);
+- ``reset(decks=None, dealers=None)`` deals every game (a shuffle, or explicit deal orders
+  ``(N, deck_size)`` and dealers ``(N,)``) and ``step(actions)`` plays one action per game,
+  for whoever is to move there; both return a ``VectorStep``: the player to move (N,),
+  their observation (None without an encoding), the action mask (N, num_actions), the
+  step's rewards (N, num_players) and which games ended (a game that ends is dealt again
+  at once, so every row always holds a live game);
+- ``observe(players=None, out=None)``, ``action_mask()``, ``random_actions(rng)``.
+
+An engine writes observations in any encoding that has a batch writer (``BatchEncoding``:
+``encode_batch(engine, players, out)``). A game's ``flat`` and ``planes`` encodings have
+one (``rummy_env.core.encoding``): they ask the engine for its flat rows
+(``engine.observe_flat``, written by the game in batch from the game's layout) and lay
+them out as the single-hand encoder does. A user's encoding gets into an engine by
+giving it ``encode_batch`` too (reading the engine's arrays), with no change here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class VectorStep(Protocol):
+    """What ``reset`` and ``step`` return (arrays over the N games); an engine's own result
+    type may carry more (Gin's: the showdown's outcome, knocker and deadwoods)."""
+
+    player: np.ndarray  # (N,) the player to move now (after any new deal)
+    observation: Optional[np.ndarray]  # (N, ...) their observation; None without an encoding
+    action_mask: np.ndarray  # (N, num_actions) the legal actions now
+    rewards: np.ndarray  # (N, num_players) of the step just taken
+    terminated: np.ndarray  # (N,) the games the step ended (dealt again since)
+
+
+@runtime_checkable
+class BatchEncoding(Protocol):
+    """An observation encoding (``rummy_env.core.game.Encoding``) that a vector engine can
+    write for many games at once: ``encode_batch(engine, players, out)`` gives the
+    observations (N, *shape) of ``players`` (None: the player to move in each game),
+    written into ``out`` when it is given (float32 of that shape) and returned. Tests hold
+    it equal, row for row, to ``encode`` of each game's information set."""
+
+    name: str
+
+    def shape(self, rules: Any) -> tuple[int, ...]: ...
+
+    def encode_batch(self, engine: Any, players: Optional[np.ndarray] = None,
+                     out: Optional[np.ndarray] = None) -> np.ndarray: ...
+
+
+@runtime_checkable
+class VectorEngine(Protocol):
+    """N hands of one game as arrays (module docstring)."""
+
+    num_envs: int
+    num_players: int
+    rules: Any
+    encoding: Optional[str]  # the name of the encoding it writes (None: no observations)
+
+    def reset(self, seed: Optional[int] = None, decks: Optional[np.ndarray] = None,
+              dealers: Optional[np.ndarray] = None) -> VectorStep: ...
+
+    def step(self, actions: np.ndarray) -> VectorStep: ...
+
+    def action_mask(self) -> np.ndarray: ...
+
+    def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray: ...
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray: ...
+
+
+def batch_encoding(game: Any, spec: Any) -> Optional[BatchEncoding]:
+    """The encoding an engine of ``game`` writes for ``spec``: None for None (no
+    observations), else the game's encoding of that name (or the object itself), which
+    must have a batch writer; a ValueError names the encodings that have one."""
+    if spec is None:
+        return None
+    encoding = game.encoding(spec)
+    if not callable(getattr(encoding, "encode_batch", None)):
+        writers = [name for name, e in game.encodings.items() if callable(getattr(e, "encode_batch", None))]
+        raise ValueError(f"the {game.title} vector engine writes only encodings with a batch writer (encode_batch): "
+                         f"{', '.join(map(repr, writers))} or None (no observations); {encoding.name!r} has none")
+    return encoding
+
+
+def check_out(out: Optional[np.ndarray], shape: tuple[int, ...]) -> None:
+    """A ValueError unless ``out`` is None or float32 of ``shape`` (where an engine writes)."""
+    if out is not None and (out.dtype != np.float32 or out.shape != shape):
+        raise ValueError(f"out must be float32 of shape {shape}, got {out.dtype} {out.shape}")
