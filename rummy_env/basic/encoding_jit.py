@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 import numba
 import numpy as np
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.basic.game import RummyInformationSet
 from rummy_env.basic.layout import (
     DEALER_REL0, DISCARDED_REL1, FLAT_SIZE, HAND_SIZE_REL0, HAND_SIZE_SCALE, KNOWN_REL1, MELDED_REL0, PHASE,
@@ -83,3 +84,6 @@ def _encode_kernel(out, p, hand, top, pile, public_stock, targets, taken, played
         out[sc + SCORE_REL0 + k] = scores[seat]
     out[sc + DEALER_REL0 + (dealer - p) % n] = 1.0
     out[sc + PLAYERS_2 + n - 2] = 1.0
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

@@ -14,8 +14,14 @@ name (or ``Compiled.chosen`` itself), never deciding again.
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import importlib.util
+import json
 import os
+import sys
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 
@@ -113,3 +119,101 @@ class Compiled:
                           stacklevel=3)
             return self.otherwise
         return twin
+
+
+# ---------------------------------------------------------------------- numba's cache
+
+
+def _source_file(module: str) -> Optional[Path]:
+    """The source file of dotted module name ``module`` (None: not a module, or no file)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    origin = getattr(spec, "origin", None)
+    return Path(origin) if origin and origin.endswith(".py") else None
+
+
+def _imported(tree: ast.Module, package: str) -> set[str]:
+    """The modules of ``package`` that a module's syntax tree imports (anywhere in it)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] == package)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] == package:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)  # a submodule imported by name
+    return out
+
+
+def _closure(module: str) -> dict[str, Path]:
+    """``module`` and every module of its top-level package that it imports, directly or
+    not (name -> source file; modules without a file left out)."""
+    package = module.split(".")[0]
+    found: dict[str, Path] = {}
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _source_file(name)
+        if path is not None:
+            found[name] = path
+            todo.extend(_imported(ast.parse(path.read_bytes()), package) - seen)
+    return found
+
+
+def _digest(files: dict[str, Path]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(files[name].read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _stats(files: dict[str, Path]) -> dict[str, list]:
+    out = {}
+    for name, path in files.items():
+        st = path.stat()
+        out[name] = [str(path), st.st_mtime_ns, st.st_size]
+    return out
+
+
+def refresh_cache(module: str) -> None:
+    """Drop numba's cached machine code of the kernels defined in ``module`` when the source
+    of a module it imports (of its own package, directly or not) has changed since they
+    were cached. Each kernels module calls it at its end, before any kernel runs.
+
+    Why: numba's cache checks only the file a kernel is defined in, but the kernels read
+    module-level numbers of other files (an observation layout, a rule's constants) and
+    call kernels of other files as compile-time constants; after an edit there, the cache
+    would hand back code built from the old numbers. A stamp of those sources (a digest of
+    their text, and each file's size and time, so that an unchanged checkout is confirmed
+    by a few ``stat`` calls) is kept beside numba's cache files; when the text differs,
+    every kernel of ``module`` is flushed and compiles afresh on its first call. A cache
+    folder that cannot be written is left to numba (which then compiles without a cache,
+    or fails as it would anyway)."""
+    kernels = [value for value in vars(sys.modules[module]).values()
+               if getattr(getattr(value, "py_func", None), "__module__", None) == module
+               and hasattr(getattr(value, "_cache", None), "cache_path")]
+    if not kernels:
+        return
+    path = Path(kernels[0]._cache.cache_path) / f"{module.rpartition('.')[2]}.sources.json"
+    try:
+        old = json.loads(path.read_text())
+        files = {name: Path(entry[0]) for name, entry in old["files"].items()}
+        if _stats(files) == old["files"]:
+            return  # not one file touched since the stamp
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        old = None
+    files = _closure(module)
+    stamp = {"digest": _digest(files), "files": _stats(files)}
+    if old is None or old.get("digest") != stamp["digest"]:
+        for kernel in kernels:
+            kernel._cache.flush()
+    try:
+        path.write_text(json.dumps(stamp))
+    except OSError:
+        pass

@@ -26,6 +26,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros: the lowest card held
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 
@@ -380,3 +381,6 @@ def _layoff_kernel(knockers, defenders, kds, dead, no_gain, opt4, opt3, aces_hig
             if not _next_choice(counter, options, nk):
                 break
     return out
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

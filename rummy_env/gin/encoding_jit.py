@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.melds_jit import _hand_tables, _one_hand_kernel
@@ -83,3 +84,6 @@ def _encode_kernel(out, hand, top, pile, known, discarded, passed, unseen, taken
     out[sc + IS_DEALER] = is_dealer
     out[sc + OWN_SCORE] = own
     out[sc + OPPONENT_SCORE] = theirs
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

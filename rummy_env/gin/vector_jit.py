@@ -24,6 +24,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros  # the CPU's count-trailing-zeros: the lowest card held
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.melds_jit import solve_hand
 from rummy_env.gin.game import BIG_GIN, DISCARD, DRAW_STOCK, HAND_SIZE, KNOCK, PASS, TAKE_DISCARD, Phase
@@ -319,3 +320,6 @@ def random_legal(legal_ids, num_legal, u, out):
     """Per game, the legal action of rank floor(u * number legal) in id order."""
     for i in range(legal_ids.shape[0]):
         out[i] = legal_ids[i, int(u[i] * num_legal[i])]
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

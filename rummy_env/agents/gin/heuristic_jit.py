@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, card_value
 from rummy_env.core.melds_jit import best_discard_deadwood, min_deadwood
 
@@ -126,3 +127,6 @@ def _least_after_take(hands, solved):
                     out[i] = solved[k]
                 k += 1
     return out
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped
