@@ -40,16 +40,14 @@ import numpy as np
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
 from rummy_env.basic.layout import (
     CARD_SLICES, DEALER_REL0, FLAT_SIZE, HAND_SIZE_REL0, HAND_SIZE_SCALE, LAYOUT, MAX_HAND_POINTS, MELDED_REL0,
-    NUM_CARD_SLICES, PLANES_SHAPE, PLAYERS_2, RUMMY_POSSIBLE, SCALARS, SCALARS_AT, SCORE_REL0, STOCK_SIZE, TURN,
-    TURNOVERS,
+    NUM_CARD_SLICES, PLANES_SHAPE, PLAYERS_2, RUMMY_POSSIBLE, SCALARS, SCALARS_AT, SCORE_REL0, STATE_PHASE, STATE_SIZE,
+    STATE_TO_MOVE, STOCK_SIZE, TURN, TURNOVERS,
 )
 from rummy_env.basic.rules import MAX_PLAYERS, BasicRummyRules
 from rummy_env.core.cards import NUM_CARDS, distinct_cards_mask
 from rummy_env.core.encoding import (
-    CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+    CompiledEncoder, lookup, random_positions, standard_encodings, write_card_bits,
 )
-
-STATE_SIZE = 8 * NUM_CARDS + 3 + MAX_PLAYERS
 
 __all__ = [  # the layout's names are re-exported: importable from here as they always were
     "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "HAND_SIZE_SCALE", "LAYOUT", "MAX_HAND_POINTS", "NUM_CARD_SLICES",
@@ -155,9 +153,9 @@ ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 def state_vector(state: BasicRummyState) -> np.ndarray:
     """Full state for centralised critics (absolute seats).
 
-    Layout: hands of seats 0..3 (4 x 52; 0 for absent seats), stock cards (52),
-    discard pile (52), discard top (52), table cards (52), phase one-hot (3), seat to
-    move one-hot (4): (423,).
+    Layout (``layout.STATE_LAYOUT``): hands of seats 0..3 (4 x 52; 0 for absent seats),
+    stock cards (52), discard pile (52), discard top (52), table cards (52), phase one-hot
+    (3), seat to move one-hot (4): (423,).
     """
     hands = list(state.hands) + [0] * (MAX_PLAYERS - state.num_players)
     stock = pile = 0
@@ -167,8 +165,7 @@ def state_vector(state: BasicRummyState) -> np.ndarray:
         pile |= 1 << c
     top = 1 << state.discard_pile[-1] if state.discard_pile else 0
     out = np.zeros(STATE_SIZE, dtype=np.float32)
-    masks = np.array(hands + [stock, pile, top, state.table_mask], dtype=np.uint64)
-    out[: 8 * NUM_CARDS] = masks_to_bits(masks).ravel()
-    out[8 * NUM_CARDS + int(state.phase)] = 1.0
-    out[8 * NUM_CARDS + 3 + state.current_player] = 1.0
+    write_card_bits(out, hands + [stock, pile, top, state.table_mask])
+    out[STATE_PHASE + int(state.phase)] = 1.0
+    out[STATE_TO_MOVE + state.current_player] = 1.0
     return out

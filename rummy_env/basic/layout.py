@@ -46,3 +46,12 @@ HAND_SIZE_REL0, MELDED_REL0, SCORE_REL0, DEALER_REL0, PLAYERS_2 = map(SCALARS.in
 
 HAND_SIZE_SCALE = 11.0  # hand sizes are divided by this: the most cards a hand holds
 MAX_HAND_POINTS = 100  # at most 10 cards are left in a losing hand: 100 points
+
+# The full state vector (``encoding.state_vector``, for centralised critics; absolute
+# seats, 0 for seats absent at the table): 0/1 card slices, then the phase one-hot (in
+# ``game.Phase`` order) and the seat to move, one-hot.
+STATE_LAYOUT = CardLayout((*[f"hand_{s}" for s in SEATS], "stock", "discard_pile", "discard_top", "table"),
+                          ("phase_draw", "phase_play", "phase_over", *[f"to_move_{s}" for s in SEATS]))
+STATE_SIZE = STATE_LAYOUT.flat_size
+STATE_PHASE = STATE_LAYOUT.card_size + STATE_LAYOUT.scalars.index("phase_draw")  # phase p at STATE_PHASE + p
+STATE_TO_MOVE = STATE_LAYOUT.card_size + STATE_LAYOUT.scalars.index("to_move_0")  # seat s at STATE_TO_MOVE + s

@@ -41,16 +41,14 @@ import numpy as np
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, mask_to_cards
 from rummy_env.core.encoding import (
-    CompiledEncoder, lookup, masks_to_bits, random_positions, standard_encodings, write_card_bits,
+    CompiledEncoder, lookup, random_positions, standard_encodings, write_card_bits,
 )
 from rummy_env.gin.game import GinRummyState, InformationSet
 from rummy_env.gin.layout import (
     CARD_SLICES, DEADWOOD, DISCARD_DEADWOOD, FLAT_SIZE, HAND, IS_DEALER, KNOCK_LIMIT, LAYOUT, PHASE, PLANES_SHAPE,
-    POINTS_SCALE, SCALARS, SCALARS_AT, STOCK_AT_DEAL, STOCK_SIZE, TURN,
+    POINTS_SCALE, SCALARS, SCALARS_AT, STATE_PHASE, STATE_SIZE, STATE_TO_MOVE, STOCK_AT_DEAL, STOCK_SIZE, TURN,
 )
 from rummy_env.gin.rules import Rules
-
-STATE_SIZE = 5 * NUM_CARDS + 6
 
 __all__ = [  # the layout's names are re-exported: importable from here as they always were
     "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "LAYOUT", "PLANES_SHAPE", "SCALARS", "STATE_SIZE", "STOCK_AT_DEAL",
@@ -148,8 +146,9 @@ ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
 def state_vector(state: GinRummyState) -> np.ndarray:
     """Full state for centralised critics: both hands, stock, pile, top, phase, seat to move.
 
-    Layout: hand of player_0 (52), hand of player_1 (52), stock cards (52), discard
-    pile (52), discard top (52), phase one-hot (4), player to move one-hot (2): (266,).
+    Layout (``layout.STATE_LAYOUT``): hand of player_0 (52), hand of player_1 (52), stock
+    cards (52), discard pile (52), discard top (52), phase one-hot (4), player to move
+    one-hot (2): (266,).
     """
     out = np.zeros(STATE_SIZE, dtype=np.float32)
     stock = pile_mask = 0
@@ -157,12 +156,10 @@ def state_vector(state: GinRummyState) -> np.ndarray:
         stock |= 1 << c
     for c in state.discard_pile:
         pile_mask |= 1 << c
-    masks = np.array([state.hands[0], state.hands[1], stock, pile_mask], dtype=np.uint64)
-    out[: 4 * NUM_CARDS] = masks_to_bits(masks).ravel()
-    if state.discard_pile:
-        out[4 * NUM_CARDS + state.discard_pile[-1]] = 1.0
-    out[5 * NUM_CARDS + int(state.phase)] = 1.0
-    out[5 * NUM_CARDS + 4 + state.current_player] = 1.0
+    top = 1 << state.discard_pile[-1] if state.discard_pile else 0
+    write_card_bits(out, [state.hands[0], state.hands[1], stock, pile_mask, top])
+    out[STATE_PHASE + int(state.phase)] = 1.0
+    out[STATE_TO_MOVE + state.current_player] = 1.0
     return out
 
 

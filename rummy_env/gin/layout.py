@@ -58,3 +58,12 @@ PHASE, STOCK_SIZE, DEADWOOD, KNOCK_LIMIT, TURN, IS_DEALER, OWN_SCORE, OPPONENT_S
 
 STOCK_AT_DEAL = 31  # the stock size is divided by this: the cards left after the deal
 POINTS_SCALE = 100.0  # deadwood counts and the knock limit are divided by this
+
+# The full state vector (``encoding.state_vector``, for centralised critics; absolute
+# seats): 0/1 card slices, then the phase one-hot (in ``game.Phase`` order) and the seat
+# to move, one-hot.
+STATE_LAYOUT = CardLayout(("hand_0", "hand_1", "stock", "discard_pile", "discard_top"),
+                          ("phase_offer", "phase_draw", "phase_discard", "phase_over", "to_move_0", "to_move_1"))
+STATE_SIZE = STATE_LAYOUT.flat_size
+STATE_PHASE = STATE_LAYOUT.card_size + STATE_LAYOUT.scalars.index("phase_offer")  # phase p at STATE_PHASE + p
+STATE_TO_MOVE = STATE_LAYOUT.card_size + STATE_LAYOUT.scalars.index("to_move_0")  # seat s at STATE_TO_MOVE + s

@@ -17,7 +17,7 @@ tests cover the policy). The idea is the asymmetric actor-critic of Pinto et al.
 and the "oracle" features used to train imperfect-information game agents such as
 Suphx (Li et al., 2020).
 
-Privileged features (``PRIVILEGED_SIZE`` = 3 x 52 + 2; card slices in card-id order):
+Privileged features (``PRIVILEGED_LAYOUT``, ``PRIVILEGED_SIZE`` = 3 x 52 + 2; card slices in card-id order):
 the opponent's hand, the cards left in the stock, the next card of the stock (one-hot;
 zeros when the stock is empty), then the opponent's least deadwood / 100 and the least
 deadwood of its hand plus the next stock card after its best discard / 100 (its own
@@ -36,9 +36,16 @@ from torch import nn
 
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.encoding import CardLayout
 from rummy_env.gin.vector import VectorGinRummy
 
-PRIVILEGED_SIZE = 3 * NUM_CARDS + 2
+PRIVILEGED_LAYOUT = CardLayout(("opponent_hand", "stock", "next_stock"),
+                               ("opponent_deadwood", "opponent_deadwood_after_draw"))
+PRIVILEGED_SIZE = PRIVILEGED_LAYOUT.flat_size
+_OPPONENT, _STOCK, _NEXT = (NUM_CARDS * PRIVILEGED_LAYOUT.card_slices.index(name)
+                            for name in ("opponent_hand", "stock", "next_stock"))
+_DEADWOOD, _AFTER_DRAW = (PRIVILEGED_LAYOUT.card_size + PRIVILEGED_LAYOUT.scalars.index(name)
+                          for name in ("opponent_deadwood", "opponent_deadwood_after_draw"))
 _BITS = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
 
 
@@ -51,21 +58,21 @@ def privileged(env: VectorGinRummy, rows: np.ndarray, players: np.ndarray) -> np
     if rows.size == 0:
         return out
     opponent = env.hands[rows, 1 - players]
-    out[:, :NUM_CARDS] = (opponent[:, None] & _BITS) != 0
+    out[:, _OPPONENT:_OPPONENT + NUM_CARDS] = (opponent[:, None] & _BITS) != 0
     deck = env.decks[rows].astype(np.intp)  # (n, 52) card ids in deal order; the stock is from stock_next on
     nxt = env.stock_next[rows].astype(np.intp)
     in_stock = np.arange(NUM_CARDS) >= nxt[:, None]
     line = np.arange(rows.size)[:, None]
-    out[line, NUM_CARDS + deck] = in_stock
+    out[line, _STOCK + deck] = in_stock
     left = np.flatnonzero(nxt < NUM_CARDS)
-    out[left, 2 * NUM_CARDS + deck[left, nxt[left]]] = 1
+    out[left, _NEXT + deck[left, nxt[left]]] = 1
     opts = {"aces_high": env.rules.aces_high, "five_under_ten": env.rules.five_under_ten}
     now = melds.min_deadwood(opponent, **opts)
-    out[:, 3 * NUM_CARDS] = now / 100
-    out[:, 3 * NUM_CARDS + 1] = now / 100
+    out[:, _DEADWOOD] = now / 100
+    out[:, _AFTER_DRAW] = now / 100
     if left.size:
         drawn = opponent[left] | _BITS[deck[left, nxt[left]]]
-        out[left, 3 * NUM_CARDS + 1] = melds.best_discard_deadwood(drawn, **opts) / 100
+        out[left, _AFTER_DRAW] = melds.best_discard_deadwood(drawn, **opts) / 100
     return out
 
 
