@@ -26,6 +26,13 @@ do; the default is the turn rule (``knock=turn``). Every step is one move in eve
 so the policies' rates are printed as moves/s.
 
     python benchmarks/bench_vector.py --policy heuristic --knock estimate --sizes 64,1024
+
+Basic Rummy's engine (``rummy_env.basic.vector.VectorBasicRummy``, compiled; 2 and 4
+players by default, ``--basic-players``; empty skips it) is measured in the same rounds as
+Gin's, in the same way (random legal play, ``flat`` observations or none), and each figure
+printed with its ratio to Gin's compiled engine at that batch size.
+
+    python benchmarks/bench_vector.py --sizes 1024,8192 --basic-players 2,4
 """
 
 from __future__ import annotations
@@ -44,6 +51,8 @@ from common import machine, peer_python, run_peer  # noqa: E402
 from rummy_env.agents.gin.heuristic import KNOCK_RULES, HeuristicAgent  # noqa: E402
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
 from rummy_env.agents.gin.simple_vector import simple_actions  # noqa: E402
+from rummy_env.basic.vector import VectorBasicRummy  # noqa: E402
+from rummy_env.basic.vector import compiled_engine as basic_compiled_engine  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy, compiled_engine  # noqa: E402
 
@@ -83,6 +92,19 @@ def rate(num_envs: int, seconds: float, policy: str = "random", engine: str = "a
     return steps / (time.perf_counter() - start)
 
 
+def basic_rate(num_envs: int, players: int, seconds: float, encoding: Optional[str] = "flat") -> float:
+    """Steps/s of random legal play on Basic Rummy's compiled engine (a step: one move in every game)."""
+    env = VectorBasicRummy(num_envs, players, seed=0, encoding=encoding)
+    env.reset()
+    rng = np.random.default_rng(0)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.step(env.random_actions(rng))
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
 def per_game_heuristic_rate(seconds: float, knock: str = "turn") -> float:
     """Moves/s of ``HeuristicAgent.choose`` on the pure game, one game at a time."""
     agent = HeuristicAgent(seed=0, knock=knock)
@@ -106,6 +128,8 @@ def main() -> None:
     ap.add_argument("--policy", choices=POLICIES, default="random", help="who plays both seats")
     ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per figure (random policy)")
     ap.add_argument("--knock", choices=KNOCK_RULES, default="turn", help="the heuristic's knock rule (--policy heuristic)")
+    ap.add_argument("--basic-players", default="2,4",
+                    help="Basic Rummy table sizes measured with Gin (random policy; empty: none)")
     args = ap.parse_args()
     if args.knock != "turn" and args.policy != "heuristic":
         ap.error("--knock is a setting of --policy heuristic")
@@ -129,14 +153,23 @@ def main() -> None:
     else:
         print("OpenSpiel: not measured (run `bash benchmarks/setup_peers.sh` first)")
     engines = ["compiled", "arrays"] if compiled_engine() is not None else ["arrays"]
-    print(f"engines: {', '.join(engines)}; each figure the best of {args.rounds} alternating round(s)")
+    basic = [int(p) for p in args.basic_players.split(",") if p]
+    if basic and basic_compiled_engine() is None:
+        print("Basic Rummy: not measured (its compiled engine is not in use here)")
+        basic = []
+    print(f"engines: {', '.join(engines)}{''.join(f', Basic Rummy {p} players' for p in basic)}; "
+          f"each figure the best of {args.rounds} alternating round(s)")
     for size in (int(s) for s in args.sizes.split(",")):
         best = {}
-        for _ in range(args.rounds):  # alternating, so a slow spell of the machine hits both alike
+        for _ in range(args.rounds):  # alternating, so a slow spell of the machine hits every engine alike
             for engine in engines:
                 for encoding in ("flat", None):
                     key = (engine, encoding)
                     best[key] = max(best.get(key, 0.0), rate(size, args.seconds, engine=engine, encoding=encoding))
+            for players in basic:
+                for encoding in ("flat", None):
+                    key = (f"basic{players}", encoding)
+                    best[key] = max(best.get(key, 0.0), basic_rate(size, players, args.seconds, encoding))
         for engine in engines:
             r, bare = best[(engine, "flat")], best[(engine, None)]
             ratio = f"   {r / base:6.1f}x OpenSpiel" if base else ""
@@ -145,6 +178,11 @@ def main() -> None:
         if len(engines) == 2:
             print(f"batch {size:5d}: compiled / arrays = {best[('compiled', 'flat')] / best[('arrays', 'flat')]:.2f}x "
                   f"(without observations {best[('compiled', None)] / best[('arrays', None)]:.2f}x)")
+        gin = engines[0]  # Gin's compiled engine where it is used
+        for players in basic:
+            r, bare = best[(f"basic{players}", "flat")], best[(f"basic{players}", None)]
+            print(f"batch {size:5d}, Basic Rummy {players} players: {r:>12,.0f} steps/s   {r / best[(gin, 'flat')]:.2f}x "
+                  f"Gin {gin}   (without observations {bare:>12,.0f} steps/s, {bare / best[(gin, None)]:.2f}x)")
 
 if __name__ == "__main__":
     main()

@@ -59,13 +59,11 @@ from typing import Any, Iterator, Mapping, NamedTuple, Optional, Protocol, Seque
 
 import numpy as np
 
+from rummy_env.core.errors import IllegalActionError  # noqa: F401  (part of the interface: imported from here)
+
 Seed = Union[int, np.random.Generator, None]
 
 DEFAULT_GAME = "gin"  # the game meant where none is named: the CLI's --game, agent specs, a 0.1 results file
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state (every game raises this one)."""
 
 
 def check_num_players(num_players: int, low: int, high: int) -> int:

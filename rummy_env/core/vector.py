@@ -14,6 +14,7 @@ plays every registered engine deal for deal against its pure game) needs no game
   their observation (None without an encoding), the action mask (N, num_actions), the
   step's rewards (N, num_players) and which games ended (a game that ends is dealt again
   at once, so every row always holds a live game);
+- ``deal_rows(rows, decks=None, dealers=None)`` deals some games anew, the others playing on;
 - ``observe(players=None, out=None)``, ``action_mask()``, ``random_actions(rng)``.
 
 An engine writes observations in any encoding that has a batch writer (``BatchEncoding``:
@@ -67,9 +68,13 @@ class VectorEngine(Protocol):
     num_players: int
     rules: Any
     encoding: Optional[str]  # the name of the encoding it writes (None: no observations)
+    current: np.ndarray  # (N,) the player to move in each game
 
     def reset(self, seed: Optional[int] = None, decks: Optional[np.ndarray] = None,
               dealers: Optional[np.ndarray] = None) -> VectorStep: ...
+
+    def deal_rows(self, rows: np.ndarray, decks: Optional[np.ndarray] = None,
+                  dealers: Optional[np.ndarray] = None) -> None: ...
 
     def step(self, actions: np.ndarray) -> VectorStep: ...
 

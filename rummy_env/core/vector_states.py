@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
+from rummy_env.core.errors import IllegalActionError
 from rummy_env.core.vector import batch_encoding, check_out
 
 
@@ -55,8 +56,8 @@ class StatesEngine:
 
     @property
     def current(self) -> np.ndarray:
-        """(N,) the player to move in each game."""
-        return np.array([s.current_player for s in self.states], dtype=np.int64)
+        """(N,) the player to move in each game (0 before the first ``reset``)."""
+        return np.array([0 if s is None else s.current_player for s in self.states], dtype=np.int64)
 
     def reset(self, seed: Optional[int] = None, decks: Optional[np.ndarray] = None,
               dealers: Optional[np.ndarray] = None) -> StatesStep:
@@ -76,6 +77,23 @@ class StatesEngine:
         for i in range(n):
             self._deal(i, None if decks is None else decks[i], None if dealers is None else int(dealers[i]))
         return self._result(np.zeros((n, self.num_players), dtype=np.float32), np.zeros(n, dtype=bool), [None] * n)
+
+    def deal_rows(self, rows: np.ndarray, decks: Optional[np.ndarray] = None,
+                  dealers: Optional[np.ndarray] = None) -> None:
+        """Deal games ``rows`` anew (the others play on): shuffled, or from explicit ``decks``
+        (len(rows), deck size) and ``dealers`` (len(rows),)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
+            raise ValueError(f"rows must be game indices 0..{self.num_envs - 1}, got {rows.tolist()}")
+        size = self.game.deck_size_of(self.rules)
+        if decks is not None and np.shape(decks) != (rows.size, size):
+            raise ValueError(f"decks must have shape ({rows.size}, {size}), one deal order per row; got {np.shape(decks)}")
+        if dealers is not None:
+            dealers = np.asarray(dealers)
+            if dealers.shape != (rows.size,) or not ((dealers >= 0) & (dealers < self.num_players)).all():
+                raise ValueError(f"dealers must have shape ({rows.size},) with seats 0..{self.num_players - 1}")
+        for k, row in enumerate(rows.tolist()):
+            self._deal(row, None if decks is None else np.asarray(decks[k]), None if dealers is None else int(dealers[k]))
 
     def _deal(self, row: int, deck: Optional[np.ndarray] = None, dealer: Optional[int] = None) -> None:
         if dealer is None:
@@ -101,20 +119,28 @@ class StatesEngine:
         return (np.cumsum(mask, axis=1) > k[:, None]).argmax(axis=1)
 
     def step(self, actions: np.ndarray) -> StatesStep:
-        """One action per game for the player to move there (an illegal one raises the
-        game's ``IllegalActionError``, naming the game's row); a game that ends is dealt again."""
+        """One action per game for the player to move there; a game that ends is dealt again.
+        An illegal action raises ``IllegalActionError`` naming the game's row and its legal
+        actions, before any game moves."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got {actions.shape}")
         n = self.num_envs
+        mask = self.action_mask()
+        inside = (actions >= 0) & (actions < mask.shape[1])
+        legal = inside & (mask[np.arange(n), np.where(inside, actions, 0)] != 0)
+        if not legal.all():  # checked before any game moves: an illegal action changes nothing
+            i = int(np.flatnonzero(~legal)[0])
+            try:  # the game's own words for it (an illegal step changes nothing)
+                self.states[i].step(int(actions[i]))
+            except ValueError as e:
+                raise IllegalActionError(f"game {i}: {e}") from None
+            raise IllegalActionError(f"game {i}: action {actions[i]} is not legal; legal: {np.flatnonzero(mask[i]).tolist()}")
         rewards = np.zeros((n, self.num_players), dtype=np.float32)
         terminated = np.zeros(n, dtype=bool)
         results: list[Optional[Any]] = [None] * n
         for i, state in enumerate(self.states):
-            try:
-                state.step(int(actions[i]))
-            except ValueError as e:
-                raise type(e)(f"game {i}: {e}") from None
+            state.step(int(actions[i]))
             if state.is_over:
                 rewards[i] = state.result.rewards
                 terminated[i] = True

@@ -177,6 +177,15 @@ class VectorGinRummy:
         self._deal(self._rows, decks, dealers)
         return self._result(np.zeros((self.num_envs, 2), dtype=np.float32), np.zeros(self.num_envs, dtype=bool), None)
 
+    def deal_rows(self, rows: np.ndarray, decks: Optional[np.ndarray] = None,
+                  dealers: Optional[np.ndarray] = None) -> None:
+        """Deal games ``rows`` anew (the others play on): shuffled, or from explicit ``decks``
+        (len(rows), 52) and ``dealers`` (len(rows),)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
+            raise ValueError(f"rows must be game indices 0..{self.num_envs - 1}, got {rows.tolist()}")
+        self._deal(rows, decks, dealers)
+
     def _deal(self, rows: np.ndarray, decks: Optional[np.ndarray] = None, dealers: Optional[np.ndarray] = None) -> None:
         n = rows.size
         if decks is None:

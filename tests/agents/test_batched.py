@@ -126,7 +126,7 @@ def test_ppo_decisions_too_close_for_float32_are_taken_alike_alone_and_in_a_batc
 
 
 def test_agents_without_an_array_version_say_so():
-    for spec in ("mcts:simulations=8", "basic/random", "basic/heuristic"):
+    for spec in ("mcts:simulations=8", "basic/heuristic"):
         assert agents.make(spec).batch_policy() is None, spec
     assert agents.make("heuristic:knock=turn").batch_policy() == agents.make("heuristic:knock=turn,seed=3").batch_policy()
     assert agents.make("heuristic:knock=turn").batch_policy() != agents.make("heuristic:knock=turn,late_turn=3").batch_policy()
@@ -134,9 +134,9 @@ def test_agents_without_an_array_version_say_so():
     assert agents.make("heuristic").batch_policy() == agents.make("heuristic:seed=5").batch_policy()
     assert agents.make("heuristic").batch_policy() not in (agents.make("heuristic:knock=turn").batch_policy(),
                                                          agents.make("heuristic:knock_worlds=8").batch_policy())
-    assert get_game("gin").batched and not get_game("basic").batched
-    with pytest.raises(NotImplementedError, match="Basic Rummy has no batch engine"):
-        get_game("basic").play_batched(None, np.zeros((1, 52)), np.zeros(1), np.zeros((1, 2)), np.zeros((1, 2)), [])
+    assert get_game("gin").batched and get_game("basic").batched and not get_game("romme").batched
+    with pytest.raises(NotImplementedError, match="Rommé has no batch engine"):
+        get_game("romme").play_batched(None, np.zeros((1, 108)), np.zeros(1), np.zeros((1, 2)), np.zeros((1, 2)), [])
 
 
 def test_an_agent_is_reproducible_and_reseeding_restarts_its_draws():

@@ -7,7 +7,7 @@ A game that registers an engine gets these checks without a line added here."""
 import numpy as np
 import pytest
 
-from rummy_env.core.game import games, get_game
+from rummy_env.core.game import IllegalActionError, games, get_game
 from rummy_env.core.vector import VectorEngine, VectorStep
 from rummy_env.core.vector_states import StatesEngine
 
@@ -45,9 +45,19 @@ def play_against_pure(game, n: int, preset: str, encoding: str, seed: int, kind:
     coder = game.encoding(encoding)
     live = np.ones(BATCH, dtype=bool)
     ended = 0
-    for _ in range(max_steps):
+    for step in range(max_steps):
         if not live.any():
             break
+        if step == 5:  # two games dealt anew mid-way, from explicit deals: the others play on
+            rows = np.array([1, BATCH - 2])
+            fresh = np.stack([rng.permutation(size) for _ in rows])
+            fresh_dealers = rng.integers(0, n, size=rows.size)
+            engine.deal_rows(rows, fresh, fresh_dealers)
+            for row, deck, dealer in zip(rows, fresh, fresh_dealers):
+                states[row] = game.deal(rules, n, deck=deck.tolist(), dealer=int(dealer))
+                live[row] = True
+            res = res._replace(player=engine.current.copy(), observation=engine.observe(),
+                               action_mask=engine.action_mask().copy())
         others = rng.integers(0, n, size=BATCH)
         seen = engine.observe(players=others)
         actions = engine.random_actions(rng)
@@ -110,6 +120,25 @@ def test_vector_engine_errors_name_what_is_allowed(name, kind):
     engine.reset()
     with pytest.raises(ValueError, match="out must be float32"):
         engine.observe(out=np.zeros((3, 1), dtype=np.float32))
+
+
+@pytest.mark.parametrize("name, kind", [(name, kind) for name in games() for kind in KINDS[name]])
+def test_an_illegal_action_raises_naming_the_game_and_changes_nothing(name, kind):
+    game = get_game(name)
+    engine = make_engine(game, kind, 6, game.max_players, seed=3)
+    res = engine.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        res = engine.step(engine.random_actions(rng))
+    actions = engine.random_actions(rng)
+    actions[4] = int(np.flatnonzero(engine.action_mask()[4] == 0)[0])
+    before = (engine.current.copy(), engine.observe().copy(), engine.action_mask().copy())
+    with pytest.raises(IllegalActionError, match="game 4"):
+        engine.step(actions)
+    after = (engine.current, engine.observe(), engine.action_mask())
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    engine.step(engine.random_actions(rng))  # and it plays on
 
 
 def test_an_encoding_with_a_batch_writer_goes_into_the_engine():

@@ -25,9 +25,12 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.draws import pick
+from rummy_env.agents.random_policy import RandomPolicy
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
 from rummy_env.basic.game import DISCARD, LAYOFF, MELD, TAKE_DISCARD, Phase, RummyInformationSet
+from rummy_env.core.game import BatchPolicy
 from rummy_env.core.meld_table import meld_table
 from rummy_env.basic.rules import BasicRummyRules
 
@@ -35,14 +38,21 @@ GAME = "basic"
 
 
 class RummyRandomAgent(Agent):
-    """``random``: a uniformly random legal action."""
+    """``random``: a uniformly random legal action, the ``floor(u * k)``-th of the k legal
+    actions with ``u`` the counter-based draw of its key and decision index
+    (``rummy_env.agents.draws``), so that its array policy picks the same in tournaments
+    played many hands at once (``rummy_env.agents.random_policy``)."""
 
     name = "random"
     game = GAME
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         game_input(self, observation, info)
-        return int(self.rng.choice(legal_actions(observation)))
+        legal = legal_actions(observation)
+        return int(legal[pick(self.key, self.next_decision(), legal.size)])
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        return RandomPolicy()
 
 
 class RummyHeuristicAgent(Agent):

@@ -25,12 +25,13 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
-from rummy_env.agents.draws import noise_table, picks
+from rummy_env.agents.draws import noise_table
 from rummy_env.agents.gin.heuristic_features import advice_of_env
 from rummy_env.agents.gin.heuristic_params import KNOCK_VALUE, KNOCK_WORLDS
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions
 from rummy_env.agents.gin.ppo_actions import Networks, policy_actions
 from rummy_env.agents.gin.simple_vector import simple_actions
+from rummy_env.agents.random_policy import RandomPolicy  # noqa: F401  (random's, the same in every game)
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.gin.encoding import FLAT_SIZE
 from rummy_env.gin.game import Phase
@@ -46,19 +47,6 @@ def discard_noise(env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decis
     if discarding.size:
         out[discarding] = noise_table(keys[discarding], decisions[discarding], NUM_CARDS)
     return out
-
-
-@dataclass(frozen=True)
-class RandomPolicy:
-    """``random``: the ``floor(u * k)``-th of the k legal actions, ``u`` the draw of the
-    game's key and decision (``RandomAgent.act``)."""
-
-    observation: ClassVar[Optional[str]] = None
-
-    def __call__(self, env: VectorGinRummy, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-        mask = env.action_mask()[rows]
-        index = picks(keys, decisions, mask.sum(axis=1))
-        return np.argmax(np.cumsum(mask, axis=1) > index[:, None], axis=1).astype(np.int64)
 
 
 @dataclass(frozen=True)
