@@ -8,7 +8,7 @@ The layers, each using only the ones before it:
 - one package per game: ``rummy_env.gin`` (Gin Rummy: rules, pure game, scoring,
   matches, encodings, env, vector engine), ``rummy_env.basic`` (Basic Rummy for 2-4
   players) and ``rummy_env.romme`` (Rommé for 2-6 players, two decks and jokers). The envs
-  are public as ``rummy_env.gin_rummy_v0``, ``rummy_env.rummy_v0`` and ``rummy_env.romme_v0``.
+  are public as ``rummy_env.gin_rummy_v0``, ``rummy_env.basic_rummy_v0`` and ``rummy_env.romme_v0``.
 - ``rummy_env.agents``: one ``Agent`` interface, a registry of specs, agents per game.
 - ``rummy_env.gym``: Gymnasium views, one seat against agents, for every game;
   ``gymnasium.make("rummy_env/GinRummy-v0", opponent=...)``, ``rummy_env/BasicRummy-v0`` and

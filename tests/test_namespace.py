@@ -86,3 +86,23 @@ for name in ("agents", "train", "eval", "agents.heuristic", "train.config", "eva
     assert out.stdout.split("\n")[:-1] == [
         "agents missing: agents", "train missing: train", "eval missing: eval",
         "agents.heuristic missing: agents", "train.config missing: train", "eval.tournament missing: eval"]
+
+
+def test_basic_rummys_old_env_name_still_works_with_a_warning(tmp_path):
+    """Basic Rummy's env is ``basic_rummy_v0`` now (one name per game); the 0.2 name
+    ``rummy_v0`` gives the same env for one release, with a DeprecationWarning naming the new one."""
+    code = """
+import warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    from rummy_env import rummy_v0
+from rummy_env import basic_rummy_v0
+assert rummy_v0.env is basic_rummy_v0.env and rummy_v0.raw_env is basic_rummy_v0.raw_env
+assert [w.category.__name__ for w in caught] == ["DeprecationWarning"], caught
+print(caught[0].message)
+print(basic_rummy_v0.raw_env(num_players=2).metadata["name"])
+"""
+    out = run(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ("rummy_env.rummy_v0 is deprecated and will be removed in the next release: use "
+                          "rummy_env.basic_rummy_v0 (the same env)\nbasic_rummy_v0\n")

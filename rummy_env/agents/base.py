@@ -119,7 +119,7 @@ def game_input(agent: Agent, observation: dict[str, np.ndarray], info: dict[str,
 
 
 def _other_game_hint(game: Any, infoset: Any, rules: Any, mask: Any) -> str:
-    """"; for Basic Rummy (rummy_v0) make the agent with game='basic' (...)" when the input is another game's."""
+    """"; for Basic Rummy (basic_rummy_v0) make the agent with game='basic' (...)" when the input is another game's."""
     for other in (get_game(name) for name in games()):
         if other.name != game.name and (
                 isinstance(infoset, other.information_set_type) or isinstance(rules, other.rules_type)

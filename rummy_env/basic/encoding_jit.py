@@ -2,7 +2,7 @@
 
 Why: the observation is 17 card slices with seats taken relative to the observer, and
 26 scalars; in Python that is a few dozen small operations, about a third of a step of
-``rummy_v0.raw_env()``. This loop writes the same numbers in about a third of the time.
+``basic_rummy_v0.raw_env()``. This loop writes the same numbers in about a third of the time.
 ``rummy_env.basic.encoding`` uses it when the meld solver's compiled kernels are in use
 (numba installed, not switched off with ``RUMMY_ENV_NO_NUMBA=1``) and it agrees with the
 Python encoder on a few positions; otherwise it keeps the Python encoder. Tests compare

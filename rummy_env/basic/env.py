@@ -1,6 +1,6 @@
-"""Basic Rummy for 2 to 4 players: PettingZoo AEC environment (``rummy_v0``).
+"""Basic Rummy for 2 to 4 players: PettingZoo AEC environment (``basic_rummy_v0``).
 
-| Import             | ``from rummy_env import rummy_v0``                             |
+| Import             | ``from rummy_env import basic_rummy_v0``                       |
 |--------------------|----------------------------------------------------------------|
 | Actions            | Discrete(1267), masked                                         |
 | Parallel API       | No                                                             |
@@ -97,7 +97,7 @@ class raw_env(CardGameEnv):
     """``raw_env(num_players=2, render_mode=None, rules="basic", encoding="flat", episode="hand",
     reward="points", illegal_action="raise", illegal_reward=-1)``: see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "rummy_v0", "is_parallelizable": False,
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "basic_rummy_v0", "is_parallelizable": False,
                 "render_fps": 1}
     info_extras = {"game": GAME}
     game_interface = BASIC

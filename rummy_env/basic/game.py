@@ -1,7 +1,7 @@
 """The pure Basic Rummy hand for 2 to 4 players: state, legal actions, step, scoring.
 
 One source of truth for the Basic Rummy rules (docs/games/basic/rules.md); the env
-(``rummy_v0``), the agents and the tournament call it; ``rummy_env.basic.match`` adds
+(``basic_rummy_v0``), the agents and the tournament call it; ``rummy_env.basic.match`` adds
 hands up into a match. Cards are ids 0..51 and hands
 52-bit ints (``rummy_env.core.cards``); options come from ``rummy_env.basic.rules``.
 

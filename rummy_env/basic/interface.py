@@ -23,7 +23,7 @@ class BasicRummy(Game):
     title = "Basic Rummy"
     aliases = ("rummy",)
     env_module = "rummy_env.basic.env"
-    env_name = "rummy_v0"
+    env_name = "basic_rummy_v0"
     view_module = "rummy_env.basic.view"  # its view for people's screens (Game.view)
     training_module = "rummy_env.train.games.basic"  # its training adapter (rummy train)
     vector_module = "rummy_env.basic.vector"  # VectorBasicRummy, or the pure hands in a loop without numba

@@ -4,7 +4,7 @@ of array agents and benchmarks (``rummy_env.core.vector`` says what every engine
 ``VectorBasicRummy(num_envs, num_players)`` holds N hands at one table size (2 to 4
 players). ``step(actions)`` takes one action per game, for whoever is to move there, and
 returns, batched: the player to move next, that player's observation (the encodings of
-``rummy_v0``), the action mask, the step's rewards per seat (the hand's points, zero-sum,
+``basic_rummy_v0``), the action mask, the step's rewards per seat (the hand's points, zero-sum,
 when it ended) and which games ended, with each ended hand's result as the pure game
 gives it. A game that ends is dealt again at once, so every row always holds a live hand.
 

@@ -1,4 +1,4 @@
-"""The AEC env every card game of the library shares (``gin_rummy_v0``, ``rummy_v0``, ...).
+"""The AEC env every card game of the library shares (``gin_rummy_v0``, ``basic_rummy_v0``, ...).
 
 Why one base: the envs differ only in their game, and must agree exactly on everything a
 PettingZoo loop sees: argument checks, spaces, masks that are all zeros for players not

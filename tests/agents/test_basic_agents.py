@@ -8,11 +8,11 @@ import pytest
 
 from rummy_env import agents
 from rummy_env.agents.basic.agents import RummyHeuristicAgent, RummyRandomAgent
-from rummy_env import gin_rummy_v0, rummy_v0
+from rummy_env import gin_rummy_v0, basic_rummy_v0
 
 
 def play_hand(specs, seed, rules="basic"):
-    env = rummy_v0.raw_env(num_players=len(specs), rules=rules)
+    env = basic_rummy_v0.raw_env(num_players=len(specs), rules=rules)
     env.reset(seed=seed)
     players = [agents.make(spec, seed=seed + i, game="basic") for i, spec in enumerate(specs)]
     for name in env.agent_iter():  # the raw env raises on any illegal move
@@ -57,7 +57,7 @@ def test_old_names_are_deprecated_aliases_that_fix_their_game():
         assert agents.seed_of("romme-random:seed=9") == 9
     with pytest.raises(ValueError, match="'rummy-random' is Basic Rummy's 'random', not an agent of Gin Rummy"):
         agents.make("rummy-random", game="gin")
-    env = rummy_v0.raw_env(num_players=3)
+    env = basic_rummy_v0.raw_env(num_players=3)
     env.reset(seed=2)
     obs, _, _, _, info = env.last()
     new = agents.make("heuristic:danger_weight=0", seed=4, game="basic")
@@ -72,7 +72,7 @@ def test_rummy_agents_refuse_gin_input(spec):
     obs, _, _, _, info = env.last()
     with pytest.raises(TypeError, match=f"agent '{spec}' plays Basic Rummy.*got InformationSet"):
         agents.make(spec).act(obs, info)
-    renv = rummy_v0.raw_env(num_players=3)
+    renv = basic_rummy_v0.raw_env(num_players=3)
     renv.reset(seed=0)
     robs, _, _, _, rinfo = renv.last()
     with pytest.raises(TypeError, match=r"action mask must have shape \(1267,\), got \(108,\)"):
@@ -103,11 +103,11 @@ def test_heuristic_takes_a_discard_that_melds_and_lays_down_its_melds():
 
 @pytest.mark.parametrize("spec", ["random", "simple", "heuristic", "mcts:simulations=8"])
 def test_gin_agents_refuse_rummy_input(spec):
-    env = rummy_v0.raw_env(num_players=2)
+    env = basic_rummy_v0.raw_env(num_players=2)
     env.reset(seed=0)
     for _ in range(2):  # the draw, then the play phase
         obs, _, _, _, info = env.last()
-        with pytest.raises(TypeError, match="plays Gin Rummy.*for Basic Rummy .rummy_v0. make the agent with game='basic' "
+        with pytest.raises(TypeError, match="plays Gin Rummy.*for Basic Rummy .basic_rummy_v0. make the agent with game='basic' "
                                             ".--game basic; agents.available..basic.. lists its agents."):
             agents.make(spec).act(obs, info)
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))

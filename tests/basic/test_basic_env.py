@@ -1,4 +1,4 @@
-"""The Basic Rummy AEC env (rummy_v0): PettingZoo's own tests for 2, 3 and 4 players,
+"""The Basic Rummy AEC env (basic_rummy_v0): PettingZoo's own tests for 2, 3 and 4 players,
 spaces, infos with the scoring, rewards, errors, rendering and the benchmark script."""
 
 import subprocess
@@ -12,7 +12,7 @@ from pettingzoo.test import seed_test
 
 from conftest import run_api_test
 from env_loops import decisions
-from rummy_env import rummy_v0
+from rummy_env import basic_rummy_v0
 from rummy_env.basic import encoding as rummy_encoding
 from rummy_env.basic.game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
 from rummy_env.basic.rules import BasicRummyRules
@@ -20,20 +20,20 @@ from test_basic_game import discard, meld
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_pettingzoo_api_test(n):
-    run_api_test(rummy_v0.env(num_players=n), 300)
-    run_api_test(rummy_v0.env(num_players=n, encoding="planes", episode="match", reward="win_loss"), 300)
+    run_api_test(basic_rummy_v0.env(num_players=n), 300)
+    run_api_test(basic_rummy_v0.env(num_players=n, encoding="planes", episode="match", reward="win_loss"), 300)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_pettingzoo_seed_test(n):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        seed_test(lambda: rummy_v0.env(num_players=n), num_cycles=300)
+        seed_test(lambda: basic_rummy_v0.env(num_players=n), num_cycles=300)
 
 
 def test_reset_with_seed_keeps_the_rules_and_players():
     rules = BasicRummyRules(aces="high", target_score=300, stock_turnovers=2)
-    env = rummy_v0.raw_env(num_players=3, rules=rules)
+    env = basic_rummy_v0.raw_env(num_players=3, rules=rules)
     for seed in (None, 0, 1):
         env.reset(seed=seed)
         assert env.rules == rules and env.game.rules == rules and env.game.num_players == 3
@@ -43,7 +43,7 @@ def test_reset_with_seed_keeps_the_rules_and_players():
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_observation_shapes_equal_the_declared_spaces(n):
     for enc in rummy_encoding.ENCODINGS:
-        env = rummy_v0.raw_env(num_players=n, encoding=enc, episode="match")
+        env = basic_rummy_v0.raw_env(num_players=n, encoding=enc, episode="match")
         env.reset(seed=0)
         for agent in env.possible_agents:
             obs = env.observe(agent)
@@ -56,7 +56,7 @@ def test_observation_shapes_equal_the_declared_spaces(n):
 
 
 def test_flat_slices_hold_the_named_parts_relative_to_the_observer():
-    env = rummy_v0.raw_env(num_players=3)
+    env = basic_rummy_v0.raw_env(num_players=3)
     deck = list(range(52))
     env.reset(seed=0, options={"dealer": 2, "deck": deck})  # seat 0: AC-7C; upcard 9D (id 21)
     env.step(TAKE_DISCARD)
@@ -78,7 +78,7 @@ def test_flat_slices_hold_the_named_parts_relative_to_the_observer():
 
 
 def test_masks_are_for_the_player_to_move_only():
-    env = rummy_v0.raw_env(num_players=4)
+    env = basic_rummy_v0.raw_env(num_players=4)
     env.reset(seed=0, options={"dealer": 1})
     assert env.agent_selection == "player_2"
     assert np.flatnonzero(env.observe("player_2")["action_mask"]).tolist() == [DRAW_STOCK, TAKE_DISCARD]
@@ -92,7 +92,7 @@ def test_hand_end_infos_and_rewards():
 
     s = BasicRummyState.from_hands(["AC 2C 3C 7D 7H 7S 9S TS JS KD", "4C 5H 6H 8D 8C QD QH 2D 3S 4S"], "5D", "QS")
     for reward, expect in (("points", [120, -120]), ("scaled", [1.2, -1.2]), ("win_loss", [1, -1])):
-        env = rummy_v0.raw_env(reward=reward)
+        env = basic_rummy_v0.raw_env(reward=reward)
         env.reset(options={"dealer": 1, "deck": list(s.deck)})
         for a in (DRAW_STOCK, meld("9S TS JS QS"), meld("7D 7H 7S"), meld("AC 2C 3C"), discard("KD")):
             env.step(a)
@@ -107,7 +107,7 @@ def test_hand_end_infos_and_rewards():
 
 
 def test_win_loss_rewards_are_zero_sum_for_more_players():
-    env = rummy_v0.raw_env(num_players=4, reward="win_loss")
+    env = basic_rummy_v0.raw_env(num_players=4, reward="win_loss")
     rng = np.random.default_rng(0)
     for seed in range(30):
         env.reset(seed=seed)
@@ -126,7 +126,7 @@ def test_win_loss_rewards_are_zero_sum_for_more_players():
 
 
 def test_a_match_episode_adds_hands_to_the_target():
-    env = rummy_v0.raw_env(num_players=3, episode="match", rules={"target_score": 60})
+    env = basic_rummy_v0.raw_env(num_players=3, episode="match", rules={"target_score": 60})
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     returns = dict.fromkeys(env.possible_agents, 0.0)
@@ -141,14 +141,14 @@ def test_a_match_episode_adds_hands_to_the_target():
 
 
 def test_raw_env_refuses_illegal_actions_and_env_terminates():
-    env = rummy_v0.raw_env(num_players=3)
+    env = basic_rummy_v0.raw_env(num_players=3)
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=r"illegal action 2 .*legal: 0 \(draw stock\), 1 \(take discard\)"):
         env.step(2)
     for bad in (NUM_ACTIONS, -1, 2.0, True, None):
         with pytest.raises(IllegalActionError, match="integer action id 0..1266"):
             env.step(bad)
-    wrapped = rummy_v0.env(num_players=3, illegal_reward=-5)
+    wrapped = basic_rummy_v0.env(num_players=3, illegal_reward=-5)
     wrapped.reset(seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo logs the illegal move as a warning
@@ -172,18 +172,18 @@ def test_raw_env_refuses_illegal_actions_and_env_terminates():
 )
 def test_bad_arguments_name_what_is_allowed(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        rummy_v0.raw_env(**kwargs)
-    env = rummy_v0.raw_env(num_players=3)
+        basic_rummy_v0.raw_env(**kwargs)
+    env = basic_rummy_v0.raw_env(num_players=3)
     with pytest.raises(ValueError, match="dealer must be a seat 0..2"):
         env.reset(options={"dealer": 3})
 
 
 def test_render_ansi_shows_the_table():
-    env = rummy_v0.raw_env(num_players=4, render_mode="ansi", episode="match")
+    env = basic_rummy_v0.raw_env(num_players=4, render_mode="ansi", episode="match")
     env.reset(seed=2)
     text = env.render()
     assert text.count("player_") >= 4 and "stock: 23 cards" in text and "match points: player_0 0" in text
-    frames = rummy_v0.raw_env(num_players=4, render_mode="rgb_array")
+    frames = basic_rummy_v0.raw_env(num_players=4, render_mode="rgb_array")
     frames.reset(seed=2)
     frame = frames.render()
     assert frame.dtype == np.uint8 and frame.shape[2] == 3 and len(np.unique(frame.reshape(-1, 3), axis=0)) > 10
@@ -195,4 +195,4 @@ def test_bench_script_runs_on_a_tiny_budget(tmp_path):
                          text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     for n in (2, 3, 4):
-        assert f"rummy_v0.env(num_players={n})" in out.stdout
+        assert f"basic_rummy_v0.env(num_players={n})" in out.stdout

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_seats_see_nothing_hidden, play_checking_no_peeking
-from rummy_env import rummy_v0
+from rummy_env import basic_rummy_v0
 from rummy_env.basic import encoding as rummy_encoding
 from rummy_env.basic.game import MELD, Phase
 
@@ -21,7 +21,7 @@ def redeal_hidden(s, player: int, rng: np.random.Generator):
 @pytest.mark.parametrize("enc", rummy_encoding.ENCODINGS)
 def test_observations_ignore_hidden_cards_in_every_phase(n, enc):
     rng = np.random.default_rng(n)
-    env = rummy_v0.raw_env(num_players=n, encoding=enc, rules={"max_turns": 120})
+    env = basic_rummy_v0.raw_env(num_players=n, encoding=enc, rules={"max_turns": 120})
     phases, public_stock, changed, views = set(), False, 0, 0
     for game in range(12):
         env.reset(seed=game)
@@ -46,7 +46,7 @@ def test_no_agent_peeks_at_hidden_cards(spec, n):
     """Same seed, same information set, other hidden cards: the same action, at every
     table size, with the env's own info (a match's scores and earlier results included)."""
     rng = np.random.default_rng(0)
-    env = rummy_v0.raw_env(num_players=n, episode="match", rules={"target_score": 60, "max_turns": 80})
+    env = basic_rummy_v0.raw_env(num_players=n, episode="match", rules={"target_score": 60, "max_turns": 80})
     checked = sum(play_checking_no_peeking(env, spec, game, redeal_hidden, rng, 300)[0] for game in range(2))
     assert checked > 100
 
@@ -57,7 +57,7 @@ def test_infos_hold_only_the_players_own_information_and_public_results(n):
     """Every info entry is the agent's own information set, the rules, the game name or
     a public hand/match result (hands shown only after someone went out)."""
     allowed = {"information_set", "rules", "game", "hand_result", "hand_results", "match_points", "match_result"}
-    env = rummy_v0.raw_env(num_players=n, episode="match", rules={"target_score": 40, "max_turns": 60})
+    env = basic_rummy_v0.raw_env(num_players=n, episode="match", rules={"target_score": 40, "max_turns": 60})
     rng = np.random.default_rng(n)
     ended = 0
     for game in range(3):

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from rummy_env import gin_rummy_v0, romme_v0, rummy_v0
+from rummy_env import gin_rummy_v0, romme_v0, basic_rummy_v0
 from rummy_env.cli.main import main
 from rummy_env.core.yaml_files import parse_value, read_mapping
 from rummy_env.eval.config import TournamentConfig, load_config
@@ -38,7 +38,7 @@ def test_a_yaml_syntax_error_names_the_file_the_line_and_the_problem(tmp_path):
         gin_rummy_v0.env(rules=str(path))
     path.write_text("preset: basic\ndeck: [1, 2\n")
     with pytest.raises(ValueError, match=f"^rules file {path} is not valid YAML: line 3"):
-        rummy_v0.env(rules=str(path))
+        basic_rummy_v0.env(rules=str(path))
     with pytest.raises(ValueError, match=f"^rules file {path} is not valid YAML: line 3"):
         romme_v0.env(rules=str(path))
 
@@ -244,7 +244,7 @@ def test_replay_takes_key_and_refuses_the_old_game_spelling(tmp_path, capsys):
 # ------------------------------------------------------------------ env reset
 
 
-@pytest.mark.parametrize("make", [gin_rummy_v0.raw_env, rummy_v0.raw_env, romme_v0.raw_env])
+@pytest.mark.parametrize("make", [gin_rummy_v0.raw_env, basic_rummy_v0.raw_env, romme_v0.raw_env])
 def test_reset_names_a_bad_seed(make):
     env = make()
     for seed in (-1, 1.5, "1", True, [1]):
@@ -255,7 +255,7 @@ def test_reset_names_a_bad_seed(make):
     env.reset(seed=None)
 
 
-@pytest.mark.parametrize("make", [gin_rummy_v0.raw_env, rummy_v0.raw_env, romme_v0.raw_env])
+@pytest.mark.parametrize("make", [gin_rummy_v0.raw_env, basic_rummy_v0.raw_env, romme_v0.raw_env])
 def test_reset_refuses_a_deck_of_text_or_fractions_instead_of_coercing_it(make):
     env = make()
     env.reset(seed=0)

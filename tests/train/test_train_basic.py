@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rummy_env import agents, rummy_v0  # noqa: E402
+from rummy_env import agents, basic_rummy_v0  # noqa: E402
 from rummy_env.agents.arena import play_hand  # noqa: E402
 from rummy_env.agents.basic.network import BasicPolicyNet, load_policy, neighbour_index, save_policy  # noqa: E402
 from rummy_env.agents.basic.ppo import SHIPPED, RummyPPOAgent, network_actions  # noqa: E402
@@ -142,7 +142,7 @@ def test_the_shipped_agent_does_not_peek_through_the_env():
     rng = np.random.default_rng(0)
     checked = 0
     for n, game in ((2, 0), (3, 1), (4, 2)):  # a hand at each table size, every decision asked twice
-        env = rummy_v0.raw_env(num_players=n, rules={"max_turns": 80})
+        env = basic_rummy_v0.raw_env(num_players=n, rules={"max_turns": 80})
         checked += play_checking_no_peeking(env, "basic/ppo", game, lambda s, p, r: s.redeal_hidden(p, r), rng, 200)[0]
     assert checked > 60
 
@@ -335,7 +335,7 @@ def test_the_shipped_agent_beats_random_play_at_two_players():
 
 
 def test_importing_the_package_and_the_env_does_not_import_torch():
-    code = ("import sys, rummy_env; from rummy_env import rummy_v0, agents; rummy_v0.env(num_players=3).reset(seed=0); "
+    code = ("import sys, rummy_env; from rummy_env import basic_rummy_v0, agents; basic_rummy_v0.env(num_players=3).reset(seed=0); "
             "agents.available(game='basic'); import rummy_env.agents.basic.ppo; "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

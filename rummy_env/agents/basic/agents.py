@@ -1,7 +1,7 @@
-"""Basic Rummy agents (``rummy_env.rummy_v0``): ``random`` and ``heuristic``.
+"""Basic Rummy agents (``rummy_env.basic_rummy_v0``): ``random`` and ``heuristic``.
 
 Same interface as the Gin Rummy agents (``act(observation, info) -> action``, taking
-exactly what ``rummy_v0``'s ``last()`` returns), registered under names that say which
+exactly what ``basic_rummy_v0``'s ``last()`` returns), registered under names that say which
 game they play. Each checks that it was given Basic Rummy input and otherwise raises a
 ``TypeError`` naming what it got: an action id means nothing in the other game's layout.
 
