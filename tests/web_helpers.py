@@ -116,16 +116,131 @@ def chromium_page(width: int = 1100, height: int = 860, errors_expected: bool = 
     """A headless Chromium page (Debian's chromium driven by playwright); JavaScript errors
     on the page fail the test, unless ``errors_expected`` (an attacker's page, whose
     requests the browser blocks)."""
+    with chromium_pages(1, width, height, errors_expected) as (page,):
+        yield page
+
+
+VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+
+
+def card_value(text: str) -> int:
+    return VALUES.get(text[0], int(text[0]) if text[0].isdigit() else 0)
+
+
+def click_a_move(page: Any) -> None:
+    """A move as a person would make it, by clicking: knock when a knock is offered, else
+    draw from the stock (or pass on the upcard), else discard the highest deadwood card."""
+    for selector in ("button.legal[data-group=knock]", ".stock button.legal", "button.legal[data-group=pass]"):
+        found = page.locator(selector)
+        if found.count():
+            found.first.click()
+            return
+    deadwood = page.locator(".hand .group[data-label=deadwood] button.legal")
+    cards = deadwood if deadwood.count() else page.locator(".hand button.legal")
+    assert cards.count(), "it is the person's turn, so some card or button must be clickable"
+    values = [card_value(cards.nth(k).get_attribute("data-card")) for k in range(cards.count())]
+    cards.nth(values.index(max(values))).click()
+
+
+class EventStream:
+    """A live stream of the app (``GET PATH``, server-sent events) opened in the event loop
+    of a running ``TestClient`` (whose own requests wait for the whole answer, which a
+    stream never ends): the app is called as a server would call it, its answer read event
+    by event from this thread, as a client at ``address`` would. ``close()`` disconnects it
+    as a closed page would."""
+
+    def __init__(self, client: Any, path: str, address: str = "127.0.0.1") -> None:
+        import queue
+        from urllib.parse import urlsplit
+
+        self.client = client
+        self.status: Optional[int] = None
+        self.events: "queue.Queue[tuple[str, Any]]" = queue.Queue()
+        self.received: list[tuple[str, Any]] = []
+        self._gone: Any = None
+        parts = urlsplit(path)
+        self.scope = {"type": "http", "method": "GET", "path": parts.path, "raw_path": parts.path.encode(),
+                      "query_string": parts.query.encode(), "root_path": "", "scheme": "http", "http_version": "1.1",
+                      "headers": [(b"host", b"localhost")], "client": (address, 5000),
+                      "server": ("localhost", 80)}
+        self.done = client.portal.start_task_soon(self._run)
+        deadline = time.monotonic() + 30
+        while self.status is None and not self.done.done():
+            assert time.monotonic() < deadline, "the stream did not answer in 30 s"
+            time.sleep(0.005)
+
+    async def _run(self) -> None:
+        import asyncio
+        import json as json_
+
+        gone = self._gone = asyncio.Event()
+        asked = False
+        buffer = ""
+
+        async def receive() -> dict:
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            nonlocal buffer
+            if message["type"] == "http.response.start":
+                self.status = message["status"]
+            elif message["type"] == "http.response.body":
+                buffer += message.get("body", b"").decode()
+                while "\n\n" in buffer:
+                    block, buffer = buffer.split("\n\n", 1)
+                    fields = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
+                    if "event" in fields:
+                        self.events.put((fields["event"], json_.loads(fields["data"])))
+
+        await self.client.app(self.scope, receive, send)
+
+    def next(self, timeout: float = 30.0) -> tuple[str, Any]:
+        """The next event (its name and data), waiting at most ``timeout`` seconds."""
+        import queue
+
+        try:
+            item = self.events.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no event in {timeout:g} s") from None
+        self.received.append(item)
+        return item
+
+    def drain(self) -> list[tuple[str, Any]]:
+        """The events arrived so far and not yet read."""
+        out = []
+        while not self.events.empty():
+            out.append(self.next())
+        return out
+
+    def close(self) -> None:
+        if self._gone is not None:
+            self.client.portal.call(self._gone.set)
+        self.done.result(timeout=30)
+
+
+@contextlib.contextmanager
+def chromium_pages(count: int, width: int = 1100, height: int = 860, errors_expected: bool = False) -> Iterator[list[Any]]:
+    """``count`` headless Chromium pages, each in a browser context of its own (its own
+    storage and cookies: as many people on as many browsers); JavaScript errors on any
+    page fail the test, unless ``errors_expected``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
             errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-            yield page
-            assert errors_expected or not errors, f"errors on the page: {errors}"
+            pages = []
+            for _ in range(count):
+                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+                pages.append(page)
+            yield pages
+            assert errors_expected or not errors, f"errors on the pages: {errors}"
         finally:
             browser.close()

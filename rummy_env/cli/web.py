@@ -31,6 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "--host, e.g. the machine's name on your network (repeatable)")
     sv.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                     help="another origin whose pages may use the API, e.g. http://mybox:8000 (repeatable)")
+    sv.add_argument("--db", default=None, metavar="PATH",
+                    help="the SQLite file where people's tables keep their games and hands (default "
+                         "RECORDS/tables.sqlite3, made when the first table starts)")
+    sv.add_argument("--max-tables", type=int, default=20, help="people's tables waiting or played at once (default 20)")
+    sv.add_argument("--max-tables-per-client", type=int, default=5,
+                    help="people's tables one client address may open at once (default 5)")
     sv.set_defaults(func=_serve)
 
 
@@ -41,5 +47,6 @@ def _serve(args: argparse.Namespace) -> int:
     from rummy_env.web.server import serve
 
     serve(args.host, args.port, args.records, args.max_games, args.idle_minutes, args.max_games_per_client,
-          args.agent, args.max_think, args.allow_host, args.allow_origin)
+          args.agent, args.max_think, args.allow_host, args.allow_origin, args.db, args.max_tables,
+          args.max_tables_per_client)
     return 0

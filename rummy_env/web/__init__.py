@@ -1,10 +1,16 @@
-"""``rummy serve``: a local web app to play any game against the agents, watch agents play
-each other, replay tournament games move by move and read a tournament's leaderboard.
+"""``rummy serve``: a local web app to play any game against the agents, sit at a table
+with other people and agents, watch agents play each other, replay tournament games move
+by move and read a tournament's leaderboard.
 
-Modules: ``app`` (the Starlette app: pages and JSON API), ``sessions`` (the games the
-server holds), ``views`` (what a request may see of a game), ``records`` (tournament
-folders), ``server`` (running it with uvicorn); the pages are plain HTML, CSS and
-JavaScript under ``static/``. It needs the ``web`` extra (``pip install -e ".[web]"``);
+Modules: ``app`` (the Starlette app: pages and JSON API), ``checks`` (what a request must
+be), ``guard`` (what every request must be before the app sees it), ``sessions`` (the
+games the server holds), ``views`` (what a request may see of a game), ``choices`` (the
+agents a client may seat), ``records`` (tournament folders), ``tables`` (tables for
+people), ``lobby`` (the people's tables held, their agents' task, their API), ``events``
+(live updates: server-sent events), ``limits`` (requests per client), ``store`` (the
+people's tables' records, SQLite), ``pages`` (the pages' frame), ``server`` (running it
+with uvicorn); the pages are plain HTML under ``pages/``, CSS and JavaScript under
+``static/``. It needs the ``web`` extra (``pip install -e ".[web]"``);
 ``require()`` says so in one line when it is missing.
 """
 

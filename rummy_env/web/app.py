@@ -2,7 +2,9 @@
 
 Pages (plain HTML, CSS and JavaScript under ``static/``, no build step): ``/`` to start a
 game to play or watch, ``/table/{id}`` the table of a game (played, watched or replayed),
-``/records`` the tournament folders and ``/leaderboard?folder=F`` one tournament.
+``/lobby`` the tables for people and ``/tables/{id}`` one of them (their API:
+``rummy_env.web.lobby``), ``/records`` the tournament folders and ``/leaderboard?folder=F``
+one tournament.
 
 API (JSON; every error is a 4xx or 503 ``{"error": message}`` and changes nothing; every
 request passes ``rummy_env.web.guard`` first: Host, Origin, JSON content type, body size):
@@ -23,34 +25,34 @@ request passes ``rummy_env.web.guard`` first: Host, Origin, JSON content type, b
 
 from __future__ import annotations
 
-import json
-import logging
+import contextlib
 import re
 import secrets
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, Optional, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from rummy_env import agents
 from rummy_env.core.game import Game, games, get_game
 from rummy_env.web import MAX_THINK
+from rummy_env.web.checks import DEALS, api, body, choice, game_settings, integer, refused, specs
 from rummy_env.web.choices import AgentChoices
-from rummy_env.web.guard import Guard
+from rummy_env.web.guard import LOCAL_HOSTS, Guard
+from rummy_env.web.lobby import Lobby, table_routes
 from rummy_env.web.pages import render_pages
 from rummy_env.web.records import Records
 from rummy_env.web.sessions import AgentTable, Sessions, Table, WebError
+from rummy_env.web.store import DB_NAME, Store
 from rummy_env.web.views import table_view
 
-LOG = logging.getLogger("rummy_env.web")
 STATIC = Path(__file__).resolve().parent / "static"
 SEAT = re.compile(r"[0-9]{1,4}")  # a seat number as a query value (ASCII digits only)
-DEALS = 2**53  # deal numbers 0..2**53 - 1: a page's JavaScript holds them exactly
 
 
 def web_games() -> list[Game]:
@@ -78,74 +80,11 @@ def options(choices: AgentChoices) -> dict[str, Any]:
     return {"games": out, "max_think": choices.max_think}
 
 
-# ------------------------------------------------------------------------ request checks
-
-
-async def body(request: Request, allowed: set[str]) -> dict[str, Any]:
-    """The request's JSON object (its size and type checked by the guard already), refusing
-    other content and unknown keys (naming them)."""
-    raw = await request.body()
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
-        raise WebError(400, "the request body must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise WebError(400, f"the request body must be a JSON object, got {type(data).__name__}")
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise WebError(400, f"unknown field(s) {unknown}; allowed: {', '.join(sorted(allowed))}")
-    return data
-
-
-def integer(data: dict[str, Any], key: str, low: int, high: int, default: Optional[int] = None,
-            required: bool = False) -> Optional[int]:
-    """``data[key]`` if it is an integer in ``low..high`` (``default`` when absent or null)."""
-    if required and key not in data:
-        raise WebError(400, f"{key} is required: an integer {low}..{high}")
-    value = data.get(key)
-    if value is None and not required:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise WebError(400, f"{key} must be an integer {low}..{high}, got {value!r}")
-    return value
-
-
-def choice(data: dict[str, Any], key: str, allowed: list[str], default: str) -> str:
-    """``data[key]`` if it is one of ``allowed`` (``default`` when absent), else a 400 naming them."""
-    value = data.get(key, default)
-    if value not in allowed:
-        raise WebError(400, f"{key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-    return value
-
-
-def specs(data: dict[str, Any], key: str, count: int, default: str) -> list[str]:
-    """``count`` agent specs from ``data[key]``: a list of ``count``, or of one for every seat."""
-    value = data.get(key, [default])
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-        raise WebError(400, f"{key} must be a list of agent specs such as ['heuristic'], got {value!r}")
-    if len(value) not in (1, count):
-        raise WebError(400, f"{key}: give one agent spec for each of the {count} seats, or one for all; got {len(value)}")
-    return [v.strip() for v in value] * count if len(value) == 1 else [v.strip() for v in value]
-
-
 def new_table(data: dict[str, Any], choices: AgentChoices) -> Table:
     """A game to play or watch from a checked request (see the module docstring). A game to
     play is dealt from a secret seed (no other request can deal its cards until it is over)."""
     mode = choice(data, "mode", ["play", "watch"], "play")
-    playable = web_games()
-    name = data.get("game", "gin")
-    found = [g for g in playable if isinstance(name, str) and (name == g.name or name in g.aliases)]
-    if not found:
-        raise WebError(400, f"unknown game {name!r}; games: {', '.join(g.name for g in playable)}")
-    game = found[0]
-    n = integer(data, "players", game.min_players, game.max_players, game.min_players)
-    preset = choice(data, "rules", list(game.presets), game.default_preset)
-    rules = game.load_rules(preset)
-    episode = choice(data, "episode", ["hand", "match"], "hand")
-    if episode == "match" and not getattr(rules, "match", False):
-        raise WebError(400, f"the {preset!r} rules of {game.title} have no match (no target score): play a hand")
+    game, n, preset, rules, episode = game_settings(data, web_games())
     default = agents.default_opponent(game.name)
     if mode == "play":
         if "agents" in data:
@@ -192,27 +131,23 @@ def seats_of(table: Table, request: Request) -> list[int]:
 def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minutes: float = 30.0,
                max_games_per_client: int = 10, agents_named: Optional[dict[str, str]] = None,
                max_think: float = MAX_THINK, bound: str = "127.0.0.1", allow_hosts: Sequence[str] = (),
-               allow_origins: Sequence[str] = ()) -> Guard:
+               allow_origins: Sequence[str] = (), db: "str | Path | None" = None, max_tables: int = 20,
+               max_tables_per_client: int = 5) -> Guard:
     """The app behind its guard (``rummy_env.web.guard``): games held in memory (at most
     ``max_games``, ``max_games_per_client`` for one client address, dropped after
     ``idle_minutes`` without a request), the tournament folders under ``records``, the
     agents clients may choose (``agents_named``: the operator's NAME -> SPEC; thinking at
     most ``max_think`` seconds a move), answering to this machine's names, ``bound`` and
-    ``allow_hosts``, and to pages of its own origin or ``allow_origins``."""
+    ``allow_hosts``, and to pages of its own origin or ``allow_origins``. People's tables
+    (``rummy_env.web.lobby``: at most ``max_tables``, ``max_tables_per_client``) keep their
+    records in the SQLite file ``db`` (default ``records/tables.sqlite3``); they are served
+    only when ``bound`` is this machine's loopback (without accounts, a seat's link is its
+    only key)."""
     sessions = Sessions(capacity=max_games, idle_seconds=60 * idle_minutes, per_client=max_games_per_client)
     folders = Records(Path(records))
     choices = AgentChoices(agents_named, max_think)
-
-    def api(handler: Callable) -> Callable:
-        async def wrapped(request: Request) -> Response:
-            try:
-                return JSONResponse(await handler(request))
-            except WebError as exc:
-                return JSONResponse({"error": exc.message}, status_code=exc.status)
-            except Exception as exc:  # a bug (an agent that fails mid-move): a JSON 500, the traceback in the log
-                LOG.exception("%s %s failed", request.method, request.url.path)
-                return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
-        return wrapped
+    lobby = Lobby(Store(Path(records) / DB_NAME if db is None else db), capacity=max_tables,
+                  per_client=max_tables_per_client, idle_seconds=60 * idle_minutes, refusal=people_refusal(bound))
 
     async def with_table(request: Request, work: Callable[[Table], None], seats: bool = True) -> dict[str, Any]:
         """Run ``work`` on the table (in a worker thread: an agent may think for seconds),
@@ -274,7 +209,7 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
         try:
             path = folders.plot(request.query_params.get("folder"), request.query_params.get("name"))
         except WebError as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
+            return refused(exc)
         return FileResponse(path, media_type="image/png")
 
     pages = render_pages()
@@ -300,12 +235,31 @@ def create_app(records: "str | Path" = "runs", max_games: int = 100, idle_minute
         Route("/api/records/games", api(record_games)),
         Route("/api/records/plot", plot),
         Route("/api/replays", api(replay), methods=["POST"]),
+        Route("/lobby", page("lobby")),
+        Route("/tables/{id}", page("people")),
+        *table_routes(lobby, choices, web_games, client_of),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await lobby.close()  # the tables' tasks stop; every finished hand is written already
+
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.sessions = sessions
     app.state.choices = choices
+    app.state.lobby = lobby
     return Guard(app, bound=bound, hosts=allow_hosts, origins=allow_origins)
+
+
+def people_refusal(bound: str) -> Optional[str]:
+    """Why people's tables are off on a server listening on ``bound``, or None (loopback)."""
+    if bound.strip("[]").lower() in LOCAL_HOSTS:
+        return None
+    return (f"people's tables are off on this server: it listens on {bound} (rummy serve --host), beyond this machine, "
+            "and without accounts (not in this version) a seat's link would be its only key; serve on 127.0.0.1 "
+            "to seat people")
 
 
 def client_of(request: Request) -> str:

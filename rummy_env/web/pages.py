@@ -1,4 +1,4 @@
-"""The web app's four pages, each its own content in the one frame they share.
+"""The web app's pages, each its own content in the one frame they share.
 
 Why a frame: the pages have the same head (the stylesheet, the viewport), the same menu
 and the same closing scripts; written once in ``pages/frame.html``, each page file holds
@@ -14,17 +14,20 @@ from string import Template
 
 FOLDER = Path(__file__).resolve().parent / "pages"
 
-# page -> (its title after "rummy-env: ", its own script in /static)
+# page -> (its title after "rummy-env: ", its own scripts in /static, after common.js)
 PAGES = {
-    "index": ("play and watch", "home"),
-    "table": ("table", "table"),
-    "records": ("records", "records"),
-    "leaderboard": ("leaderboard", "leaderboard"),
+    "index": ("play and watch", ("pickers", "home")),
+    "table": ("table", ("felt", "table")),
+    "records": ("records", ("records",)),
+    "leaderboard": ("leaderboard", ("leaderboard",)),
+    "lobby": ("tables for people", ("pickers", "lobby")),
+    "people": ("a table for people", ("felt", "people")),
 }
 
 
 def render_pages() -> dict[str, str]:
     """Every page's whole HTML, by name."""
     frame = Template((FOLDER / "frame.html").read_text(encoding="utf-8"))
-    return {name: frame.substitute(title=title, script=script, main=(FOLDER / f"{name}.html").read_text(encoding="utf-8"))
-            for name, (title, script) in PAGES.items()}
+    return {name: frame.substitute(title=title, main=(FOLDER / f"{name}.html").read_text(encoding="utf-8"),
+                                   scripts="\n".join(f'<script src="/static/{s}.js"></script>' for s in ("common", *own)))
+            for name, (title, own) in PAGES.items()}

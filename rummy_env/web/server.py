@@ -14,32 +14,43 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def serve(host: str = "127.0.0.1", port: int = 8000, records: "str | Path" = "runs", max_games: int = 100,
           idle_minutes: float = 30.0, max_games_per_client: int = 10, agents: Sequence[str] = (),
-          max_think: float = MAX_THINK, allow_hosts: Sequence[str] = (), allow_origins: Sequence[str] = ()) -> None:
+          max_think: float = MAX_THINK, allow_hosts: Sequence[str] = (), allow_origins: Sequence[str] = (),
+          db: "str | Path | None" = None, max_tables: int = 20, max_tables_per_client: int = 5) -> None:
     """Serve the app until interrupted. A host other than this machine's loopback is
-    allowed, with a warning: anyone who can reach it can play and read the records.
-    ``agents``: ``NAME=SPEC`` entries, the operator's agents (policy files) clients may pick
-    by name; each is made once now, so a bad one stops the start with one line."""
+    allowed, with a warning: anyone who can reach it can play and read the records, and
+    people's tables are off there (no accounts yet). ``agents``: ``NAME=SPEC`` entries, the
+    operator's agents (policy files) clients may pick by name; each is made once now, so a
+    bad one stops the start with one line. ``db``: the people's tables' records (default
+    ``records/tables.sqlite3``)."""
     require()
     if not 0 < port < 65536:
         raise ValueError(f"--port must be 1..65535, got {port}")
-    if max_games < 1 or idle_minutes <= 0 or max_games_per_client < 1:
-        raise ValueError(f"--max-games and --max-games-per-client must be >= 1 and --idle-minutes > 0, got "
-                         f"{max_games}, {max_games_per_client} and {idle_minutes}")
+    if min(max_games, max_games_per_client, max_tables, max_tables_per_client) < 1 or idle_minutes <= 0:
+        raise ValueError(f"--max-games, --max-games-per-client, --max-tables and --max-tables-per-client must be "
+                         f">= 1 and --idle-minutes > 0, got {max_games}, {max_games_per_client}, {max_tables}, "
+                         f"{max_tables_per_client} and {idle_minutes}")
     from rummy_env.web.app import create_app
     from rummy_env.web.choices import AgentChoices
 
     app = create_app(records=records, max_games=max_games, idle_minutes=idle_minutes,
                      max_games_per_client=max_games_per_client, agents_named=AgentChoices.parse(agents),
-                     max_think=max_think, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+                     max_think=max_think, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins, db=db,
+                     max_tables=max_tables, max_tables_per_client=max_tables_per_client)
     if host not in LOOPBACK:
         print(f"warning: serving on {host}, not only this machine: anyone who can reach it can use it "
-              "(the names clients use for this machine must be given with --allow-host)")
+              "(the names clients use for this machine must be given with --allow-host); people's tables are off "
+              "(they need accounts, not in this version)")
     print(f"rummy serve: open http://{'[' + host + ']' if ':' in host else host}:{port}/  (records from {records}; "
-          "Ctrl-C stops)")
+          f"people's tables' records in {app.state.lobby.store.path}; Ctrl-C stops)")
     run(app, host=host, port=port)
 
 
 def run(app: Any, host: str, port: int) -> None:
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            app.state.lobby.stop()  # the tables' pages hold live streams: they end first, the pages told why
+            await super().shutdown(sockets=sockets)
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)).run()

@@ -80,15 +80,26 @@ class Table(ABC):
         if hand.is_over:
             self.finished.append(hand)
 
-    def play(self, action: int) -> None:
-        """The person's move: refused (nothing changed) unless the game goes on, it is their
-        turn and ``action`` is legal."""
-        if self.human is None:
+    @property
+    def dealt_secretly(self) -> bool:
+        """Whether a person plays it, so its deal number stays secret until it is over (no
+        other request may deal the same cards while it is played)."""
+        return self.human is not None
+
+    def agent_plays(self, seat: int) -> bool:
+        """Whether the moves of ``seat`` are an agent's (or a record's), asked for with ``advance``."""
+        return seat != self.human
+
+    def play(self, action: int, seat: Optional[int] = None) -> None:
+        """The move of the person in ``seat`` (the table's person by default): refused
+        (nothing changed) unless the game goes on, it is their turn and ``action`` is legal."""
+        seat = self.human if seat is None else seat
+        if seat is None:
             raise WebError(409, "nobody plays in this game: agents play every seat (watch it, or start a game to play)")
         self._check_going_on()
-        seat = self.state.current_player
-        if seat != self.human:
-            raise WebError(409, f"it is not your turn: player_{seat} ({self.names[seat]}) is to move")
+        to_move = self.state.current_player
+        if to_move != seat:
+            raise WebError(409, f"it is not your turn: player_{to_move} ({self.names[to_move]}) is to move")
         if not self.state.is_legal(action):
             legal = ", ".join(f"{a} ({self.game.action_name(a, self.rules)})" for a in self.state.legal_actions())
             raise WebError(400, f"action {action} ({self.game.action_name(action, self.rules)}) is not legal now; "
@@ -99,7 +110,7 @@ class Table(ABC):
         """One move of the seat to move, which must not be the person's."""
         self._check_going_on()
         seat = self.state.current_player
-        if seat == self.human:
+        if not self.agent_plays(seat):
             raise WebError(409, "it is your turn: play a move (POST .../move); agents move only on their turns")
         self._step(self._next_action(seat))
 
@@ -234,6 +245,15 @@ class Sessions:
 
     def __len__(self) -> int:
         return len(self._tables)
+
+    def __contains__(self, key: object) -> bool:
+        """Whether ``key`` is held and not idle too long (its idle time does not start again)."""
+        entry = self._tables.get(key)  # type: ignore[call-overload]
+        return entry is not None and entry[1] >= self.clock() - self.idle_seconds
+
+    def tables(self) -> list[Table]:
+        """The tables held, oldest first."""
+        return [table for table, _ in self._tables.values()]
 
     def sweep(self) -> int:
         """Drop the tables idle too long; returns how many were dropped."""

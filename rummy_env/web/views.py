@@ -5,8 +5,10 @@ Why it cannot leak: everything about cards comes from ``Game.view`` of the seats
 information sets (the same input agents get), moves of other seats are told with
 ``Game.describe_move`` (as ``rummy play`` tells them: a card laid face down stays
 hidden), and the rest is public (whose turn it is, the score). A person's legal moves are
-sent only on their turn. tests/web/test_web_api.py checks it as the env's no-leak tests do: the
-cards a seat cannot know dealt otherwise, what that seat is sent stays the same.
+sent only on their turn. A spectator of a people's table (``seats`` empty) sees only what
+every seat sees (``public_view``). tests/web/test_web_api.py and tests/web/test_web_tables.py
+check it as the env's no-leak tests do: the cards a seat cannot know dealt otherwise, what
+that seat is sent stays the same.
 """
 
 from __future__ import annotations
@@ -18,38 +20,54 @@ from rummy_env.web.sessions import Table
 LOG_LENGTH = 40  # the last moves sent with a view
 
 
-def seat_names(table: Table, perspective: Optional[int]) -> list[str]:
-    """The seats' names as the viewer reads them: "you" for the person's own seat."""
-    return ["you" if s == perspective and s == table.human else f"player_{s} ({name})"
-            for s, name in enumerate(table.names)]
+def seat_names(table: Table, perspective: Optional[int], you: Optional[int] = None) -> list[str]:
+    """The seats' names as the viewer reads them: "you" for the person's own seat (``you``,
+    by default the table's person)."""
+    you = table.human if you is None else you
+    return ["you" if s == perspective and s == you else f"player_{s} ({name})" for s, name in enumerate(table.names)]
 
 
-def table_view(table: Table, seats: list[int]) -> dict[str, Any]:
+def public_view(game: Any, state: Any, rules: Any) -> dict[str, Any]:
+    """What every seat sees (``rummy_env.core.view``'s shape): no hand, each seat's public
+    entry as another seat sees it (its card count, the cards known to be in it), and the
+    table, the pile, the stock, the facts and the showdown, which are public."""
+    first, second = (game.view(state.information_set(s), rules) for s in (0, 1))
+    players = [second["players"][0]] + first["players"][1:]  # each seat as seat 0 sees it, seat 0 as seat 1 does
+    return {**first, "hand": {"groups": [], "note": ""}, "players": players}
+
+
+def table_view(table: Table, seats: list[int], you: Optional[int] = None) -> dict[str, Any]:
     """The table as seen from ``seats``: one seat (a player's own view, or one seat of a game
-    being watched) or every seat (a spectator's view)."""
+    being watched), every seat (a spectator of agents' games) or none (a spectator of a
+    people's table: what every seat sees). ``you``: the person viewing, by default the
+    table's person; their legal moves are sent on their turn."""
     game, rules, state = table.game, table.rules, table.state
-    perspective = seats[0] if len(seats) == 1 else None  # None: a spectator sees every seat
-    names = seat_names(table, perspective)
+    you = table.human if you is None else you
+    public = not seats
+    perspective = seats[0] if len(seats) == 1 else None  # None: a spectator
+    names = seat_names(table, perspective, you)
     to_move = table.to_move
     moves = []
-    if to_move is not None and to_move == table.human == perspective:
+    if to_move is not None and to_move == you == perspective and not table.agent_plays(to_move):
         moves = [{"id": a, **game.move_view(a, rules)} for a in state.legal_actions()]
     log = []
     for number, seat, action in table.moves[-LOG_LENGTH:]:
-        told = game.action_name(action, rules) if perspective in (None, seat) else game.describe_move(action, rules)
+        plain = perspective == seat or (perspective is None and not public)
+        told = game.action_name(action, rules) if plain else game.describe_move(action, rules)
         log.append({"hand": number + 1, "seat": seat, "text": told})
     hands = []
     for number, hand in enumerate(table.finished):
-        seen = hand.information_set(seats[0])
+        seen = hand.information_set(seats[0] if seats else 0)  # a showdown is public
         hands.append({"number": number + 1, "rewards": list(hand.result.rewards),
                       "explanation": game.explain(hand.result.to_dict(), names),
                       "showdown": game.view(seen, rules)["showdown"]})
+    views = ([{"seat": None, **public_view(game, state, rules)}] if public else
+             [{"seat": s, **game.view(state.information_set(s), rules)} for s in seats])
     return {
         "kind": table.kind, "game": game.name, "title": game.title, "rules": table.preset,
-        "names": names, "agents": list(table.names), "you": table.human, "seats": seats,
+        "names": names, "agents": list(table.names), "you": you, "seats": seats,
         "to_move": to_move, "over": table.over, "hand_number": len(table.finished) + (0 if table.over else 1),
-        "views": [{"seat": s, **game.view(state.information_set(s), rules)} for s in seats],
-        "moves": moves, "log": log, "hands": hands, "score": table.score(),
+        "views": views, "moves": moves, "log": log, "hands": hands, "score": table.score(),
         # a game played is dealt secretly: its deal number is told once it is over (to watch it again)
-        "deal": table.deal if table.human is None or table.over else None,
+        "deal": table.deal if not table.dealt_secretly or table.over else None,
     }

@@ -5,39 +5,21 @@ the score against the server's record of the game. The last screen is kept as an
 (``artifacts/web-play-gin.png``). And the attack a web page of another origin can make: a
 cross-origin request asking the server to load a policy file that would run code.
 
-Without playwright or Chromium the test is skipped, saying why; CI sets
-``RUMMY_REQUIRE_BROWSER=1`` (``.ci/run`` installs Chromium), where it fails instead.
+Without playwright or Chromium the test is skipped, saying why (the ``browser_ready``
+fixture of tests/web/conftest.py); CI sets ``RUMMY_REQUIRE_BROWSER=1`` (``.ci/run``
+installs Chromium), where it fails instead.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
 
-import pytest
-
 from hostile_files import hostile_policy
-from web_helpers import browser_missing, chromium_page, running_server, wait_until
+from web_helpers import chromium_page, click_a_move, running_server, wait_until
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
-
-
-@pytest.fixture()
-def browser_ready():
-    pytest.importorskip("starlette")
-    pytest.importorskip("uvicorn")
-    missing = browser_missing()
-    if missing:
-        if os.environ.get("RUMMY_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"RUMMY_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-
-
-def card_value(text: str) -> int:
-    return VALUES.get(text[0], int(text[0]) if text[0].isdigit() else 0)
 
 
 def start_page(page, url: str, form: str, game: str) -> None:
@@ -45,21 +27,6 @@ def start_page(page, url: str, form: str, game: str) -> None:
     page.goto(url + "/")
     page.wait_for_selector(f"#{form}-game option[value={game}]", state="attached")
     page.select_option(f"#{form}-game", game)
-
-
-def click_a_move(page) -> None:
-    """A move as a person would make it, by clicking: knock when a knock is offered, else
-    draw from the stock (or pass on the upcard), else discard the highest deadwood card."""
-    for selector in ("button.legal[data-group=knock]", ".stock button.legal", "button.legal[data-group=pass]"):
-        found = page.locator(selector)
-        if found.count():
-            found.first.click()
-            return
-    deadwood = page.locator(".hand .group[data-label=deadwood] button.legal")
-    cards = deadwood if deadwood.count() else page.locator(".hand button.legal")
-    assert cards.count(), "it is the person's turn, so some card or button must be clickable"
-    values = [card_value(cards.nth(k).get_attribute("data-card")) for k in range(cards.count())]
-    cards.nth(values.index(max(values))).click()
 
 
 def test_a_hand_of_gin_rummy_played_by_clicking(browser_ready, tmp_path):

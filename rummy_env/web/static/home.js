@@ -3,10 +3,6 @@
 
 let OPTIONS = null;
 
-function fill(select, values, chosen) {
-  select.replaceChildren(...values.map(([value, text]) => el("option", {value, selected: value === chosen}, text)));
-}
-
 function gameOf(form) {
   return OPTIONS.games.find((g) => g.name === form.querySelector("[name=game]").value);
 }
@@ -33,33 +29,8 @@ function update(form, kind) {
   // the choices made so far stay while the game stays (another game has other agents)
   const old = form.dataset.game === game.name ? Array.from(box.querySelectorAll("div.seat")).map(chosen) : [];
   form.dataset.game = game.name;
-  box.replaceChildren(...Array.from({length: seats}, (_, k) => seatPicker(kind, k, seats, game, old[k] || game.default_agent)));
-}
-
-// One seat's agent: a level of the game (weakest first), one of its agents or the operator's,
-// or "other" with a spec typed (options after a colon, e.g. mcts:simulations=50).
-function seatPicker(kind, k, seats, game, value) {
-  const id = `${kind}-agent-${k}`;
-  const label = kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
-  const groups = [
-    ["Levels", game.levels.map((l) => [l.name, `${l.name} (${l.agent})`])],
-    ["Agents", game.agents.filter((a) => !game.levels.some((l) => l.name === a)).map((a) => [a, a])],
-  ];
-  const known = groups.some(([, items]) => items.some(([v]) => v === value));
-  const select = el("select", {id, class: "agent"},
-    ...groups.filter(([, items]) => items.length).map(([name, items]) =>
-      el("optgroup", {label: name}, ...items.map(([v, text]) => el("option", {value: v, selected: v === value}, text)))),
-    el("option", {value: "", selected: !known}, "other (type a spec)"));
-  const spec = el("input", {id: `${kind}-spec-${k}`, class: "spec", list: `${kind}-agent-names`, autocomplete: "off",
-    placeholder: "e.g. mcts:simulations=50", value: known ? "" : value, hidden: known});
-  select.addEventListener("change", () => { spec.hidden = select.value !== ""; });
-  return el("div", {class: "seat"}, el("label", {for: id}, label), select, spec);
-}
-
-// What a seat's picker asks for: the agent chosen, else the spec typed.
-function chosen(seat) {
-  const select = seat.querySelector("select.agent");
-  return select.value !== "" ? select.value : seat.querySelector("input.spec").value.trim();
+  const label = (k) => kind === "play" ? (seats === 1 ? "Opponent" : `Opponent ${k + 1}`) : `player_${k}`;
+  box.replaceChildren(...Array.from({length: seats}, (_, k) => seatPicker(kind, k, label(k), game, old[k] || game.default_agent)));
 }
 
 async function start(form, kind) {

@@ -1,0 +1,164 @@
+"""People's tables in real browsers: headless Chromium, one browser context per person
+(each its own storage, as two people on two machines). Ann opens a Gin Rummy table in
+the lobby and sends the invitation to Bob, both get ready, and they play the hand to its
+end by clicking, every move reaching the other page live; Ann reloads her page mid-hand
+and is back in her seat; Bob leaves, his stand-in plays, and he takes his seat back. A
+Rommé table of two people and two agents starts and is played for some moves while a
+spectator watches without seeing any hand. Skipped without playwright or Chromium
+(``browser_ready``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from pathlib import Path
+
+from web_helpers import card_value, chromium_pages, click_a_move, running_server, wait_until
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+STATE = "document.getElementById('table').dataset.state"
+
+
+def open_table_in_the_lobby(page, url: str, name: str, game: str, seats: list[str], pace: str = "0.05") -> str:
+    """Open a table from the lobby's form (``seats``: what each seat's picker is set to);
+    returns its id, once the table's page shows the invitations."""
+    page.goto(url + "/lobby")
+    page.wait_for_selector(f"#create-game option[value={game}]", state="attached")
+    page.fill("#create-name", name)
+    page.select_option("#create-game", game)
+    page.select_option("#create-players", str(len(seats)))
+    for k, choice in enumerate(seats):
+        page.select_option(f"#create-agent-{k}", choice)
+    page.fill("#create-pace", pace)
+    page.click("#create-start")
+    page.wait_for_url(re.compile(r"/tables/[\w-]+$"))
+    page.wait_for_selector(".invite input.link")
+    return page.url.rsplit("/", 1)[1]
+
+
+def join_by_link(page, link: str, name: str) -> None:
+    page.goto(link)
+    page.wait_for_selector("#join:not([hidden])")
+    page.fill("#join-name", name)
+    page.click("#join-go")
+    wait_until(page, "!document.getElementById('ready').hidden")
+    assert "#invite" not in page.url  # the spent invitation leaves the address bar
+
+
+def state(page) -> str:
+    return page.locator("#table").get_attribute("data-state") or ""
+
+
+def click_and_wait(page, click) -> None:
+    version = page.locator("#table").get_attribute("data-version")
+    click(page)
+    wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
+
+
+def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(browser_ready, tmp_path):
+    from rummy_env.web.app import create_app
+
+    app = create_app(records=tmp_path)
+    with running_server(app) as url, chromium_pages(2) as (ann, bob):
+        key = open_table_in_the_lobby(ann, url, "Ann", "gin", ["person", "person"])
+        link = ann.locator(".invite[data-seat='1'] input.link").input_value()
+        assert link.startswith(f"{url}/tables/{key}#invite=")
+        join_by_link(bob, link, "Bob")
+        wait_until(ann, "document.querySelector('#seat-list tr[data-seat=\"1\"]').textContent.includes('Bob')")
+        assert ann.locator(".invite").count() == 0  # the seat is taken: no invitation left to show
+        for page in (ann, bob):
+            page.click("#ready")
+        for page in (ann, bob):
+            wait_until(page, f"['yours', 'others'].includes({STATE})")
+        table = app.state.lobby.get(key)
+        stand_in_moves = lambda: sum(s == 1 and by == "agent" for (_, s, _), by in zip(table.moves, table.moved_by))  # noqa: E731
+        clicks, reloaded, left, back = 0, False, False, False
+        deadline = time.monotonic() + 240
+        while not (state(ann) == "over" and state(bob) == "over"):
+            assert time.monotonic() < deadline, "the hand did not end in 240 s"
+            if clicks == 3 and not reloaded:  # mid-hand: the page is loaded again and finds its seat
+                ann.reload()
+                wait_until(ann, f"['yours', 'others', 'over'].includes({STATE})")
+                assert "you are seat 0" in ann.locator("#seating-title").inner_text()
+                reloaded = True
+            elif clicks == 5 and not left:
+                bob.click("#leave")
+                wait_until(bob, "!document.getElementById('back').hidden")
+                assert "plays your seat" in bob.locator("#table .status").inner_text()
+                left = True
+            elif left and not back and (stand_in_moves() >= 2 or state(ann) == "over"):
+                bob.click("#back")
+                wait_until(bob, "document.getElementById('back').hidden")
+                back = True
+            mover = next((p for p in (ann, bob) if state(p) == "yours"), None)
+            if mover is None:
+                time.sleep(0.05)  # the other page's turn is arriving, or the stand-in is moving
+                continue
+            click_and_wait(mover, click_a_move)
+            clicks += 1
+        assert reloaded and left and back and stand_in_moves() >= 2
+        result = table.state.result
+        for me, page in enumerate((ann, bob)):  # both pages show the showdown and the score, live
+            wait_until(page, "document.getElementById('showdown') !== null")
+            names = ["you" if s == me else f"player_{s} ({name})" for s, name in enumerate(["Ann", "Bob"])]
+            assert page.locator("#showdown pre").inner_text() == table.game.explain(result.to_dict(), names)
+            score = page.locator(".score").inner_text()
+            assert all(str(points) in score for points in result.rewards)
+        ARTIFACTS.mkdir(exist_ok=True)
+        ann.screenshot(path=str(ARTIFACTS / "web-tables-gin.png"), full_page=True)
+    (moved_by,), = sqlite3.connect(tmp_path / "tables.sqlite3").execute("SELECT moved_by FROM hands")
+    assert json.loads(moved_by) == table.moved_by and "agent" in table.moved_by
+    assert [by for (_, s, _), by in zip(table.moves, table.moved_by) if s == 0] == ["person"] * sum(
+        s == 0 for _, s, _ in table.moves)
+
+
+def click_a_romme_move(page) -> None:
+    """Draw from the stock, else discard the highest card offered, else the first move offered."""
+    for selector in (".stock button.legal", ".hand button.legal[data-group=discard]", "#table button.legal"):
+        found = page.locator(selector)
+        if found.count():
+            if selector.endswith("discard]"):
+                values = [card_value(found.nth(k).get_attribute("data-card")) for k in range(found.count())]
+                found.nth(values.index(max(values))).click()
+            else:
+                found.first.click()
+            return
+    raise AssertionError("it is the person's turn, so some move must be offered")
+
+
+def test_a_romme_table_of_two_people_and_two_agents_with_a_spectator(browser_ready, tmp_path):
+    from rummy_env.web.app import create_app
+
+    app = create_app(records=tmp_path)
+    with running_server(app) as url, chromium_pages(3) as (ann, bob, watcher):
+        key = open_table_in_the_lobby(ann, url, "Ann", "romme", ["person", "person", "easy", "easy"])
+        join_by_link(bob, ann.locator(".invite[data-seat='1'] input.link").input_value(), "Bob")
+        watcher.goto(url + "/lobby")
+        watcher.wait_for_selector(f"#tables tr[data-id='{key}']")
+        assert "Ann (not ready), Bob (not ready), easy (agent), easy (agent)" in watcher.locator(f"#tables tr[data-id='{key}']").inner_text()
+        watcher.click(f"#tables tr[data-id='{key}'] a")
+        watcher.wait_for_url(f"**/tables/{key}")
+        for page in (ann, bob):
+            page.click("#ready")
+        wait_until(watcher, f"['others', 'over'].includes({STATE})")
+        table = app.state.lobby.get(key)
+        clicks = {"ann": 0, "bob": 0}
+        deadline = time.monotonic() + 180
+        while min(clicks.values()) < 4 and not table.over:
+            assert time.monotonic() < deadline, "the people did not get 4 moves each in 180 s"
+            mover = next((name for name, p in (("ann", ann), ("bob", bob)) if state(p) == "yours"), None)
+            if mover is None:
+                time.sleep(0.05)
+                continue
+            click_and_wait(ann if mover == "ann" else bob, click_a_romme_move)
+            clicks[mover] += 1
+        agents = {by for (_, s, _), by in zip(table.moves, table.moved_by) if s in (2, 3)}
+        assert agents == {"agent"} and {s for _, s, _ in table.moves} == {0, 1, 2, 3}  # the server played the agents
+        wait_until(watcher, f"document.querySelectorAll('#log div').length >= {min(len(table.moves), 40) - 2}")
+        assert watcher.locator("#table .hand").count() == 0  # a spectator sees no hand
+        assert watcher.locator("#table .seat").count() == 4 and "watching" in watcher.locator("#seating-title").inner_text()
+        assert ann.locator("#table .hand").count() == 1 and ann.locator("#table .seat").count() == 3
+        ARTIFACTS.mkdir(exist_ok=True)
+        watcher.screenshot(path=str(ARTIFACTS / "web-tables-romme-spectator.png"), full_page=True)
