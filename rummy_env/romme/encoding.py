@@ -61,6 +61,11 @@ the table, else 500 (``TOTAL_SCALE``, the usual limit). Totals are the only entr
 can be negative or above 1: an env's observation space bounds them by the most a table
 under its rules can reach (``low``, ``high``; ``rummy_env.romme.match.total_bounds``).
 Every other entry is in [0, 1].
+
+The names, positions and scales are ``rummy_env.romme.layout``'s (re-exported here); the
+flat vector is written by one compiled call where numba is in use
+(``rummy_env.romme.encoding_jit``, checked against the Python writer here when first
+used), else in Python.
 """
 
 from __future__ import annotations
@@ -70,42 +75,25 @@ from typing import Optional, Sequence
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS
-from rummy_env.core.encoding import CardLayout, lookup, standard_encodings
-from rummy_env.romme.cards import FIRST_JOKER, JOKER, MAX_JOKERS, MAX_PHYSICAL, NUM_KINDS
-from rummy_env.romme.game import DISCARD, MAX_TABLE_MELDS, PICK, RommeInformationSet, RommeState, _accepts
+from rummy_env.core.encoding import CompiledEncoder, lookup, random_positions, standard_encodings
+from rummy_env.romme.cards import FIRST_JOKER, JOKER, MAX_JOKERS, NUM_KINDS
+from rummy_env.romme.game import RommeInformationSet, RommeState, _accepts
+from rummy_env.romme.layout import (
+    CAME_OUT_REL0, CARD_SLICES, COUNT_SCALE, DEALER_REL0, DISCARD_PILE, DISCARD_TOP, DISCARDED_REL1, FLAT_SIZE, HAND,
+    HAND_SIZE_REL0, HAND_SIZE_SCALE, HANDS_PLAYED, JOKER_DEBT, JOKER_SCALAR, JOKER_SCALARS, JOKER_SCALE, KNOWN_REL1,
+    LAYOFF_TARGETS, LAYOUT, MUST_MELD_TAKEN, NUM_CARD_SLICES, OTHERS, OUT_AT_TURN_START, PENDING, PENDING_JOKER_AS,
+    PENDING_SCALE, PENDING_SIZE, PHASE, PLANES_SHAPE, PLAYERS_2, PUBLIC_STOCK, SCALARS, SCALARS_AT, SEATS, SLOT_0,
+    STATE_PHASE, STATE_ROWS, STATE_SIZE, STATE_TO_MOVE, STOCK_PUBLIC, STOCK_SCALE, STOCK_SIZE, SWAP_TARGETS, TABLE,
+    TABLE_REL0, TAKEN, TOTAL_REL0, TOTAL_SCALE, TURN, TURN_POINTS, check_scores, total_scale,
+)
 from rummy_env.romme.match import total_bounds
-from rummy_env.romme.rules import MAX_PLAYERS, MIN_PLAYERS, RommeRules
+from rummy_env.romme.rules import MAX_PLAYERS, RommeRules
 
-SEATS = range(MAX_PLAYERS)
-OTHERS = range(1, MAX_PLAYERS)
-CARD_SLICES = (
-    "hand", "discard_top", "discard_pile", "public_stock", "pending", "pending_joker_as", "table",
-    *[f"table_rel{k}" for k in SEATS], *[f"known_rel{k}" for k in OTHERS], *[f"discarded_rel{k}" for k in OTHERS],
-    "layoff_targets", "swap_targets", "taken", *[f"slot_{s}" for s in range(MAX_TABLE_MELDS)],
-)
-JOKER_SCALARS = (
-    "hand_jokers", "discard_top_joker", "discard_pile_jokers", "public_stock_jokers", "pending_jokers", "table_jokers",
-    *[f"table_jokers_rel{k}" for k in SEATS], *[f"known_jokers_rel{k}" for k in OTHERS],
-    *[f"discarded_jokers_rel{k}" for k in OTHERS], "taken_joker",
-)
-SCALARS = (
-    "phase_draw", "phase_play", "phase_over", "stock_size", "turn", "stock_public", "turn_points", "pending_size",
-    "must_meld_taken", "joker_debt", "out_at_turn_start",
-    *[f"came_out_rel{k}" for k in SEATS], *[f"hand_size_rel{k}" for k in SEATS], *[f"dealer_rel{k}" for k in SEATS],
-    *[f"players_{n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
-    *JOKER_SCALARS,
-    *[f"total_rel{k}" for k in SEATS], "hands_played",
-)
-LAYOUT = CardLayout(CARD_SLICES, SCALARS)
-FLAT_SIZE = LAYOUT.flat_size
-PLANES_SHAPE = LAYOUT.planes_shape
-HAND_SIZE_SCALE = 14.0  # the most cards a hand holds (13 dealt, one drawn; 14 dealt to the first player)
-PENDING_SCALE = 13.0  # the longest meld
-STATE_SIZE = (MAX_PLAYERS + 5) * NUM_KINDS + 3 + MAX_PLAYERS
-TOTAL_SCALE = 500.0  # totals are divided by the loss limit, or by this (the usual limit) without one
-
-_CARD_AT = {name: i * NUM_CARDS for i, name in enumerate(CARD_SLICES)}
-_SCALAR_AT = {name: LAYOUT.card_size + i for i, name in enumerate(SCALARS)}
+__all__ = [  # the layout's names are re-exported: importable from here as they always were
+    "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "HAND_SIZE_SCALE", "JOKER_SCALARS", "LAYOUT", "OTHERS", "PENDING_SCALE",
+    "PLANES_SHAPE", "SCALARS", "SEATS", "STATE_SIZE", "TOTAL_SCALE", "encode", "flat_slices", "observation_shape",
+    "state_vector", "total_scale",
+]
 
 
 def flat_slices() -> dict[str, slice]:
@@ -123,12 +111,6 @@ def observation_shape(encoding: str) -> tuple[int, ...]:
     return lookup(ENCODINGS, encoding).shape()
 
 
-def total_scale(rules: RommeRules) -> float:
-    """What a table's totals are divided by in observations: ``loss_limit`` (so -1 ends the
-    table), or ``TOTAL_SCALE`` (500) without a loss limit."""
-    return float(rules.loss_limit) if rules.loss_limit > 0 else TOTAL_SCALE
-
-
 def _counts(cards) -> np.ndarray:
     """(53,) kind counts of physical ``cards``."""
     out = np.zeros(NUM_KINDS, dtype=np.float32)
@@ -137,95 +119,82 @@ def _counts(cards) -> np.ndarray:
     return out
 
 
-# How the card slices are filled at once: every card adds 1 at (its slice's row, its kind)
-# of a (slices, 53) count table, counted by one ``np.bincount``; a row's 52 natural counts
-# are then divided by its scale (2: a kind twice at most; 1: 0/1 slices) and capped at 1,
-# and its joker count (column 52) goes to the row's joker scalar, / 6 (0/1 for the top of
-# the pile and the card taken). One pass of numpy instead of one per slice.
-_ROW = {name: i for i, name in enumerate(CARD_SLICES)}
-_ONCE = {"discard_top", "pending", "pending_joker_as", "layoff_targets", "swap_targets", "taken",
-         *[f"slot_{s}" for s in range(MAX_TABLE_MELDS)]}
-_SCALE = np.array([[1.0 if name in _ONCE else 2.0] for name in CARD_SLICES], dtype=np.float32)
-_JOKER_OF = {"hand": "hand_jokers", "discard_top": "discard_top_joker", "discard_pile": "discard_pile_jokers",
-             "public_stock": "public_stock_jokers", "pending": "pending_jokers", "table": "table_jokers",
-             **{f"table_rel{k}": f"table_jokers_rel{k}" for k in SEATS},
-             **{f"known_rel{k}": f"known_jokers_rel{k}" for k in OTHERS},
-             **{f"discarded_rel{k}": f"discarded_jokers_rel{k}" for k in OTHERS}, "taken": "taken_joker"}
-_JOKER_ROWS = np.array([_ROW[name] for name in _JOKER_OF], dtype=np.intp)
-_JOKER_AT = np.array([_SCALAR_AT[j] for j in _JOKER_OF.values()], dtype=np.intp)
-_JOKER_SCALE = np.array([1.0 if j in ("discard_top_joker", "taken_joker") else float(MAX_JOKERS)
-                         for j in _JOKER_OF.values()], dtype=np.float32)
-_BASE = {name: row * NUM_KINDS for name, row in _ROW.items()}
+# How the card slices are filled at once: every card adds 1 at (its slice's number, its
+# kind) of a (slices, 53) count table, counted by one ``np.bincount``; a slice's 52 natural
+# counts are then divided by its ``COUNT_SCALE`` and capped at 1, and its joker count
+# (column 52) goes to its ``JOKER_SCALAR``, divided by its ``JOKER_SCALE`` and capped at 1
+# (the layout's). One pass of numpy instead of one per slice.
+_SCALE = np.array(COUNT_SCALE, dtype=np.float32)[:, None]
+_JOKER_ROWS = np.array([s for s in range(NUM_CARD_SLICES) if JOKER_SCALAR[s] >= 0], dtype=np.intp)
+_JOKER_AT = np.array([SCALARS_AT + JOKER_SCALAR[s] for s in _JOKER_ROWS], dtype=np.intp)
+_JOKER_SCALE = np.array([JOKER_SCALE[s] for s in _JOKER_ROWS], dtype=np.float32)
 
 
-def _flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]] = None) -> np.ndarray:
-    """The flat vector; ``scores``: the table's totals per seat (a ``TableScores`` also gives
-    the hands played), None outside a table."""
+def _python_encode_flat(info: RommeInformationSet, rules: RommeRules,
+                        scores: Optional[Sequence[int]] = None) -> np.ndarray:
+    """The flat vector built in Python (the path without numba, and the compiled one's
+    reference); ``scores``: the table's totals per seat (a ``TableScores`` also gives the
+    hands played), None outside a table."""
     n, p = info.num_players, info.player
     rel = [(p + k) % n for k in range(n)]  # seats relative to the player, the player first
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
-    sc = _SCALAR_AT
-    base = _BASE
-    at: list[int] = []  # row * 53 + kind, once per card of each slice
+    at: list[int] = []  # slice number * 53 + kind, once per card of each slice
 
-    def put(name: str, kinds) -> None:
-        b = base[name]
+    def put(slot: int, kinds) -> None:
+        b = slot * NUM_KINDS
         at.extend([b + k for k in kinds])
 
-    put("hand", info.hand)
-    put("discard_top", info.discard_pile[-1:])
-    put("discard_pile", info.discard_pile)
-    put("public_stock", info.public_stock)
+    put(HAND, info.hand)
+    put(DISCARD_TOP, info.discard_pile[-1:])
+    put(DISCARD_PILE, info.discard_pile)
+    put(PUBLIC_STOCK, info.public_stock)
     for card, kind in info.pending:
         if card != JOKER:
-            at.append(base["pending"] + kind)
+            at.append(PENDING * NUM_KINDS + kind)
         else:
-            at.append(base["pending"] + JOKER)
-            at.append(base["pending_joker_as"] + kind)
+            at.append(PENDING * NUM_KINDS + JOKER)
+            at.append(PENDING_JOKER_AS * NUM_KINDS + kind)
     for m in info.table:
-        put("table", m.cards)
-        put(f"table_rel{(m.owner - p) % n}", m.cards)
-    for seat, action in info.public_history:
-        if DISCARD <= action < PICK and seat != p:
-            at.append(base[f"discarded_rel{(seat - p) % n}"] + action - DISCARD)
+        put(TABLE, m.cards)
+        put(TABLE_REL0 + (m.owner - p) % n, m.cards)
     for k, seat in enumerate(rel[1:], start=1):
-        put(f"known_rel{k}", info.known[seat])
+        put(KNOWN_REL1 + k - 1, info.known[seat])
+        put(DISCARDED_REL1 + k - 1, info.discarded[seat])
     for slot, m in enumerate(info.table):
         takes, _, swaps = _accepts(m.meld, rules)
-        slot_base = base[f"slot_{slot}"]
         for kind, _ in takes:
             if kind != JOKER:
-                at.append(slot_base + kind)
-                at.append(base["layoff_targets"] + kind)
-        at.extend([base["swap_targets"] + kind for kind in swaps])
+                at.append((SLOT_0 + slot) * NUM_KINDS + kind)
+                at.append(LAYOFF_TARGETS * NUM_KINDS + kind)
+        put(SWAP_TARGETS, swaps)
     if info.taken_card is not None:
-        put("taken", (info.taken_card,))
-    counts = np.bincount(np.array(at, dtype=np.intp), minlength=len(CARD_SLICES) * NUM_KINDS)
-    counts = counts.reshape(len(CARD_SLICES), NUM_KINDS).astype(np.float32)
-    out[:LAYOUT.card_size] = np.minimum(counts[:, :NUM_CARDS] / _SCALE, 1.0).ravel()
+        put(TAKEN, (info.taken_card,))
+    counts = np.bincount(np.array(at, dtype=np.intp), minlength=NUM_CARD_SLICES * NUM_KINDS)
+    counts = counts.reshape(NUM_CARD_SLICES, NUM_KINDS).astype(np.float32)
+    out[:SCALARS_AT] = np.minimum(counts[:, :NUM_CARDS] / _SCALE, 1.0).ravel()
     out[_JOKER_AT] = np.minimum(counts[_JOKER_ROWS, JOKER] / _JOKER_SCALE, 1.0)
-    out[sc["phase_draw"] + int(info.phase)] = 1.0
-    out[sc["stock_size"]] = info.stock_size / MAX_PHYSICAL
-    out[sc["turn"]] = min(info.turn / rules.max_turns, 1.0)
-    out[sc["stock_public"]] = float(bool(info.public_stock))
-    out[sc["turn_points"]] = min(info.turn_points / max(1, rules.come_out_points), 1.0)
-    out[sc["pending_size"]] = len(info.pending) / PENDING_SCALE
-    out[sc["must_meld_taken"]] = float(info.must_meld_taken)
-    out[sc["joker_debt"]] = float(info.joker_debt)
-    out[sc["out_at_turn_start"]] = float(info.out_at_turn_start)
+    sc = SCALARS_AT
+    out[sc + PHASE + int(info.phase)] = 1.0
+    out[sc + STOCK_SIZE] = info.stock_size / STOCK_SCALE
+    out[sc + TURN] = min(info.turn / rules.max_turns, 1.0)
+    out[sc + STOCK_PUBLIC] = float(bool(info.public_stock))
+    out[sc + TURN_POINTS] = min(info.turn_points / max(1, rules.come_out_points), 1.0)
+    out[sc + PENDING_SIZE] = len(info.pending) / PENDING_SCALE
+    out[sc + MUST_MELD_TAKEN] = float(info.must_meld_taken)
+    out[sc + JOKER_DEBT] = float(info.joker_debt)
+    out[sc + OUT_AT_TURN_START] = float(info.out_at_turn_start)
     for k, seat in enumerate(rel):
-        out[sc[f"came_out_rel{k}"]] = float(info.came_out[seat])
-        out[sc[f"hand_size_rel{k}"]] = min(info.hand_sizes[seat] / HAND_SIZE_SCALE, 1.0)
-    out[sc[f"dealer_rel{(info.dealer - p) % n}"]] = 1.0
-    out[sc[f"players_{n}"]] = 1.0
+        out[sc + CAME_OUT_REL0 + k] = float(info.came_out[seat])
+        out[sc + HAND_SIZE_REL0 + k] = min(info.hand_sizes[seat] / HAND_SIZE_SCALE, 1.0)
+    out[sc + DEALER_REL0 + (info.dealer - p) % n] = 1.0
+    out[sc + PLAYERS_2 + n - 2] = 1.0
     if scores is not None:
-        if len(scores) != n:
-            raise ValueError(f"scores must hold one total per seat ({n}), got {len(scores)}")
+        check_scores(scores, n)
         scale = total_scale(rules)
         for k, seat in enumerate(rel):
-            out[sc[f"total_rel{k}"]] = scores[seat] / scale
+            out[sc + TOTAL_REL0 + k] = scores[seat] / scale
         if rules.hands_per_table > 0:
-            out[sc["hands_played"]] = getattr(scores, "hands_played", 0) / rules.hands_per_table
+            out[sc + HANDS_PLAYED] = getattr(scores, "hands_played", 0) / rules.hands_per_table
     return out
 
 
@@ -235,7 +204,7 @@ def _bounds(rules: RommeRules, which: int) -> np.ndarray:
     out = np.full(FLAT_SIZE, float(which), dtype=np.float32)
     bound = total_bounds(rules)[which] / total_scale(rules)
     for k in SEATS:
-        out[_SCALAR_AT[f"total_rel{k}"]] = bound
+        out[SCALARS_AT + TOTAL_REL0 + k] = bound
     return out
 
 
@@ -249,6 +218,31 @@ def _low(rules: RommeRules) -> np.ndarray:
     return _bounds(rules, 0)
 
 
+def _check_cases():
+    """Two seats' information sets at every decision of a random hand (60 turns at most) at
+    2, 3 and 6 players, under rules that turn the stock over face up and at a table's
+    totals with hands played: what the compiled encoder is checked on before it is used."""
+    from rummy_env.romme.match import TableScores
+
+    for n, rules, scores in ((2, RommeRules(turnover="flip", max_turns=60), None),
+                             (3, RommeRules(loss_limit=300, max_turns=60), TableScores((-40, 75, 12), 3)),
+                             (MAX_PLAYERS, RommeRules(max_turns=60), tuple(range(MAX_PLAYERS)))):
+        hand = RommeState.new_hand(n, rules=rules, seed=n)
+        for state in random_positions(hand, np.random.default_rng(n)):
+            for seat in {state.current_player, (state.current_player + 1) % n}:
+                yield state.information_set(seat), rules, scores
+
+
+def _load_compiled():
+    from rummy_env.romme import encoding_jit
+
+    return encoding_jit.encode_flat
+
+
+# the flat vector: one compiled call when ``rummy_env.romme.encoding_jit`` can be used
+_flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "Rommé observation encoder")
+
+
 ENCODINGS = standard_encodings(LAYOUT, _flat, _high, _low)
 
 
@@ -256,16 +250,16 @@ def state_vector(state: RommeState) -> np.ndarray:
     """Full state for centralised critics (absolute seats), kind counts over 53 kinds
     (natural counts / 2, jokers / 6).
 
-    Layout: hands of seats 0..5 (6 x 53; 0 for absent seats), stock (53), discard pile
-    (53), discard top (53), table (53), pending meld (53), phase one-hot (3), seat to move
-    one-hot (6): (592,).
+    Layout (``layout.STATE_ROWS``, then the one-hots): hands of seats 0..5 (6 x 53; 0 for
+    absent seats), stock (53), discard pile (53), discard top (53), table (53), pending meld
+    (53), phase one-hot (3), seat to move one-hot (6): (592,).
     """
     scale = np.array([2.0] * NUM_CARDS + [float(MAX_JOKERS)], dtype=np.float32)
     parts = [_counts(h) for h in state.hands] + [np.zeros(NUM_KINDS, np.float32)] * (MAX_PLAYERS - state.num_players)
     parts += [_counts(state.stock), _counts(state.discard_pile), _counts(state.discard_pile[-1:]),
               _counts(c for m in state.table for c in m.cards), _counts(c for c, _ in state.pending)]
     out = np.zeros(STATE_SIZE, dtype=np.float32)
-    out[: (MAX_PLAYERS + 5) * NUM_KINDS] = np.minimum(np.concatenate(parts) / np.tile(scale, MAX_PLAYERS + 5), 1.0)
-    out[(MAX_PLAYERS + 5) * NUM_KINDS + int(state.phase)] = 1.0
-    out[(MAX_PLAYERS + 5) * NUM_KINDS + 3 + state.current_player] = 1.0
+    out[:STATE_PHASE] = np.minimum(np.concatenate(parts) / np.tile(scale, len(STATE_ROWS)), 1.0)
+    out[STATE_PHASE + int(state.phase)] = 1.0
+    out[STATE_TO_MOVE + state.current_player] = 1.0
     return out

@@ -49,7 +49,9 @@ when its own conditions hold and, if it does not end the turn, the predicate hol
 it; so a player choosing uniformly among legal actions always finishes the turn. The mask
 first asks which cards can go into the pending meld at all (``melds.next_cards``, every
 card at once), then the solver only about those; ``_compute_legal_reference`` computes
-the same mask the plain way, card by card, for the tests.
+the same mask the plain way, card by card, for the tests. With numba the whole mask is one
+compiled call (``rummy_env.romme.legal_jit``), used once it gives this module's mask in
+every position of a few random hands (``LEGAL_KERNEL``, decided once per process).
 
 Choices made where the rules are silent (the rules page lists them too):
 
@@ -110,6 +112,7 @@ from typing import Any, ClassVar, Optional, Sequence, Union
 import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, card_count
+from rummy_env.core.compiled import UNDECIDED, Compiled
 from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by step; imported from here too)
 from rummy_env.core.state import CardGameState, HandResultBase
 from rummy_env.romme import melds as M
@@ -227,7 +230,8 @@ class RommeInformationSet:
 
     Public facts: the table (owners, cards, readings), the discard pile in order, the
     pending meld and this turn's points, every action (``public_history``: (seat, action)
-    pairs; a stock draw does not show the card), hand sizes, came-out flags, and the cards
+    pairs; a stock draw does not show the card) and the discards it holds per seat
+    (``discarded``), hand sizes, came-out flags, and the cards
     known to be in each hand (taken from the pile, taken by a swap, or drawn from a stock
     whose order is public, until a card of their kind leaves that hand). After a player
     goes out all hands are shown (``known``).
@@ -258,6 +262,7 @@ class RommeInformationSet:
     must_meld_taken: bool
     joker_debt: bool  # the player to move holds a joker taken by a swap (it must be played this turn)
     known: tuple[tuple[int, ...], ...]  # per seat, increasing
+    discarded: tuple[tuple[int, ...], ...]  # per seat, the kinds it discarded this hand, in order (from public_history)
     public_history: tuple[tuple[int, int], ...]
     result: Optional[RommeHandResult]
 
@@ -307,6 +312,13 @@ class RommeState(CardGameState):
     known: list[list[int]] = field(default_factory=list)
     history: list[tuple[int, int]] = field(default_factory=list)
     result: Optional[RommeHandResult] = None
+    # Caches of what the information sets show, shared by clones (they only hold tuples, and
+    # are replaced, never changed): the table as kinds (None: not made yet; a move that
+    # changes the table changes it too, ``_set_slot``), and each seat's discards as kinds with
+    # how much of ``history`` they cover.
+    _table_view: Optional[tuple[TableMeld, ...]] = field(default=None, init=False, repr=False, compare=False)
+    _discards: tuple[tuple[int, ...], ...] = field(default=(), init=False, repr=False, compare=False)
+    _discards_at: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -622,7 +634,12 @@ class RommeState(CardGameState):
         return picks, jokers_as
 
     def _compute_legal(self) -> list[int]:
-        return self._legal_actions(reference=False)
+        kernel = LEGAL_KERNEL.chosen  # read directly: one call per position
+        if kernel is UNDECIDED:
+            kernel = LEGAL_KERNEL.get()
+        if kernel is None or M.KERNELS.chosen is None:  # (tests switch the solver's kernels off alone)
+            return self._legal_actions(reference=False)
+        return kernel.legal_actions(self)
 
     def _compute_legal_reference(self) -> list[int]:
         """The legal actions computed the plain way: every card tried in the meld being built,
@@ -809,10 +826,10 @@ class RommeState(CardGameState):
         h = self.hands[p]
         if kind == JOKER and self.swapped_joker is not None and self.swapped_joker in h:
             card = self.swapped_joker
-        elif self.taken_card is not None and self.taken_card in h and kind_of(self.taken_card) == kind:
+        elif self.taken_card is not None and self.taken_card in h and KINDS[self.taken_card] == kind:
             card = self.taken_card
         else:
-            card = next(c for c in h if kind_of(c) == kind)
+            card = next(c for c in h if KINDS[c] == kind)
         h.remove(card)
         self._forget(p, card)
         return card
@@ -826,8 +843,8 @@ class RommeState(CardGameState):
         if card in known:
             known.remove(card)
             return
-        kind = kind_of(card)
-        copy_ = next((c for c in known if kind_of(c) == kind and c != self.taken_card), None)
+        kind = KINDS[card]
+        copy_ = next((c for c in known if KINDS[c] == kind and c != self.taken_card), None)
         if copy_ is not None:
             known.remove(copy_)
 
@@ -837,7 +854,7 @@ class RommeState(CardGameState):
         jok = tuple(sorted(k for c, k in self.pending if c >= FIRST_JOKER))
         best = max(M._completions(nat, jok, _EMPTY, r), key=lambda c: c.value)
         cards = tuple(sorted(c for c, _ in self.pending))
-        self.table.append(TableMeld(p, cards, best.meld()))
+        self._set_slot(len(self.table), TableMeld(p, cards, best.meld()))
         if self.swapped_joker in cards:
             self.swapped_joker = None
         if self.taken_card in cards:
@@ -852,10 +869,22 @@ class RommeState(CardGameState):
         if not self.hands[p]:
             self._go_out(p, with_discard=False)
 
+    def _set_slot(self, slot: int, meld: TableMeld) -> None:
+        """Lay ``meld`` at table slot ``slot`` (the next slot: a new meld), and show it so in
+        the table as kinds if that is kept (``_shown_table``): the other slots' stay."""
+        view = self._table_view
+        if view is not None:
+            shown = TableMeld(meld.owner, _kinds(meld.cards), meld.meld)
+            self._table_view = view[:slot] + (shown,) + view[slot + 1:]
+        if slot == len(self.table):
+            self.table.append(meld)
+        else:
+            self.table[slot] = meld
+
     def _lay_off(self, p: int, slot: int, kind: int, card: int, stands_for: Optional[int] = None) -> None:
         old = self.table[slot]
         new_meld = _layoff_meld(old.meld, kind if stands_for is None else JOKER, stands_for, self.rules)
-        self.table[slot] = TableMeld(old.owner, tuple(sorted(old.cards + (card,))), new_meld)
+        self._set_slot(slot, TableMeld(old.owner, tuple(sorted(old.cards + (card,))), new_meld))
         if card == self.swapped_joker:
             self.swapped_joker = None
         if card == self.taken_card:
@@ -868,7 +897,8 @@ class RommeState(CardGameState):
         card = self._take(p, kind)
         new_meld = next(m for k, m in M.joker_swaps(old.meld, _one_hot(kind), self.rules) if k == kind)
         joker = min(c for c in old.cards if c >= FIRST_JOKER)
-        self.table[slot] = TableMeld(old.owner, tuple(sorted([c for c in old.cards if c != joker] + [card])), new_meld)
+        cards = tuple(sorted([c for c in old.cards if c != joker] + [card]))
+        self._set_slot(slot, TableMeld(old.owner, cards, new_meld))
         if card == self.taken_card:  # on the table: it need not be melded any more
             self.must_meld_taken = False
         self._give(p, joker)
@@ -877,7 +907,7 @@ class RommeState(CardGameState):
 
     def _discard(self, p: int, kind: int) -> None:
         h = self.hands[p]
-        card = next(c for c in h if kind_of(c) == kind and c != self.taken_card)
+        card = next(c for c in h if KINDS[c] == kind and c != self.taken_card)
         h.remove(card)
         self._forget(p, card)
         self.discard_pile.append(card)
@@ -942,16 +972,45 @@ class RommeState(CardGameState):
     def action_name(self, action: int) -> str:
         return action_name(action)
 
+    def _shown_table(self) -> tuple[TableMeld, ...]:
+        """The table as the information sets show it (each meld's cards as kinds), kept
+        until a move changes the table: one tuple shared by every seat's information set."""
+        view = self._table_view
+        if view is None:
+            view = self._table_view = tuple(TableMeld(m.owner, _kinds(m.cards), m.meld) for m in self.table)
+        return view
+
+    def _seat_discards(self) -> tuple[tuple[int, ...], ...]:
+        """Per seat, the kinds it discarded this hand, in order: read from ``history``, the
+        actions not read yet only (the history only grows)."""
+        history = self.history
+        at = self._discards_at
+        discards = self._discards or ((),) * self.num_players
+        if at < len(history):
+            per_seat = None
+            for seat, action in history[at:]:
+                if DISCARD <= action < PICK:
+                    per_seat = per_seat or list(discards)
+                    per_seat[seat] += (action - DISCARD,)
+            if per_seat is not None:
+                discards = tuple(per_seat)
+            self._discards_at = len(history)
+        self._discards = discards
+        return discards
+
     def _information_set(self, player: int) -> RommeInformationSet:
         shown = self.result is not None and self.result.winner is not None
         held = self.hands[self.current_player]
+        hand = _kinds(self.hands[player])
+        counts = [0] * NUM_KINDS
+        for k in hand:
+            counts[k] += 1
         return RommeInformationSet(
-            player=player, num_players=self.num_players, hand=_kinds(self.hands[player]),
-            hand_counts=tuple(int(x) for x in self.counts(player)),
-            table=tuple(TableMeld(m.owner, _kinds(m.cards), m.meld) for m in self.table),
-            discard_pile=tuple(KINDS[c] for c in self.discard_pile), stock_size=len(self.stock),
-            public_stock=tuple(KINDS[c] for c in reversed(self.stock)) if self.stock_public else (),
-            hand_sizes=tuple(len(h) for h in self.hands), came_out=tuple(self.came_out), phase=self.phase,
+            player=player, num_players=self.num_players, hand=hand, hand_counts=tuple(counts),
+            table=self._shown_table(), discard_pile=tuple(bytes(self.discard_pile).translate(_KIND_BYTES)),
+            stock_size=len(self.stock),
+            public_stock=tuple(bytes(self.stock[::-1]).translate(_KIND_BYTES)) if self.stock_public else (),
+            hand_sizes=tuple(map(len, self.hands)), came_out=tuple(self.came_out), phase=self.phase,
             current_player=self.current_player, dealer=self.dealer, turn=self.turn, turnovers=self.turnovers,
             pending=tuple((KINDS[c], k) for c, k in self.pending), turn_points=self.turn_points,
             turn_melds=self.turn_melds, turn_run=self.turn_run, out_at_turn_start=self.out_at_turn_start,
@@ -959,7 +1018,7 @@ class RommeState(CardGameState):
             taken_held=self.taken_card is not None and self.taken_card in held,
             must_meld_taken=self.must_meld_taken,
             joker_debt=self.swapped_joker is not None and self.swapped_joker in held,
-            known=tuple(_kinds(h) for h in (self.hands if shown else self.known)),
+            known=tuple(map(_kinds, self.hands if shown else self.known)), discarded=self._seat_discards(),
             public_history=tuple(self.history), result=self.result,
         )
 
@@ -1086,15 +1145,50 @@ class RommeState(CardGameState):
         return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------- the compiled mask
+
+
+def _legal_disagreement(kernel: Any) -> str:
+    """'' when ``kernel.legal_actions`` (``rummy_env.romme.legal_jit``) gives the Python
+    mask's actions in every position of a few random hands under rules that change melds
+    and the turn, else what differs."""
+    rules_sets = (RommeRules(turnover="flip", max_turns=80),
+                  RommeRules(go_out_without_discard=True, take_discard_before_out="free", adjacent_jokers=True,
+                             aces_around_the_corner=True, max_turns=80),
+                  RommeRules(come_out_points=40, come_out_needs_run=True, naturals_per_meld="more_than_jokers",
+                             max_turns=80))
+    for i, rules in enumerate(rules_sets):
+        rng = np.random.default_rng(i)
+        state = RommeState.new_hand(2 + 2 * i, rules, seed=rng)
+        while not state.is_over:
+            want = state._legal_actions(reference=False)
+            if kernel.legal_actions(state) != want:
+                return "it disagrees with the Python legal mask"
+            state._legal = want  # (stepping must not ask for the mask being decided)
+            state.step(want[int(rng.integers(len(want)))])
+    return ""
+
+
+# ``rummy_env.romme.legal_jit`` when the solver's kernels are in use and it agrees with the
+# Python mask (``_legal_disagreement``); else None, and the Python mask is used. Decided
+# once per process, on the first position (``rummy_env.core.compiled``).
+LEGAL_KERNEL = Compiled("Rommé's compiled legal mask", "rummy_env.romme.legal_jit", _legal_disagreement,
+                        "legal actions are computed in Python", needs=M.KERNELS)
+
+
 # ----------------------------------------------------------------------------- helpers
 
 _EMPTY = bytes(NUM_KINDS)
 _QUERY_CACHE: dict = {}  # rules -> {query key: whether it holds} (RommeState._evaluate)
 
 
+_KIND = KINDS.__getitem__  # physical id -> kind, as a function for ``map``
+_KIND_BYTES = bytes(KINDS) + bytes(256 - len(KINDS))  # physical id -> kind for ``bytes.translate`` (ids < 256)
+
+
 def _kinds(cards: Sequence[int]) -> tuple[int, ...]:
     """The kinds of physical ``cards``, increasing: how a player is shown them."""
-    return tuple(sorted(KINDS[c] for c in cards))
+    return tuple(sorted(map(_KIND, cards))) if cards else ()
 
 
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:
@@ -1129,6 +1223,46 @@ def _accepts(meld: M.Meld, rules: RommeRules) -> tuple:
         if len(_ACCEPTS) > 100_000:
             _ACCEPTS.clear()
     return got
+
+
+_CODES: dict = {}  # id(meld) -> (the meld, its numbers): ``_meld_code`` of the melds met last
+_TABLES: dict = {}  # id(table view) -> (the view, its arrays): ``_table_arrays`` of the tables met last
+
+
+def _meld_code(meld: M.Meld) -> tuple[int, int, int, int, int]:
+    """A meld's reading as five numbers, as the compiled kernels take it
+    (``melds_jit.table_meld_accepts``): a set (0, rank, suits mask, jokers, 0) or a run
+    (1, suit, start, length, joker offsets mask). Kept per meld object (by identity, the
+    object held): a meld stays on the table, one object, until a move replaces it."""
+    got = _CODES.get(id(meld))
+    if got is not None and got[0] is meld:
+        return got[1]
+    if meld.kind == "set":
+        code = (0, meld.rank, sum(1 << x for x in meld.suits), len(meld.joker_suits), 0)
+    else:
+        code = (1, meld.suit, meld.start, meld.length, sum(1 << t for t in meld.joker_places))
+    if len(_CODES) >= 4096:
+        _CODES.clear()
+    _CODES[id(meld)] = (meld, code)
+    return code
+
+
+def _table_arrays(table: tuple[TableMeld, ...]) -> tuple[np.ndarray, bytes, bytes, bytes]:
+    """What the compiled observation and legal mask read of a table shown as kinds
+    (``RommeState._shown_table``): each slot's ``_meld_code`` as a row of a (slots, 5)
+    int64 array, then every meld's kinds one after the other, each meld's size and its
+    owner, as bytes. Kept for the tables met last, by identity: a state shows one tuple of
+    its table until a move changes it."""
+    got = _TABLES.get(id(table))
+    if got is not None and got[0] is table:
+        return got[1]
+    codes = np.array([_meld_code(m.meld) for m in table], dtype=np.int64).reshape(len(table), 5)
+    arrays = (codes, bytes([k for m in table for k in m.cards]), bytes([len(m.cards) for m in table]),
+              bytes([m.owner for m in table]))
+    if len(_TABLES) >= 256:
+        _TABLES.clear()
+    _TABLES[id(table)] = (table, arrays)  # (holding the view: its id stays its own while the entry lives)
+    return arrays
 
 
 def _new_joker_kind(old: M.Meld, new: M.Meld) -> int:

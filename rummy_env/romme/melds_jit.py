@@ -11,7 +11,9 @@ arrangements. The solver uses them (``melds.KERNELS``) unless numba is missing,
 search on a few hands (``self_check``; a warning then says why). This module needs numba
 (``pip install "rummy-env[fast]"``). The meld being built has two kernels of its own at
 the end (``next_cards``, ``completion_rows``), checked the same way against
-``melds._python_next_cards`` and ``melds._python_completions``.
+``melds._python_next_cards`` and ``melds._python_completions``; and what a meld on the
+table accepts (``table_meld_accepts``) serves the compiled legal mask and observation
+(``rummy_env.romme.legal_jit``, ``encoding_jit``), which are checked against the game's.
 
 Layout. A hand's held natural kinds are its *slots* (increasing); the cards still
 undecided are a mixed-radix number over the slots' counts and the jokers (the *state*,
@@ -27,7 +29,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
+from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme.cards import JOKER, NUM_KINDS, RANK_VALUES, penalty_values
 
@@ -607,27 +611,40 @@ def _window_table(wrap: bool) -> np.ndarray:
     return np.array(rows, np.int64)
 
 
+def _rank_window_table(wrap: bool) -> np.ndarray:
+    """(13, W, 3): per rank, the windows of ``_window_table`` holding it, shortest first
+    (padded with rows of 0, which hold no rank): what ``_finishes`` tries, where any window
+    will do (the short ones most often)."""
+    windows = _window_table(wrap)
+    per_rank = [sorted((w for w in windows if (w[2] >> q) & 1), key=lambda w: w[1]) for q in range(NUM_RANKS)]
+    out = np.zeros((NUM_RANKS, max(map(len, per_rank)), 3), np.int64)
+    for q, rows in enumerate(per_rank):
+        out[q, :len(rows)] = rows
+    return out
+
+
 _WINDOWS_FLAT = _window_table(False)
 _WINDOWS_WRAP = _window_table(True)
+_RANK_WINDOWS_FLAT = _rank_window_table(False)
+_RANK_WINDOWS_WRAP = _rank_window_table(True)
 _RANKS = (1 << NUM_RANKS) - 1
+_SAME_RANK = sum(1 << (s * NUM_RANKS) for s in range(4))  # the kinds of rank 0 (the aces); << rank: of that rank
 
 
-@numba.njit(cache=True)
-def _finishes(natm, jokm, nn, nj, hand, avail, windows, adjacent, more):
+@numba.njit(cache=True, inline="always")
+def _finishes(natm, jokm, nn, nj, hand, held_by_suit, avail, rank_windows, adjacent, more):
     """``melds._can_finish`` of the meld being built with the natural kinds of mask ``natm``
     (``nn`` of them) and jokers standing for those of ``jokm`` (``nj``; disjoint), from
-    ``hand`` with ``avail`` jokers."""
+    ``hand`` (``held_by_suit``: its ranks held per suit, as masks) with ``avail`` jokers. A
+    run is tried in the windows holding the lowest card's rank (``_rank_window_table``: a
+    window must hold every card)."""
     kinds = natm | jokm
     if kinds == 0:
         return False
-    low = 0
-    while not (kinds >> low) & 1:
-        low += 1
+    low = np.int64(trailing_zeros(np.uint64(kinds)))
     rank = low % NUM_RANKS
     suit = low // NUM_RANKS
-    same_rank = np.int64(0)
-    for s in range(4):
-        same_rank |= np.int64(1) << (s * NUM_RANKS + rank)
+    same_rank = _SAME_RANK << rank
     if kinds & ~same_rank == 0:
         others = 0
         for s in range(4):
@@ -647,12 +664,9 @@ def _finishes(natm, jokm, nn, nj, hand, avail, windows, adjacent, more):
         nat_r = (natm >> base) & _RANKS
         jok_r = (jokm >> base) & _RANKS
         need = nat_r | jok_r
-        held = np.int64(0)
-        for q in range(NUM_RANKS):
-            if hand[base + q] > 0:
-                held |= np.int64(1) << q
-        for w in range(windows.shape[0]):
-            start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
+        held = held_by_suit[suit]
+        for w in range(rank_windows.shape[1]):
+            start, length, wm = rank_windows[rank, w, 0], rank_windows[rank, w, 1], rank_windows[rank, w, 2]
             if need & ~wm:
                 continue
             missing = wm & ~need & ~held
@@ -671,20 +685,25 @@ def _finishes(natm, jokm, nn, nj, hand, avail, windows, adjacent, more):
 
 
 @numba.njit(cache=True)
-def _next_cards(natm, jokm, nn, nj, hand, windows, adjacent, more):
+def _next_cards(natm, jokm, nn, nj, hand, rank_windows, adjacent, more):
     taken = natm | jokm
     avail = np.int64(hand[JOKER])
+    held_by_suit = np.zeros(4, np.int64)
+    for k in range(NUM_CARDS):
+        if hand[k] > 0:
+            held_by_suit[k // NUM_RANKS] |= np.int64(1) << (k % NUM_RANKS)
     picks = np.int64(0)
     for k in range(NUM_CARDS):
         bit = np.int64(1) << k
-        if hand[k] > 0 and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, hand, avail, windows,
-                                                         adjacent, more):
+        if hand[k] > 0 and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, hand, held_by_suit, avail,
+                                                         rank_windows, adjacent, more):
             picks |= bit
     jokers = np.int64(0)
     if avail > 0:
         for k in range(NUM_CARDS):
             bit = np.int64(1) << k
-            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, hand, avail - 1, windows, adjacent, more):
+            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, hand, held_by_suit, avail - 1, rank_windows,
+                                             adjacent, more):
                 jokers |= bit
     return picks, jokers
 
@@ -700,7 +719,7 @@ def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
         return 0, 0
     wrap, adjacent, more = _flags(rules)
     picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8),
-                                _WINDOWS_WRAP if wrap else _WINDOWS_FLAT, adjacent, more)
+                                _RANK_WINDOWS_WRAP if wrap else _RANK_WINDOWS_FLAT, adjacent, more)
     return int(picks), int(jokers)
 
 
@@ -843,6 +862,76 @@ def completion_rows(nat: tuple, jok: tuple, hand: bytes, rules) -> list[list[int
         _ROWS[0] = np.empty((2 * n, _ROW), np.int64)
 
 
+# ----------------------------------------------------------------------------- a meld on the table
+
+
+@numba.njit(cache=True)
+def _run_legal(start, length, places, wrap, adjacent, more):
+    """Whether a run of ``length`` from position ``start`` with jokers at the offsets of mask
+    ``places`` is a legal meld (``melds.Meld.problem``)."""
+    j = _popcount(places)
+    if length < 3 or not _allows(length - j, j, more):
+        return False
+    if not wrap and start + length - 1 > NUM_RANKS:
+        return False
+    return adjacent or not places & (places >> 1)
+
+
+@numba.njit(cache=True)
+def table_meld_accepts(run, a, b, c, d, wrap, adjacent, more):
+    """What a legal table meld accepts (``game._accepts`` with every card in hand), as
+    masks over the 52 kinds: (the natural kinds a lay-off takes, those of them listed twice,
+    the kinds a joker laid off stands for, the natural kinds a swap takes). The meld is its
+    reading's numbers: a set (``run`` 0: rank a, suits mask b, c jokers standing for the
+    lowest missing suits) or a run (``run`` 1: suit a, start b, length c, joker offsets mask
+    d). As ``melds.layoffs`` and ``melds.joker_swaps`` list them: a set of fewer than 4
+    cards takes each missing suit, or a joker standing for the lowest suit its jokers leave
+    missing; a run shorter than 13 takes the card before its first place (if it starts
+    above the ace low, or around the corner) and after its last, natural or joker, each if
+    the meld it makes is legal; a swap takes the card each joker stands for."""
+    takes = twice = jokers = swaps = np.int64(0)
+    if run == 0:
+        nat = _popcount(b)
+        missing = 15 & ~b
+        if nat + c < 4:
+            for s in range(4):
+                if (missing >> s) & 1 and _allows(nat + 1, c, more):
+                    takes |= np.int64(1) << (s * NUM_RANKS + a)
+            if _allows(nat, c + 1, more):
+                seen = 0
+                for s in range(4):  # the joker stands for the missing suit after those of the set's jokers
+                    if (missing >> s) & 1:
+                        if seen == c:
+                            jokers |= np.int64(1) << (s * NUM_RANKS + a)
+                            break
+                        seen += 1
+        if c > 0:
+            for s in range(4):
+                if (missing >> s) & 1:
+                    swaps |= np.int64(1) << (s * NUM_RANKS + a)
+        return takes, twice, jokers, swaps
+    suit, start, length, places = a, b, c, d
+    if length < NUM_RANKS:
+        if start > 0 or wrap:  # the place before the first: the jokers move up one
+            front = (start + NUM_RANKS - 1) % NUM_RANKS
+            kind = np.int64(1) << (suit * NUM_RANKS + front)
+            if _run_legal(front, length + 1, places << 1, wrap, adjacent, more):
+                takes |= kind
+            if _run_legal(front, length + 1, (places << 1) | 1, wrap, adjacent, more):
+                jokers |= kind
+        if wrap or start + length <= NUM_RANKS:  # the place after the last
+            kind = np.int64(1) << (suit * NUM_RANKS + (start + length) % NUM_RANKS)
+            if _run_legal(start, length + 1, places, wrap, adjacent, more):
+                twice |= takes & kind
+                takes |= kind
+            if _run_legal(start, length + 1, places | (np.int64(1) << length), wrap, adjacent, more):
+                jokers |= kind
+    for t in range(length):
+        if (places >> t) & 1:
+            swaps |= np.int64(1) << (suit * NUM_RANKS + (start + t) % NUM_RANKS)
+    return takes, twice, jokers, swaps
+
+
 def self_check() -> str:
     """'' when the kernels compile (or load from numba's cache) and agree with the Python
     search on a few hands (numbers and arrangements); else what went wrong."""
@@ -905,3 +994,6 @@ def _pending_samples(rng: np.random.Generator) -> list[tuple[tuple, tuple, bytes
                 hand[JOKER] -= 1
         out.append((nat, jok, hand.tobytes()))
     return out
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

@@ -16,6 +16,7 @@ from rummy_env.eval.tournament import run
 from rummy_env.romme import encoding as E
 from rummy_env.romme.cards import parse_kind as K
 from rummy_env.romme.game import COMMIT, DISCARD, NUM_ACTIONS, PICK, SWAP, Phase, RommeState
+from rummy_env.romme.layout import STATE_PHASE, STATE_ROWS
 from rummy_env.romme.rules import RommeRules
 
 HANDS = ["7C 7D 7S 2H 3H 4H KC 9D JS 2S QD 4C TD 6S", "AC 2C 3D 5S 6D 7H 8S 9C TH JC QS KD 4S"]
@@ -199,9 +200,10 @@ def test_planes_and_flat_agree_and_the_state_vector_holds_every_card():
     np.testing.assert_array_equal(planes[k:, 2, 7], flat[k * 52:])
     state = E.state_vector(s)
     assert state.shape == (E.STATE_SIZE,) == (592,) and 0 <= state.min() and state.max() <= 1
-    kinds = state[: 11 * 53].reshape(11, 53)
-    naturals = kinds[[0, 1, 6, 7, 9, 10], :52] * 2  # hands, stock, pile, table, pending (the top is in the pile)
-    jokers = kinds[[0, 1, 6, 7, 9, 10], 52] * 6
+    kinds = state[:STATE_PHASE].reshape(len(STATE_ROWS), 53)
+    rows = [STATE_ROWS.index(name) for name in ("hand_0", "hand_1", "stock", "discard_pile", "table", "pending")]
+    naturals = kinds[rows, :52] * 2  # (the top is in the pile)
+    jokers = kinds[rows, 52] * 6
     assert naturals.sum() == 104 and jokers.sum() == 6
 
 

@@ -289,6 +289,40 @@ def test_the_discard_taken_need_not_be_melded_once_a_swap_put_it_on_the_table():
     assert world.information_set(1) == info and world.legal_actions() == s.legal_actions()
 
 
+def test_the_information_sets_show_what_the_state_holds_though_kept_between_positions():
+    """The table shown as kinds and each seat's discards (``discarded``: the discards of
+    ``public_history``) are kept between positions, not rebuilt (``RommeState._shown_table``,
+    ``_seat_discards``); at every position of random play, in clones stepped apart too,
+    they are what the state holds."""
+    from rummy_env.romme.cards import KINDS
+    from rummy_env.romme.game import TableMeld
+
+    changed = 0
+    for n in (2, 5):
+        rng = np.random.default_rng(n)
+        states = [RommeState.new_hand(n, RommeRules(max_turns=120), seed=n)]
+        while states:
+            s = states.pop()
+            if s.is_over:
+                continue
+            info = s.information_set(int(rng.integers(n)))
+            assert info.table == tuple(TableMeld(m.owner, tuple(sorted(KINDS[c] for c in m.cards)), m.meld)
+                                       for m in s.table)
+            assert info.discarded == tuple(tuple(a - DISCARD for seat, a in s.history if seat == q and DISCARD <= a < PICK)
+                                           for q in range(n))
+            legal = s.legal_actions()
+            plays = [a for a in legal if a >= PICK or a == COMMIT]
+            if rng.random() < 0.05 and len(states) < 3:  # a clone goes its own way from here
+                other = s.clone()
+                other.step(int(rng.choice(legal)))
+                states.append(other)
+            before = len(s.table), [m.cards for m in s.table]
+            s.step(int(rng.choice(plays)) if plays and rng.random() < 0.6 else int(rng.choice(legal)))
+            changed += before != (len(s.table), [m.cards for m in s.table])
+            states.append(s)
+    assert changed > 20
+
+
 def test_the_text_groups_a_hand_by_suit_and_says_what_it_would_pay():
     # 105 penalty points in hand (JK 20); the best melds 7C 7D 7S, 2H 3H 4H and 9D TD [JD] QD leave 4C KC 2S JS: 26
     s = RommeState.from_hands(["7C 7D 7S 2H 3H 4H KC 9D JS 2S QD 4C TD JK", JUNK13], "5H")

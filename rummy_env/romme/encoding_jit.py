@@ -1,0 +1,194 @@
+"""The ``flat`` Rommé observation of one information set as one compiled (numba) call.
+
+Why: the observation is 62 card slices and 64 scalars with seats taken relative to the
+observer; in Python it is a few hundred small operations (every card of every slice, the
+table's slots), the largest part of a step of ``romme_v0.raw_env()``. Here one loop writes
+the same numbers: the information set's cards go in as bytes (kinds are below 256), the
+table's slots as the masks ``game._table_arrays`` keeps per table, and every offset comes
+from ``rummy_env.romme.layout`` (compile-time constants). ``rummy_env.romme.encoding``
+uses it when numba is in use (not switched off with ``RUMMY_ENV_NO_NUMBA=1``) and it
+agrees with the Python encoder on every position of a few random hands
+(``core.encoding.CompiledEncoder``); otherwise it keeps the Python encoder. Tests compare
+the two over many positions, table sizes and rule options.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Optional, Sequence
+
+import numba
+import numpy as np
+
+from rummy_env.core.compiled import refresh_cache
+from rummy_env.core.cards import NUM_CARDS
+from rummy_env.romme.cards import JOKER
+from rummy_env.romme.game import RommeInformationSet, _table_arrays
+from rummy_env.romme.layout import (
+    CAME_OUT_REL0, COUNT_SCALE, DEALER_REL0, DISCARD_PILE, DISCARD_TOP, DISCARDED_REL1, FLAT_SIZE, HAND,
+    HAND_SIZE_REL0, HAND_SIZE_SCALE, HANDS_PLAYED, JOKER_DEBT, JOKER_SCALAR, JOKER_SCALE, KNOWN_REL1, LAYOFF_TARGETS,
+    MUST_MELD_TAKEN, NUM_CARD_SLICES, OUT_AT_TURN_START, PENDING, PENDING_JOKER_AS, PENDING_SCALE, PENDING_SIZE, PHASE,
+    PLAYERS_2, PUBLIC_STOCK, SCALARS_AT, SLOT_0, STOCK_PUBLIC, STOCK_SCALE, STOCK_SIZE, SWAP_TARGETS, TABLE,
+    TABLE_REL0, TAKEN, TOTAL_REL0, TURN, TURN_POINTS, check_scores, total_scale,
+)
+from rummy_env.romme.melds_jit import table_meld_accepts
+from rummy_env.romme.rules import MAX_PLAYERS, RommeRules
+
+_NO_TOTALS = np.zeros(0, np.float64)
+_RULES: dict = {}  # id(rules) -> (rules, the numbers of them the kernel reads): by identity, no hashing
+
+
+def _rules_numbers(rules: RommeRules) -> tuple[int, int, int, int, int]:
+    """(aces around the corner, adjacent jokers, more naturals than jokers, max_turns,
+    come_out_points): what the kernel reads of ``rules``."""
+    got = _RULES.get(id(rules))
+    if got is None or got[0] is not rules:
+        if len(_RULES) >= 64:
+            _RULES.clear()
+        got = _RULES[id(rules)] = (rules, (int(rules.aces_around_the_corner), int(rules.adjacent_jokers),
+                                           int(rules.naturals_per_meld == "more_than_jokers"), rules.max_turns,
+                                           rules.come_out_points))
+    return got[1]
+
+
+_PAD = [(0,) * 2 * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1)]  # the lengths are one tuple of 3 + 2 * 6 ints
+# the layout's per-slice tuples as arrays: numba indexes a global array in place, where it
+# would copy a whole global tuple for each index not known at compile time
+_ADD = np.array([1.0 / x for x in COUNT_SCALE], np.float64)  # what one card adds to a slice's entry
+_JOKER_SCALAR = np.array(JOKER_SCALAR, np.int64)
+_JOKER_SCALE = np.array(JOKER_SCALE, np.float32)
+
+
+def encode_flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]]) -> np.ndarray:
+    """``rummy_env.romme.encoding``'s flat vector of ``info`` (the same numbers, float32)."""
+    n = info.num_players
+    known, discarded = info.known, info.discarded
+    codes, table_cards, table_sizes, table_owners = _table_arrays(info.table)
+    totals, hands_played = _NO_TOTALS, -1.0
+    if scores is not None:
+        check_scores(scores, n)
+        scale = total_scale(rules)
+        totals = np.array([x / scale for x in scores], np.float64)
+        if rules.hands_per_table > 0:
+            hands_played = getattr(scores, "hands_played", 0) / rules.hands_per_table
+    taken = info.taken_card
+    position = (info.player, n, info.dealer, int(info.phase), -1 if taken is None else taken, info.stock_size,
+                info.turn, info.turn_points, info.must_meld_taken, info.joker_debt, info.out_at_turn_start)
+    out = np.zeros(FLAT_SIZE, np.float32)
+    _encode_kernel(
+        out, position, _rules_numbers(rules),
+        bytes(chain(info.hand, info.discard_pile, info.public_stock, *known, *discarded)),
+        (len(info.hand), len(info.discard_pile), len(info.public_stock), *map(len, known), *map(len, discarded),
+         *_PAD[n]),
+        bytes(chain.from_iterable(info.pending)), table_cards, table_sizes, table_owners, codes,
+        bytes(info.came_out), bytes(info.hand_sizes), totals, hands_played)
+    return out
+
+
+@numba.njit(cache=True)
+def _add(out, jokers, s, cards, start, stop):
+    """The cards ``cards[start:stop]`` (kinds) into card slice ``s``: each adds 1 / the
+    slice's scale to its kind's entry, capped at 1; a joker counts for the slice's joker
+    scalar. (One call per run of cards: a call passing arrays costs as much as many cards.)"""
+    for i in range(start, stop):
+        kind = cards[i]
+        if kind == JOKER:
+            jokers[s] += 1
+        else:
+            at = s * NUM_CARDS + kind
+            out[at] = min(out[at] + _ADD[s], 1.0)
+
+
+@numba.njit(cache=True)
+def _put_mask(out, s, mask):
+    """The kinds of a 52-bit mask into the 0/1 card slice ``s``."""
+    for k in range(NUM_CARDS):
+        if (mask >> k) & 1:
+            out[s * NUM_CARDS + k] = 1.0
+
+
+@numba.njit(cache=True)
+def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, table_sizes, table_owners, codes, came_out,
+                   hand_sizes, totals, hands_played):
+    """Write the flat vector into ``out`` (zeros): ``position`` (player, players, dealer,
+    phase, the card taken or -1, stock size, turn, turn points, must meld the card taken,
+    joker debt, out at the turn's start), ``rules`` (``_rules_numbers``), the cards as kinds
+    (hand, pile, public stock, then each seat's known cards and discards: ``lens`` long),
+    the pending meld's (card, kind) pairs, the table (``game._table_arrays``), each seat's
+    came-out flag and hand size, the totals / scale (none outside a table) and the hands
+    played / hands per table (-1: not written)."""
+    p, n, dealer, phase, taken, stock_size, turn, turn_points, must, debt, out_start = position
+    wrap, adjacent, more, max_turns, come_out_points = rules
+    jokers = np.zeros(NUM_CARD_SLICES, np.int64)
+    # hand, pile, public stock, then the known cards and the discards of each seat (absolute)
+    hand, pile, public = lens[0], lens[1], lens[2]
+    _add(out, jokers, HAND, cards, 0, hand)
+    if pile:
+        _add(out, jokers, DISCARD_TOP, cards, hand + pile - 1, hand + pile)
+    _add(out, jokers, DISCARD_PILE, cards, hand, hand + pile)
+    _add(out, jokers, PUBLIC_STOCK, cards, hand + pile, hand + pile + public)
+    at = hand + pile + public
+    for seat in range(n):
+        k = (seat - p) % n
+        if k > 0:
+            _add(out, jokers, KNOWN_REL1 + k - 1, cards, at, at + lens[3 + seat])
+        at += lens[3 + seat]
+    for seat in range(n):
+        k = (seat - p) % n
+        if k > 0:
+            _add(out, jokers, DISCARDED_REL1 + k - 1, cards, at, at + lens[3 + n + seat])
+        at += lens[3 + n + seat]
+    # the pending meld: (card, kind it stands for) pairs (a natural card is its kind); the
+    # kind a joker stands for goes to pending_joker_as
+    for i in range(0, len(pending), 2):
+        if pending[i] == JOKER:
+            jokers[PENDING] += 1
+            out[PENDING_JOKER_AS * NUM_CARDS + pending[i + 1]] = 1.0
+        else:
+            out[PENDING * NUM_CARDS + pending[i]] = 1.0
+    # the table: each meld's cards, and what each slot accepts
+    at = 0
+    lay = np.int64(0)
+    swap = np.int64(0)
+    for slot in range(len(table_sizes)):
+        size = table_sizes[slot]
+        _add(out, jokers, TABLE, table_cards, at, at + size)
+        _add(out, jokers, TABLE_REL0 + (table_owners[slot] - p) % n, table_cards, at, at + size)
+        at += size
+        takes, _, _, swaps = table_meld_accepts(codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3],
+                                                codes[slot, 4], wrap != 0, adjacent != 0, more != 0)
+        _put_mask(out, SLOT_0 + slot, takes)
+        lay |= takes
+        swap |= swaps
+    _put_mask(out, LAYOFF_TARGETS, lay)
+    _put_mask(out, SWAP_TARGETS, swap)
+    if taken == JOKER:
+        jokers[TAKEN] += 1
+    elif taken >= 0:
+        out[TAKEN * NUM_CARDS + taken] = 1.0
+    for s in range(NUM_CARD_SLICES):
+        if jokers[s] > 0 and _JOKER_SCALAR[s] >= 0:
+            out[SCALARS_AT + _JOKER_SCALAR[s]] = min(np.float32(jokers[s]) / _JOKER_SCALE[s], 1.0)
+    sc = SCALARS_AT
+    out[sc + PHASE + phase] = 1.0
+    out[sc + STOCK_SIZE] = stock_size / STOCK_SCALE
+    out[sc + TURN] = min(turn / max_turns, 1.0)
+    out[sc + STOCK_PUBLIC] = 1.0 if public else 0.0
+    out[sc + TURN_POINTS] = min(turn_points / max(1, come_out_points), 1.0)
+    out[sc + PENDING_SIZE] = len(pending) // 2 / PENDING_SCALE
+    out[sc + MUST_MELD_TAKEN] = must
+    out[sc + JOKER_DEBT] = debt
+    out[sc + OUT_AT_TURN_START] = out_start
+    for k in range(n):
+        seat = (p + k) % n
+        out[sc + CAME_OUT_REL0 + k] = came_out[seat]
+        out[sc + HAND_SIZE_REL0 + k] = min(hand_sizes[seat] / HAND_SIZE_SCALE, 1.0)
+        if len(totals) > 0:
+            out[sc + TOTAL_REL0 + k] = totals[seat]
+    out[sc + DEALER_REL0 + (dealer - p) % n] = 1.0
+    out[sc + PLAYERS_2 + n - 2] = 1.0
+    if hands_played >= 0:
+        out[sc + HANDS_PLAYED] = hands_played
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped
