@@ -726,7 +726,7 @@ class RommeState(CardGameState):
         if out_ and not nat and not jok:
             for slot, tm in enumerate(self.table):
                 acc, joker_kinds, swaps = _accepts(tm.meld, r)
-                for k, _ in acc:
+                for k in dict.fromkeys(k for k, _ in acc):  # a run of 12 takes its missing rank at both ends: one action
                     if k != JOKER and hand[k]:
                         h2 = _hand_minus(hand, k)
                         tk2 = None if tk == k else tk

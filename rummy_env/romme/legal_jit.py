@@ -454,7 +454,6 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, kno
         for slot in range(slots):
             for k in range(NUM_CARDS):
                 if (masks[0, slot] >> k) & 1 and hand[k]:
-                    twice = (masks[1, slot] >> k) & 1
                     hand[k] -= 1
                     if size == 1:  # the last card: it goes out without a discard, where the rules allow it
                         ok = no_discard
@@ -462,10 +461,9 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, kno
                         ok = _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, debt,
                                       turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows, work)
                     hand[k] += 1
-                    if ok:
-                        for _ in range(1 + twice):
-                            legal[n] = LAYOFF + NUM_CARDS * slot + k
-                            n += 1
+                    if ok:  # once, though a run of 12 takes its missing rank at both ends
+                        legal[n] = LAYOFF + NUM_CARDS * slot + k
+                        n += 1
         if hand[JOKER]:
             hand[JOKER] -= 1
             for slot in range(slots):
