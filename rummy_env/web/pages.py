@@ -2,13 +2,17 @@
 
 Why a frame: the pages have the same head (the stylesheet, the viewport), the same menu
 and the same closing scripts; written once in ``pages/frame.html``, each page file holds
-only what is its own (``pages/NAME.html``: the inside of ``<main>``). The pages are put
+only what is its own (``pages/NAME.html``: the inside of ``<main>``). The pickers of a
+game, its player count and its rules, which three forms share (``static/pickers.js``
+fills them), are written once too (``pages/pickers.html``): a page marks where a form's
+go with ``<!-- pickers: FORM -->``, their ids then starting with ``FORM-``. The pages are put
 together once, when the app is made, and served as they are: no template runs per
 request, and nothing a client sends ever reaches them.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from string import Template
 
@@ -25,9 +29,18 @@ PAGES = {
 }
 
 
+PICKERS = re.compile(r"^ *<!-- pickers: ([a-z]+) -->\n", re.M)
+
+
+def _main(name: str) -> str:
+    """The inside of page ``name``'s ``<main>``, its forms' pickers written in."""
+    pickers = Template((FOLDER / "pickers.html").read_text(encoding="utf-8"))
+    return PICKERS.sub(lambda m: pickers.substitute(form=m.group(1)), (FOLDER / f"{name}.html").read_text(encoding="utf-8"))
+
+
 def render_pages() -> dict[str, str]:
     """Every page's whole HTML, by name."""
     frame = Template((FOLDER / "frame.html").read_text(encoding="utf-8"))
-    return {name: frame.substitute(title=title, main=(FOLDER / f"{name}.html").read_text(encoding="utf-8"),
+    return {name: frame.substitute(title=title, main=_main(name),
                                    scripts="\n".join(f'<script src="/static/{s}.js"></script>' for s in ("common", *own)))
             for name, (title, own) in PAGES.items()}
