@@ -135,3 +135,22 @@ def solver_backend(request, monkeypatch):
     elif melds.KERNELS.get() is None or heuristic_terms.KERNELS.get() is None:
         pytest.skip("the numba kernels are not in use here")
     return request.param
+
+
+@pytest.fixture()
+def browser_ready() -> None:
+    """Skips a browser test, saying why, where playwright or Chromium is missing (and fails
+    it instead under ``RUMMY_REQUIRE_BROWSER=1``, as CI sets). Here, not in a conftest of
+    tests/web: a second module named ``conftest`` would shadow this one for
+    ``from conftest import ...``."""
+    import os
+
+    from web_helpers import browser_missing
+
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    missing = browser_missing()
+    if missing:
+        if os.environ.get("RUMMY_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"RUMMY_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)

@@ -163,3 +163,12 @@ def test_no_import_cycles_but_the_known_ones():
     graph = {module_name(p): module_imports(p, known) - {module_name(p)} for p in MODULES}
     found = sorted(cycles(graph), key=sorted)
     assert found == sorted(KNOWN_CYCLES, key=sorted), f"import cycles now: {[sorted(c) for c in found]}"
+
+
+def test_one_conftest_only():
+    """A second ``conftest.py`` below ``tests/`` would be imported as the module ``conftest``
+    in some worker processes and not in others, so ``from conftest import ...`` (the shared
+    helpers of ``tests/conftest.py``) would fail depending on which test a worker ran first."""
+    tests = Path(__file__).resolve().parent
+    found = sorted(str(p.relative_to(tests)) for p in tests.rglob("conftest.py"))
+    assert found == ["conftest.py"], f"put fixtures in tests/conftest.py, not {found}"

@@ -1,7 +1,8 @@
 """Checks every game's trainer must pass, shared by the games' training tests
-(test_train.py: Gin, test_basic_ppo.py: Basic Rummy), each calling them with its own
-tiny run configuration."""
+(test_train.py: Gin, test_basic_ppo.py: Basic Rummy, test_train_romme.py: Rommé), each
+calling them with its own tiny run configuration."""
 
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -33,3 +34,31 @@ def check_start_from_another_runs_policy(tiny: Callable[..., Any], tmp_path: Any
     assert not (tmp_path / "third").exists() and not (tmp_path / "fourth").exists()  # no half-made run folders
     assert tiny(tmp_path, init_policy="null").init_policy is None
     return policy
+
+
+def check_a_killed_run_resumes_to_the_straight_runs_weights(tiny: Callable[..., Any], tmp_path: Any) -> Path:
+    """``tiny(tmp_path)`` (4 updates, a checkpoint every 2) run straight, and again killed
+    after update 3 and resumed from the checkpoint of update 2: the same final weights.
+    Returns the straight run's folder."""
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_update_3(trainer: Trainer) -> None:  # the checkpoint of update 2 is the last one
+        if trainer.update == 3:
+            raise Killed
+
+    straight = Trainer.start(tiny(tmp_path), tmp_path / "straight")
+    straight.train()
+    straight.close()
+    first = Trainer.start(tiny(tmp_path), tmp_path / "split")
+    with pytest.raises(Killed):
+        first.train(on_update=kill_after_update_3)
+    first.close()
+    resumed = Trainer.resume(tmp_path / "split")
+    resumed.train()
+    resumed.close()
+    a = torch.load(tmp_path / "straight" / "policy.pt", weights_only=True)["state_dict"]
+    b = torch.load(tmp_path / "split" / "policy.pt", weights_only=True)["state_dict"]
+    assert straight.update == resumed.update == 4 and all(torch.equal(a[k], b[k]) for k in a)
+    return tmp_path / "straight"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Optional, TypeVar
 
+import numpy as np
+
 from rummy_env.agents.base import Agent
 
 A = TypeVar("A", bound="PPOAgentBase")
@@ -53,3 +55,22 @@ class PPOAgentBase(Agent):
         Agent.__init__(agent, seed)
         agent._torch, agent.net, agent.path, agent.trained_rules, agent.greedy = torch, net, None, None, greedy
         return agent
+
+    def network_move(self, inputs: np.ndarray, legal: np.ndarray, num_actions: int) -> int:
+        """The network's move (``network_moves.network_actions``: greedy, or sampled with the
+        agent's generator) for one decision's ``inputs`` among the ``legal`` action ids, on
+        one torch thread: for one row a second thread only waits (see the Gin ppo agent)."""
+        from rummy_env.agents.network_moves import network_actions
+
+        mask = np.zeros((1, num_actions), dtype=bool)
+        mask[0, legal] = True
+        torch = self._torch
+        threads = torch.get_num_threads()
+        if threads != 1:
+            torch.set_num_threads(1)
+        try:
+            action, _, _ = network_actions(self.net, inputs[None], mask, self.greedy, self.rng)
+        finally:
+            if threads != 1:
+                torch.set_num_threads(threads)
+        return int(action[0])

@@ -61,6 +61,15 @@ def load(path: Union[str, Path], what: str = "policy file") -> Any:
         raise ValueError(f"{str(path)!r} is not a readable {what} ({type(exc).__name__}: {first})") from None
 
 
+def policy_payload(path: Union[str, Path]) -> Any:
+    """What a policy file holds (``load``), or the policy a training checkpoint holds (its
+    ``policy`` entry): the payload a game's ``load_policy`` checks and builds from."""
+    payload = load(path)
+    if isinstance(payload, dict) and isinstance(payload.get("policy"), dict):
+        payload = payload["policy"]
+    return payload
+
+
 def plain(value: Any, where: str = "value") -> Any:
     """``value`` as what ``load`` reads back: tensors and plain Python data. NumPy arrays
     become tensors, NumPy scalars Python numbers, paths strings; anything

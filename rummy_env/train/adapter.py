@@ -30,6 +30,7 @@ class TrainingAdapter:
 
     outcomes: Optional[tuple[str, ...]] = None  # the names of a batch's outcome counts (None: ``Game.outcomes``)
     pool_stand_in = "self"  # who plays a ``pool`` hand while the pool is empty
+    takes_advice = False  # whether its network can read advice (``advice: true``)
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -117,7 +118,7 @@ class TrainingAdapter:
         """Refuse settings this game cannot train with (``fail(field, value, allowed)``)."""
         if config.critic != "shared":
             fail("critic", config.critic, f"{self.game.title} has no oracle critic: choose shared")
-        if config.advice:
+        if config.advice and not self.takes_advice:
             fail("advice", config.advice, f"{self.game.title}'s network has no advice features: set false")
         kinds = f"kinds: self, pool or an agent of {self.game.title} ({', '.join(self.opponent_kinds(config)[2:])})"
         for name, specs in (("opponents", [k for k in config.opponents if k not in ("self", "pool")]),

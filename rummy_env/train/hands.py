@@ -19,6 +19,7 @@ so nothing is bootstrapped and a worker's state between updates is its generator
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -177,6 +178,7 @@ class HandsWorker:
         self._scripted = adapter.scripted_kinds(config)
         self._make_agent = lambda spec, seed: agents.make(spec, seed=seed, game=adapter.game.name)
         self.pool: list[dict[str, Any]] = []
+        self._snapshots: list[Optional[Any]] = []  # pool[k]'s network once built, kept until the pool changes
 
     # ------------------------------------------------------------------ what the driver sends
 
@@ -184,7 +186,22 @@ class HandsWorker:
         self.net.load_state_dict(net_state)
 
     def set_pool(self, pool: list[dict[str, Any]]) -> None:
+        """The snapshots a ``pool`` hand draws from; the networks of those already held (the
+        same weights object) are kept, the others built when first drawn (``_snapshot``)."""
+        held = {id(w): net for w, net in zip(self.pool, self._snapshots)}
         self.pool = list(pool)
+        self._snapshots = [held.get(id(w)) for w in self.pool]
+
+    def _snapshot(self, k: int) -> Any:
+        """The network of ``pool[k]``: a copy of the learner's network with its weights, built
+        once (not a fresh ``make_net`` every update: its initialisation costs more than a
+        hand, and draws from torch's generator for nothing)."""
+        if self._snapshots[k] is None:
+            snapshot = copy.deepcopy(self.net)
+            snapshot.load_state_dict(self.pool[k])
+            snapshot.eval()
+            self._snapshots[k] = snapshot
+        return self._snapshots[k]
 
     def reassign(self) -> None:
         """Nothing to redraw: every update deals its hands afresh."""
@@ -214,11 +231,8 @@ class HandsWorker:
             if kind == POOL:
                 k = int(rng.integers(len(self.pool)))
                 if k not in pool_nets:
-                    snapshot = self.adapter.make_net(c)
-                    snapshot.load_state_dict(self.pool[k])
-                    snapshot.eval()
                     pool_nets[k] = len(nets)
-                    nets.append(snapshot)
+                    nets.append(self._snapshot(k))
                 other = Seat(net=pool_nets[k])
             elif kind == SELF:
                 other = Seat(net=0, record=True)

@@ -11,6 +11,11 @@ neither had), each run's ``trainer.net.state_dict()`` saved under ``CASE/NAME`` 
 Gin Rummy's weights must be equal to the bit; Basic Rummy's within float rounding: its old
 trainer used Adam's plain kernel, the one trainer the fused one (1e-8 apart after two
 updates; a changed draw, deal or loss moves them by far more than the tolerance).
+
+``basic_mix`` plays Basic Rummy's ``random``, whose draws changed on 2026-12-06 (the
+counter-based draws of ``rummy_env.agents.draws``, so that its array version picks the
+same): its weights were made again then, by the one trainer (twice: identical), and pin
+that trainer's weights since; the other three cases still hold 0.2's trainers' weights.
 """
 
 from pathlib import Path

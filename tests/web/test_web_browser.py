@@ -6,7 +6,7 @@ the score against the server's record of the game. The last screen is kept as an
 cross-origin request asking the server to load a policy file that would run code.
 
 Without playwright or Chromium the test is skipped, saying why (the ``browser_ready``
-fixture of tests/web/conftest.py); CI sets ``RUMMY_REQUIRE_BROWSER=1`` (``.ci/run``
+fixture of tests/conftest.py); CI sets ``RUMMY_REQUIRE_BROWSER=1`` (``.ci/run``
 installs Chromium), where it fails instead.
 """
 

@@ -73,15 +73,4 @@ class RummyPPOAgent(PPOAgentBase):
         inputs = self.inputs(observation, info)
         if len(legal) == 1:
             return int(legal[0])
-        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
-        mask[0, legal] = True
-        torch = self._torch
-        threads = torch.get_num_threads()  # one row: a second thread only waits (see the Gin ppo agent)
-        if threads != 1:
-            torch.set_num_threads(1)
-        try:
-            action, _, _ = network_actions(self.net, inputs[None], mask, self.greedy, self.rng)
-        finally:
-            if threads != 1:
-                torch.set_num_threads(threads)
-        return int(action[0])
+        return self.network_move(inputs, legal, NUM_ACTIONS)
