@@ -36,7 +36,7 @@ from rummy_env.basic.rules import MAX_PLAYERS, RummyRulesSpec, check_num_players
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
-from rummy_env.core.vector import batch_encoding, check_out
+from rummy_env.core.vector import batch_encoding, check_out, checked_deal
 
 ENGINES = ("auto", "compiled", "states")  # "auto": compiled when numba is there and agrees, else states
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
@@ -136,7 +136,7 @@ class VectorBasicRummy:
         generator), or from explicit ``decks`` (N, 52) and ``dealers`` (N,)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._deal(self._rows, decks, dealers)
+        self.deal_rows(self._rows, decks, dealers)
         n = self.num_envs
         return self._result(np.zeros((n, self.num_players), dtype=np.float32), np.zeros(n, dtype=bool), [None] * n)
 
@@ -145,15 +145,10 @@ class VectorBasicRummy:
         """Deal games ``rows`` (distinct indices) anew, the others left as they are: from
         ``decks`` (len(rows), 52) and ``dealers`` where given, else from the generator.
         Tournaments deal each row its next hand this way as hands finish."""
-        rows = np.asarray(rows)
-        if rows.ndim != 1 or rows.dtype.kind not in "iu":
-            raise ValueError(f"rows must be a 1-d integer array of game indices, got {rows.dtype} {rows.shape}")
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs or np.unique(rows).size != rows.size):
-            raise ValueError(f"rows must be distinct game indices in 0..{self.num_envs - 1}")
-        self._deal(rows.astype(np.intp), decks, dealers)
+        self._deal(*checked_deal(self.num_envs, self.num_players, NUM_CARDS, rows, decks, dealers))
 
     def _deal(self, rows: np.ndarray, decks: Optional[np.ndarray], dealers: Optional[np.ndarray]) -> None:
-        decks, dealers = self._checked(rows.size, decks, dealers)
+        """Deal ``rows`` (intp) from checked ``decks`` and ``dealers`` (None: from the generator)."""
         if decks is None or dealers is None:  # per game the dealer, then the shuffle: as StatesEngine deals
             drawn_decks = np.empty((rows.size, NUM_CARDS), dtype=np.int8)
             drawn_dealers = np.empty(rows.size, dtype=np.int8)
@@ -167,24 +162,6 @@ class VectorBasicRummy:
                              self.dealer, self.current, self.phase, self.turn, self.turnovers, self.stock_public,
                              self.taken, self.rummy_possible)
         self._mask = None
-
-    def _checked(self, count: int, decks: Any, dealers: Any) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
-        """``decks`` and ``dealers`` for ``count`` games, or a ValueError naming what is wrong."""
-        if decks is not None:
-            decks = np.asarray(decks)
-            if decks.shape != (count, NUM_CARDS) or decks.dtype.kind not in "iu":
-                raise ValueError(f"decks must have shape ({count}, {NUM_CARDS}), one deal order per game, of integer "
-                                 f"card ids; got {decks.dtype} {decks.shape}")
-            bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(NUM_CARDS)).any(axis=1))
-            if bad.size:
-                raise ValueError(f"decks[{bad[0]}] must be a permutation of the {NUM_CARDS} card ids 0..{NUM_CARDS - 1}")
-        if dealers is not None:
-            dealers = np.asarray(dealers)
-            if (dealers.shape != (count,) or dealers.dtype.kind not in "iu"
-                    or not ((dealers >= 0) & (dealers < self.num_players)).all()):
-                raise ValueError(f"dealers must have shape ({count},) with seats 0..{self.num_players - 1}; "
-                                 f"got {dealers.dtype} {dealers.shape}")
-        return decks, dealers
 
     # ------------------------------------------------------------------ stepping
 

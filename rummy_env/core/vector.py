@@ -99,6 +99,35 @@ def batch_encoding(game: Any, spec: Any) -> Optional[BatchEncoding]:
     return encoding
 
 
+def checked_deal(num_envs: int, num_players: int, deck_size: int, rows: np.ndarray, decks: Any = None,
+                 dealers: Any = None) -> tuple[np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]:
+    """What every engine's ``reset`` and ``deal_rows`` accept, checked once for all: ``rows``
+    (distinct game indices, as intp), ``decks`` (len(rows), deck_size) of permutations of the
+    card ids and ``dealers`` (len(rows),) of seats, each None for a shuffle; or a ValueError
+    naming what is wrong and what is allowed."""
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or (rows.size and rows.dtype.kind not in "iu"):
+        raise ValueError(f"rows must be a 1-d integer array of game indices, got {rows.dtype} {rows.shape}")
+    if rows.size and (rows.min() < 0 or rows.max() >= num_envs or np.unique(rows).size != rows.size):
+        raise ValueError(f"rows must be distinct game indices in 0..{num_envs - 1}")
+    count = rows.size
+    if decks is not None:
+        decks = np.asarray(decks)
+        if decks.shape != (count, deck_size) or decks.dtype.kind not in "iu":
+            raise ValueError(f"decks must have shape ({count}, {deck_size}), one deal order per game, of integer "
+                             f"card ids; got {decks.dtype} {decks.shape}")
+        bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(deck_size)).any(axis=1))
+        if bad.size:
+            raise ValueError(f"decks[{bad[0]}] must be a permutation of the {deck_size} card ids 0..{deck_size - 1}")
+    if dealers is not None:
+        dealers = np.asarray(dealers)
+        if (dealers.shape != (count,) or dealers.dtype.kind not in "iu"
+                or not ((dealers >= 0) & (dealers < num_players)).all()):
+            raise ValueError(f"dealers must have shape ({count},) with seats 0..{num_players - 1}; "
+                             f"got {dealers.dtype} {dealers.shape}")
+    return rows.astype(np.intp), decks, dealers
+
+
 def check_out(out: Optional[np.ndarray], shape: tuple[int, ...]) -> None:
     """A ValueError unless ``out`` is None or float32 of ``shape`` (where an engine writes)."""
     if out is not None and (out.dtype != np.float32 or out.shape != shape):

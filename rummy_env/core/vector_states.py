@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from rummy_env.core.errors import IllegalActionError
-from rummy_env.core.vector import batch_encoding, check_out
+from rummy_env.core.vector import batch_encoding, check_out, checked_deal
 
 
 class StatesStep(NamedTuple):
@@ -65,35 +65,17 @@ class StatesEngine:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         n = self.num_envs
-        if decks is not None:
-            decks = np.asarray(decks)
-            size = self.game.deck_size_of(self.rules)
-            if decks.shape != (n, size):
-                raise ValueError(f"decks must have shape ({n}, {size}), one deal order per game; got {decks.shape}")
-        if dealers is not None:
-            dealers = np.asarray(dealers)
-            if dealers.shape != (n,) or not ((dealers >= 0) & (dealers < self.num_players)).all():
-                raise ValueError(f"dealers must have shape ({n},) with seats 0..{self.num_players - 1}")
-        for i in range(n):
-            self._deal(i, None if decks is None else decks[i], None if dealers is None else int(dealers[i]))
+        self.deal_rows(np.arange(n), decks, dealers)
         return self._result(np.zeros((n, self.num_players), dtype=np.float32), np.zeros(n, dtype=bool), [None] * n)
 
     def deal_rows(self, rows: np.ndarray, decks: Optional[np.ndarray] = None,
                   dealers: Optional[np.ndarray] = None) -> None:
         """Deal games ``rows`` anew (the others play on): shuffled, or from explicit ``decks``
         (len(rows), deck size) and ``dealers`` (len(rows),)."""
-        rows = np.asarray(rows, dtype=np.intp)
-        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
-            raise ValueError(f"rows must be game indices 0..{self.num_envs - 1}, got {rows.tolist()}")
         size = self.game.deck_size_of(self.rules)
-        if decks is not None and np.shape(decks) != (rows.size, size):
-            raise ValueError(f"decks must have shape ({rows.size}, {size}), one deal order per row; got {np.shape(decks)}")
-        if dealers is not None:
-            dealers = np.asarray(dealers)
-            if dealers.shape != (rows.size,) or not ((dealers >= 0) & (dealers < self.num_players)).all():
-                raise ValueError(f"dealers must have shape ({rows.size},) with seats 0..{self.num_players - 1}")
+        rows, decks, dealers = checked_deal(self.num_envs, self.num_players, size, rows, decks, dealers)
         for k, row in enumerate(rows.tolist()):
-            self._deal(row, None if decks is None else np.asarray(decks[k]), None if dealers is None else int(dealers[k]))
+            self._deal(row, None if decks is None else decks[k], None if dealers is None else int(dealers[k]))
 
     def _deal(self, row: int, deck: Optional[np.ndarray] = None, dealer: Optional[int] = None) -> None:
         if dealer is None:

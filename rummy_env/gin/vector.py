@@ -39,7 +39,7 @@ from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_value
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import get_game
-from rummy_env.core.vector import batch_encoding, check_out
+from rummy_env.core.vector import batch_encoding, check_out, checked_deal
 from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
@@ -174,33 +174,24 @@ class VectorGinRummy:
         """Deal every game anew (shuffled, or from explicit ``decks`` (N, 52) and ``dealers``)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._deal(self._rows, decks, dealers)
+        self.deal_rows(self._rows, decks, dealers)
         return self._result(np.zeros((self.num_envs, 2), dtype=np.float32), np.zeros(self.num_envs, dtype=bool), None)
 
     def deal_rows(self, rows: np.ndarray, decks: Optional[np.ndarray] = None,
                   dealers: Optional[np.ndarray] = None) -> None:
         """Deal games ``rows`` anew (the others play on): shuffled, or from explicit ``decks``
         (len(rows), 52) and ``dealers`` (len(rows),)."""
-        rows = np.asarray(rows, dtype=np.intp)
-        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
-            raise ValueError(f"rows must be game indices 0..{self.num_envs - 1}, got {rows.tolist()}")
-        self._deal(rows, decks, dealers)
+        self._deal(*checked_deal(self.num_envs, 2, NUM_CARDS, rows, decks, dealers))
 
     def _deal(self, rows: np.ndarray, decks: Optional[np.ndarray] = None, dealers: Optional[np.ndarray] = None) -> None:
+        """Deal ``rows`` (intp) from checked ``decks`` and ``dealers`` (None: shuffled)."""
         n = rows.size
         if decks is None:
             decks = np.argsort(self._rng.random((n, NUM_CARDS)), axis=1).astype(np.int8)
         else:
-            decks = np.asarray(decks)
-            if decks.shape != (n, NUM_CARDS) or not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
-                raise ValueError(f"decks must have shape ({n}, 52), each row a permutation of 0..51")
             decks = decks.astype(np.int8)
         if dealers is None:
             dealers = self._rng.integers(0, 2, size=n)
-        else:
-            dealers = np.asarray(dealers)
-            if dealers.shape != (n,) or not np.isin(dealers, (0, 1)).all():
-                raise ValueError(f"dealers must have shape ({n},) with values 0 or 1")
         if self._jit is not None:
             if self._hand_deadwood is None:  # the other games' hands keep theirs
                 self._hand_deadwood = melds.min_deadwood(self.hands, **self._opts)
