@@ -33,6 +33,19 @@ Gin's, in the same way (random legal play, ``flat`` observations or none), and e
 printed with its ratio to Gin's compiled engine at that batch size.
 
     python benchmarks/bench_vector.py --sizes 1024,8192 --basic-players 2,4
+
+``--game basic --policy heuristic`` plays Basic Rummy's ``heuristic`` the same way: its array
+policy (``rummy_env.agents.basic.heuristic_vector.HeuristicPolicy``, its tie-breaks each
+seat's generator, as in tournaments) in every seat of the compiled engine, at each table
+size of ``--basic-players``, against the per-game ``RummyHeuristicAgent.act`` on the pure
+game (its observation and information set built each move, as the env gives them).
+
+    python benchmarks/bench_vector.py --game basic --policy heuristic --sizes 64,1024 --basic-players 2,4
+
+Rommé's engine (``rummy_env.romme.vector.VectorRomme``, compiled; 4 players by default,
+``--romme-players``; empty skips it) is measured the same way, in the same rounds.
+
+    python benchmarks/bench_vector.py --sizes 1024 --basic-players "" --romme-players 2,4,6
 """
 
 from __future__ import annotations
@@ -51,10 +64,14 @@ from common import machine, peer_python, run_peer  # noqa: E402
 from rummy_env.agents.gin.heuristic import KNOCK_RULES, HeuristicAgent  # noqa: E402
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
 from rummy_env.agents.gin.simple_vector import simple_actions  # noqa: E402
+from rummy_env.agents.basic.agents import RummyHeuristicAgent  # noqa: E402
+from rummy_env.basic.game import BasicRummyState  # noqa: E402
 from rummy_env.basic.vector import VectorBasicRummy  # noqa: E402
 from rummy_env.basic.vector import compiled_engine as basic_compiled_engine  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
 from rummy_env.gin.vector import VectorGinRummy, compiled_engine  # noqa: E402
+from rummy_env.romme.vector import VectorRomme  # noqa: E402
+from rummy_env.romme.vector import compiled_engine as romme_compiled_engine  # noqa: E402
 
 POLICIES = ("random", "simple", "heuristic")
 
@@ -92,9 +109,15 @@ def rate(num_envs: int, seconds: float, policy: str = "random", engine: str = "a
     return steps / (time.perf_counter() - start)
 
 
-def basic_rate(num_envs: int, players: int, seconds: float, encoding: Optional[str] = "flat") -> float:
-    """Steps/s of random legal play on Basic Rummy's compiled engine (a step: one move in every game)."""
-    env = VectorBasicRummy(num_envs, players, seed=0, encoding=encoding)
+# the other games' compiled engines measured beside Gin's: (label, engine class, its compiled-engine getter)
+OTHER_GAMES = {"basic": ("Basic Rummy", VectorBasicRummy, basic_compiled_engine),
+               "romme": ("Rommé", VectorRomme, romme_compiled_engine)}
+
+
+def game_rate(game: str, num_envs: int, players: int, seconds: float, encoding: Optional[str] = "flat") -> float:
+    """Steps/s of random legal play on another game's compiled engine (``OTHER_GAMES``; a
+    step: one move in every game)."""
+    env = OTHER_GAMES[game][1](num_envs, players, seed=0, encoding=encoding)
     env.reset()
     rng = np.random.default_rng(0)
     steps = 0
@@ -120,6 +143,57 @@ def per_game_heuristic_rate(seconds: float, knock: str = "turn") -> float:
     return moves / (time.perf_counter() - start)
 
 
+def basic_heuristic_rate(num_envs: int, players: int, seconds: float) -> float:
+    """Moves/s of Basic Rummy's ``heuristic`` array policy in every seat of the compiled
+    engine (a step: one move in every game), each seat's decisions counted per hand."""
+    policy = RummyHeuristicAgent().batch_policy()
+    env = VectorBasicRummy(num_envs, players, seed=0, encoding=None)
+    env.reset()
+    rows = np.arange(num_envs)
+    keys = np.random.default_rng(0).integers(0, 2**63, (num_envs, players), dtype=np.uint64)
+    decisions = np.zeros((num_envs, players), dtype=np.int64)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        seat = env.current.astype(np.intp)
+        result = env.step(policy(env, rows, keys[rows, seat], decisions[rows, seat]))
+        decisions[rows, seat] += 1
+        decisions[result.terminated] = 0  # a hand ended: the row holds a new one
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
+def per_game_basic_heuristic_rate(players: int, seconds: float) -> float:
+    """Moves/s of ``RummyHeuristicAgent.act`` on the pure game, one game at a time (each
+    move's mask and information set built as the env gives them)."""
+    agent = RummyHeuristicAgent(seed=0)
+    moves, seed = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = BasicRummyState.new_hand(players, None, seed)
+        while not game.is_over:
+            p = game.current_player
+            game.step(agent.act({"action_mask": game.legal_mask()},
+                                {"information_set": game.information_set(p), "rules": game.rules}))
+            moves += 1
+        seed += 1
+    return moves / (time.perf_counter() - start)
+
+
+def basic_policy(args: argparse.Namespace) -> None:
+    """``--game basic --policy heuristic``: the array policy against the per-game agent."""
+    if basic_compiled_engine() is None:
+        print("Basic Rummy: not measured (its compiled engine is not in use here)")
+        return
+    print("policy: Basic Rummy heuristic in every seat (array version, compiled engine, no observations)")
+    for players in (int(p) for p in args.basic_players.split(",") if p):
+        base = per_game_basic_heuristic_rate(players, args.seconds)
+        print(f"{players} players: per-game RummyHeuristicAgent.act on the pure game: {base:,.0f} moves/s")
+        for size in (int(s) for s in args.sizes.split(",")):
+            r = basic_heuristic_rate(size, players, args.seconds)
+            print(f"{players} players, batch {size:5d}: {r:>12,.0f} moves/s   {r / base:6.1f}x per-game")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds per batch size")
@@ -130,10 +204,19 @@ def main() -> None:
     ap.add_argument("--knock", choices=KNOCK_RULES, default="turn", help="the heuristic's knock rule (--policy heuristic)")
     ap.add_argument("--basic-players", default="2,4",
                     help="Basic Rummy table sizes measured with Gin (random policy; empty: none)")
+    ap.add_argument("--romme-players", default="4",
+                    help="Rommé table sizes measured with Gin (random policy; empty: none)")
+    ap.add_argument("--game", choices=("gin", "basic"), default="gin",
+                    help="whose --policy heuristic (basic: Basic Rummy's, at --basic-players tables)")
     args = ap.parse_args()
     if args.knock != "turn" and args.policy != "heuristic":
         ap.error("--knock is a setting of --policy heuristic")
+    if args.game == "basic" and (args.policy != "heuristic" or args.knock != "turn"):
+        ap.error("--game basic measures Basic Rummy's heuristic: give --policy heuristic (without --knock)")
     print(f"machine: {machine()}")
+    if args.game == "basic":
+        basic_policy(args)
+        return
     if args.policy != "random":
         knock = f", knock={args.knock}" if args.policy == "heuristic" else ""
         print(f"policy: {args.policy}{knock} on both seats (array version)")
@@ -153,11 +236,15 @@ def main() -> None:
     else:
         print("OpenSpiel: not measured (run `bash benchmarks/setup_peers.sh` first)")
     engines = ["compiled", "arrays"] if compiled_engine() is not None else ["arrays"]
-    basic = [int(p) for p in args.basic_players.split(",") if p]
-    if basic and basic_compiled_engine() is None:
-        print("Basic Rummy: not measured (its compiled engine is not in use here)")
-        basic = []
-    print(f"engines: {', '.join(engines)}{''.join(f', Basic Rummy {p} players' for p in basic)}; "
+    others = []  # (game, players)
+    for game, option in (("basic", args.basic_players), ("romme", args.romme_players)):
+        label, _, compiled = OTHER_GAMES[game]
+        tables = [(game, int(p)) for p in option.split(",") if p]
+        if tables and compiled() is None:
+            print(f"{label}: not measured (its compiled engine is not in use here)")
+            tables = []
+        others += tables
+    print(f"engines: {', '.join(engines)}{''.join(f', {OTHER_GAMES[g][0]} {p} players' for g, p in others)}; "
           f"each figure the best of {args.rounds} alternating round(s)")
     for size in (int(s) for s in args.sizes.split(",")):
         best = {}
@@ -166,10 +253,10 @@ def main() -> None:
                 for encoding in ("flat", None):
                     key = (engine, encoding)
                     best[key] = max(best.get(key, 0.0), rate(size, args.seconds, engine=engine, encoding=encoding))
-            for players in basic:
+            for game, players in others:
                 for encoding in ("flat", None):
-                    key = (f"basic{players}", encoding)
-                    best[key] = max(best.get(key, 0.0), basic_rate(size, players, args.seconds, encoding))
+                    key = (f"{game}{players}", encoding)
+                    best[key] = max(best.get(key, 0.0), game_rate(game, size, players, args.seconds, encoding))
         for engine in engines:
             r, bare = best[(engine, "flat")], best[(engine, None)]
             ratio = f"   {r / base:6.1f}x OpenSpiel" if base else ""
@@ -179,10 +266,11 @@ def main() -> None:
             print(f"batch {size:5d}: compiled / arrays = {best[('compiled', 'flat')] / best[('arrays', 'flat')]:.2f}x "
                   f"(without observations {best[('compiled', None)] / best[('arrays', None)]:.2f}x)")
         gin = engines[0]  # Gin's compiled engine where it is used
-        for players in basic:
-            r, bare = best[(f"basic{players}", "flat")], best[(f"basic{players}", None)]
-            print(f"batch {size:5d}, Basic Rummy {players} players: {r:>12,.0f} steps/s   {r / best[(gin, 'flat')]:.2f}x "
-                  f"Gin {gin}   (without observations {bare:>12,.0f} steps/s, {bare / best[(gin, None)]:.2f}x)")
+        for game, players in others:
+            r, bare = best[(f"{game}{players}", "flat")], best[(f"{game}{players}", None)]
+            print(f"batch {size:5d}, {OTHER_GAMES[game][0]} {players} players: {r:>12,.0f} steps/s   "
+                  f"{r / best[(gin, 'flat')]:.2f}x Gin {gin}   (without observations {bare:>12,.0f} steps/s, "
+                  f"{bare / best[(gin, None)]:.2f}x)")
 
 if __name__ == "__main__":
     main()

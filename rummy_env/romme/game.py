@@ -722,11 +722,16 @@ class RommeState(CardGameState):
                 for k in jokers_as:
                     j2 = tuple(sorted(jok + (k,)))
                     groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2})))
-        # lay-offs and swaps: once out, nothing pending
+        # lay-offs and swaps: once out, nothing pending. A joker owed (taken by a swap) must
+        # still find a place after the move: whether a table meld takes a joker is asked of
+        # the table as the move leaves it (the meld laid off on, or swapped, may take one no
+        # more, or now)
         if out_ and not nat and not jok:
+            takes = [bool(_accepts(tm.meld, r)[1]) for tm in self.table]
             for slot, tm in enumerate(self.table):
                 acc, joker_kinds, swaps = _accepts(tm.meld, r)
-                for k in dict.fromkeys(k for k, _ in acc):  # a run of 12 takes its missing rank at both ends: one action
+                others_take = any(t for j, t in enumerate(takes) if j != slot)
+                for k, new in dict(acc).items():  # a run of 12 takes its missing rank at both ends: one action
                     if k != JOKER and hand[k]:
                         h2 = _hand_minus(hand, k)
                         tk2 = None if tk == k else tk
@@ -734,8 +739,10 @@ class RommeState(CardGameState):
                             if r.go_out_without_discard:
                                 legal.append(LAYOFF + NUM_CARDS * slot + k)
                             continue
+                        after = others_take or bool(_accepts(new, r)[1])
                         groups.append((LAYOFF + NUM_CARDS * slot + k,
-                                       self._queries(h2, (), (), **{**base, "taken_kind": tk2})))
+                                       self._queries(h2, (), (), **{**base, "taken_kind": tk2,
+                                                                    "slots_take_joker": after})))
                 if hand[JOKER]:
                     h2 = _hand_minus(hand, JOKER)
                     tk2 = None if tk == JOKER else tk
@@ -752,8 +759,10 @@ class RommeState(CardGameState):
                             h2 = _hand_minus(hand, k)
                             h2[JOKER] += 1
                             tk2 = None if tk == k else tk
+                            after = others_take or bool(_accepts(_swapped_meld(tm.meld, k, r), r)[1])
                             groups.append((SWAP + NUM_CARDS * slot + k,
-                                           self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True})))
+                                           self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True,
+                                                                        "slots_take_joker": after})))
         legal += evaluate(groups)
         return sorted(legal)
 
@@ -895,7 +904,7 @@ class RommeState(CardGameState):
     def _swap(self, p: int, slot: int, kind: int) -> None:
         old = self.table[slot]
         card = self._take(p, kind)
-        new_meld = next(m for k, m in M.joker_swaps(old.meld, _one_hot(kind), self.rules) if k == kind)
+        new_meld = _swapped_meld(old.meld, kind, self.rules)
         joker = min(c for c in old.cards if c >= FIRST_JOKER)
         cards = tuple(sorted([c for c in old.cards if c != joker] + [card]))
         self._set_slot(slot, TableMeld(old.owner, cards, new_meld))
@@ -1263,6 +1272,11 @@ def _table_arrays(table: tuple[TableMeld, ...]) -> tuple[np.ndarray, bytes, byte
         _TABLES.clear()
     _TABLES[id(table)] = (table, arrays)  # (holding the view: its id stays its own while the entry lives)
     return arrays
+
+
+def _swapped_meld(meld: M.Meld, kind: int, rules: RommeRules) -> M.Meld:
+    """``meld`` once the natural ``kind`` has taken the place of its joker standing for it."""
+    return next(m for k, m in M.joker_swaps(meld, _one_hot(kind), rules) if k == kind)
 
 
 def _new_joker_kind(old: M.Meld, new: M.Meld) -> int:

@@ -449,17 +449,27 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, kno
                         n += 1
             hand[JOKER] += 1
     # lay-offs and swaps: once out, nothing pending (all lay-offs, then joker lay-offs, then
-    # swaps: the action ids increase)
+    # swaps: the action ids increase). A joker owed must still find a place after the move:
+    # whether a table meld takes a joker is asked of the table as the move leaves it
     if out_ and not pending:
+        taking = 0
         for slot in range(slots):
+            taking += masks[2, slot] != 0
+        for slot in range(slots):
+            others = taking - (masks[2, slot] != 0) > 0
             for k in range(NUM_CARDS):
                 if (masks[0, slot] >> k) & 1 and hand[k]:
                     hand[k] -= 1
                     if size == 1:  # the last card: it goes out without a discard, where the rules allow it
                         ok = no_discard
                     else:
+                        after = slots_joker
+                        if debt:
+                            after = others or K.takes_joker_after(
+                                codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k,
+                                False, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
                         ok = _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, debt,
-                                      turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows, work)
+                                      turn_points, turn_melds, turn_run, after, flags, pen, windows, work)
                     hand[k] += 1
                     if ok:  # once, though a run of 12 takes its missing rank at both ends
                         legal[n] = LAYOFF + NUM_CARDS * slot + k
@@ -481,12 +491,16 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, kno
             hand[JOKER] += 1
         if not debt:
             for slot in range(slots):
+                others = taking - (masks[2, slot] != 0) > 0
                 for k in range(NUM_CARDS):
                     if (masks[3, slot] >> k) & 1 and hand[k]:
                         hand[k] -= 1
                         hand[JOKER] += 1
+                        after = others or K.takes_joker_after(
+                            codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k, True,
+                            flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
                         if _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, True,
-                                    turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows, work):
+                                    turn_points, turn_melds, turn_run, after, flags, pen, windows, work):
                             legal[n] = SWAP + NUM_CARDS * slot + k
                             n += 1
                         hand[k] += 1

@@ -932,6 +932,26 @@ def table_meld_accepts(run, a, b, c, d, wrap, adjacent, more):
     return takes, twice, jokers, swaps
 
 
+@numba.njit(cache=True)
+def takes_joker_after(run, a, b, c, d, kind, swap, wrap, adjacent, more):
+    """Whether a legal table meld (its numbers, as ``table_meld_accepts`` reads them) takes
+    a joker laid off once the natural ``kind`` is laid off on it (``swap`` false) or has
+    taken the place of its joker standing for that kind (``swap`` true): what a player who
+    owes a joker taken by a swap needs of the table after such a move."""
+    suit, rank = kind // NUM_RANKS, kind % NUM_RANKS
+    if run == 0:
+        return table_meld_accepts(0, a, b | (np.int64(1) << suit), c - 1 if swap else c, 0, wrap, adjacent,
+                                  more)[2] != 0
+    start, length, places = b, c, d
+    if swap:
+        t = (rank - start + NUM_RANKS) % NUM_RANKS
+        return table_meld_accepts(1, a, start, length, places & ~(np.int64(1) << t), wrap, adjacent, more)[2] != 0
+    front = (start + NUM_RANKS - 1) % NUM_RANKS
+    if rank == front and (start > 0 or wrap):  # laid before the first place: the jokers move up one
+        return table_meld_accepts(1, a, front, length + 1, places << 1, wrap, adjacent, more)[2] != 0
+    return table_meld_accepts(1, a, start, length + 1, places, wrap, adjacent, more)[2] != 0
+
+
 def self_check() -> str:
     """'' when the kernels compile (or load from numba's cache) and agree with the Python
     search on a few hands (numbers and arrangements); else what went wrong."""

@@ -181,3 +181,24 @@ def test_legal_actions_equal_the_reference_without_the_kernels(backend):
     for name, n in itertools.product(("romme_40_run", "loose"), (2, 5)):
         play_and_compare(TURN_RULES[name].replace(max_turns=70), n, 1, 7, coverage)
     assert coverage["pending"] >= 5 and coverage["joker_as"] >= 5, coverage
+
+
+def test_a_joker_owed_keeps_a_place_after_a_lay_off_or_a_swap(backend):
+    """A player who owes a joker taken by a swap may not lay a natural card off on the only
+    set that could take that joker (filling it): the turn could no longer end. Found in
+    random play (the position had no legal action); each legal move here leaves one."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "data" / "romme_owed_joker.json").read_text())
+    state = RommeState.from_deck(data["deck"], data["players"], data["rules"], data["dealer"])
+    for action in data["actions"]:
+        state.step(action)
+    assert state.swapped_joker is not None and state.swapped_joker in state.hands[state.current_player]
+    legal = state.legal_actions()
+    assert legal == state._compute_legal_reference() == [LAYOFF_JOKER + 52 * 0 + 35]  # JK as TH on slot 0
+    assert LAYOFF + 52 * 0 + 35 not in legal  # TH itself on slot 0 would strand the joker
+    for action in legal:
+        after = state.clone()
+        after.step(action)
+        assert after.is_over or after.legal_actions()

@@ -1,0 +1,539 @@
+"""Rommé's vector engine as compiled loops over the games (numba).
+
+Why: a Rommé move in the pure game (``rummy_env.romme.game``) costs a good part of a
+millisecond of Python around its compiled mask; here every stage is one loop that visits
+every game once: ``deal_games`` (explicit deal orders, as ``RommeState.from_deck`` deals
+them), ``apply_actions`` (draws, the pending meld card by card, commits, lay-offs, joker
+swaps, discards, going out, the stock turned over, stalemates), ``legal_moves`` (the mask
+and the legal ids in increasing order) and ``observe_flat`` (the ``flat`` observation of
+any seat). The legal actions and the observation are the game's own compiled kernels
+(``rummy_env.romme.legal_jit``'s ``_draw_kernel`` and ``_play_kernel``,
+``rummy_env.romme.encoding_jit``'s ``_encode_kernel``), called per game with the arrays
+they take; the meld being committed is read by the solver's ``_completions`` as the game
+reads it.
+
+Kinds, not physical cards. Two copies of a card are the same to every rule and to every
+player (the pure game shows kinds only), so the engine keeps kind counts: per seat the
+hand, the cards known to be in it and the cards it discarded. What the pure game decides
+by physical identity is kept as flags: the card taken from the pile (its kind, whether it
+is still held, whether it went into the pending meld) and whether the joker taken by a
+swap is still held. A card of a kind leaves a hand as ``RommeState._take`` and
+``_forget`` say: the swapped joker first, then the card taken from the pile, else
+another copy, which takes a known copy of its kind out of ``known`` unless the only ones
+known are the card taken this turn.
+
+State is arrays over the games: ``st`` (N, ``NUM_FIELDS``) int64 the turn's numbers (the
+columns below), per seat kind counts (``hands``, ``known``, ``discarded``), came-out
+flags and hand sizes; the stock and the discard pile as kinds (top last); the table as
+up to 36 melds each read as the five numbers the game's kernels take (``_meld_code``:
+a set (0, rank, suits mask, jokers, 0), a run (1, suit, start, length, joker offsets
+mask)) with its owner. The turnover's shuffle is the pure game's generator (seeded by
+the hand's deal order): ``apply_actions`` lays the pile below its top as the stock in
+pile order and flags the game (``shuffle``); the engine then orders it in Python.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
+from rummy_env.core.compiled import refresh_cache
+from rummy_env.romme import legal_jit as L
+from rummy_env.romme.cards import FIRST_JOKER, JOKER, NUM_KINDS
+from rummy_env.romme.encoding_jit import _encode_kernel
+from rummy_env.romme.game import (
+    COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
+)
+from rummy_env.romme.melds_jit import _run_legal
+from rummy_env.romme.rules import MAX_PLAYERS
+
+# the columns of ``st``: the player to move, the dealer, the phase, turns played, turnovers,
+# whether the stock's order is public, points / melds / a run committed this turn before
+# coming out, whether the player to move had come out at the turn's start, the kind of the
+# card taken from the pile this turn (-1: none), whether it is still held, whether it went
+# into the pending meld, whether it must still be melded, whether a joker taken by a swap
+# is held, the pending meld (natural kinds and the kinds its jokers stand for, as masks),
+# the stock's and the pile's lengths, the melds on the table
+(CUR, DEALER, PHASE, TURN, TURNOVERS, PUBLIC, POINTS, MELDS, RUN, OUT_START, TAKEN, HELD, IN_PENDING, MUST, DEBT,
+ NATM, JOKM, STOCK_LEN, PILE_LEN, NUM_TABLE) = range(20)
+NUM_FIELDS = 20
+
+# how a hand ended (``apply_actions``' ``outcome``; -1: it did not): rummy_env.romme.vector.OUTCOMES
+OUT, HAND_RUMMY, STALEMATE_STOCK, STALEMATE_TURNS = 0, 1, 2, 3
+# ``_take``: which card of a kind left the hand
+_PLAIN, _THE_TAKEN, _THE_SWAPPED = 0, 1, 2
+
+# the numbers of the rules ``apply_actions`` reads besides the kernels' flags (``game_rules``)
+G_TAKE_MELD, G_FLIP, G_MAX_TURNS, G_MULTIPLIER, G_NEVER_OUT_DOUBLE, G_EXTRA_CARD, G_CARDS = range(7)
+
+_DRAW, _PLAY, _OVER = int(Phase.DRAW), int(Phase.PLAY), int(Phase.OVER)
+_CARDS_ROOM = 2048  # an observation's cards (hand, pile, public stock, known and discards per seat), as kinds
+_NO_TOTALS = np.zeros(0, np.float64)
+
+
+@numba.njit(cache=True)
+def deal_games(rows, decks, dealers, num_players, game_rules, st, hands, known, discarded, came_out, sizes, stock,
+               pile):
+    """Deal game ``rows[j]`` from ``decks[j]`` (physical ids) with dealer ``dealers[j]``,
+    as ``RommeState.from_deck``: 14 cards (13 without ``deal_extra_card``) to the player
+    left of the dealer, then 13 to each next seat, the dealer last; the upcard; the rest is
+    the stock, its top the deck's next card."""
+    n = num_players
+    size = game_rules[G_CARDS]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        d = dealers[j]
+        hands[i] = 0
+        known[i] = 0
+        discarded[i] = 0
+        came_out[i] = 0
+        st[i] = 0
+        at = 0
+        for s in range(n):
+            seat = (d + 1 + s) % n
+            k = 13 + (1 if s == 0 and game_rules[G_EXTRA_CARD] else 0)
+            for c in decks[j, at:at + k]:
+                hands[i, seat, c % NUM_CARDS if c < FIRST_JOKER else JOKER] += 1
+            sizes[i, seat] = k
+            at += k
+        c = decks[j, at]
+        pile[i, 0] = c % NUM_CARDS if c < FIRST_JOKER else JOKER
+        rest = size - at - 1
+        for t in range(rest):  # the stock's top is its last card: the deck's card after the upcard
+            c = decks[j, size - 1 - t]
+            stock[i, t] = c % NUM_CARDS if c < FIRST_JOKER else JOKER
+        st[i, STOCK_LEN] = rest
+        st[i, PILE_LEN] = 1
+        st[i, DEALER] = d
+        st[i, CUR] = (d + 1) % n
+        st[i, PHASE] = _PLAY if game_rules[G_EXTRA_CARD] else _DRAW
+        st[i, TAKEN] = -1
+
+
+@numba.njit(cache=True)
+def _physical(counts, out):
+    """A physical card of each card of kind ``counts`` (a natural kind's copies k and k + 52,
+    the jokers from 104) into ``out``, as the game's kernels take a hand; returns how many."""
+    n = 0
+    for k in range(NUM_CARDS):
+        for copy in range(counts[k]):
+            out[n] = k + NUM_CARDS * copy
+            n += 1
+    for j in range(counts[JOKER]):
+        out[n] = FIRST_JOKER + j
+        n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _pending_kinds(natm, jokm, nat, jok):
+    """The pending meld's natural kinds and the kinds its jokers stand for, increasing, into
+    ``nat`` and ``jok``; returns how many of each."""
+    nn = nj = 0
+    for k in range(NUM_CARDS):
+        if (natm >> k) & 1:
+            nat[nn] = k
+            nn += 1
+        if (jokm >> k) & 1:
+            jok[nj] = k
+            nj += 1
+    return nn, nj
+
+
+@numba.njit(cache=True)
+def _can_take(i, p, st, hands, came_out, pile, codes, take_meld, flags, pen, windows, scratch, answers, cards):
+    """Whether seat ``p`` (drawing) may take the top discard (``RommeState._can_take``)."""
+    if st[i, PILE_LEN] == 0:
+        return False
+    out = came_out[i, p] != 0
+    legal = L._draw_kernel(cards[:_physical(hands[i, p], cards)], np.int64(pile[i, st[i, PILE_LEN] - 1]), False, out,
+                           take_meld and not out, codes[i, :st[i, NUM_TABLE]], flags, pen, windows, scratch, answers)
+    return legal.shape[0] > 0
+
+
+@numba.njit(cache=True)
+def legal_moves(st, hands, came_out, pile, codes, take_meld, flags, pen, windows, scratch, answers, mask, num_legal,
+                legal_ids):
+    """Per game: the legal-action ``mask`` row (zeroed by the caller) and the legal ids in
+    increasing order (``legal_ids[i, :num_legal[i]]``; ids past its width are not listed,
+    the count says so), from the game's compiled mask (``legal_jit``)."""
+    cap = legal_ids.shape[1]
+    cards = np.empty(128, np.uint8)
+    nat = np.empty(NUM_CARDS, np.uint8)
+    jok = np.empty(NUM_CARDS, np.uint8)
+    for i in range(st.shape[0]):
+        p = st[i, CUR]
+        nc = _physical(hands[i, p], cards)
+        out = came_out[i, p] != 0
+        table = codes[i, :st[i, NUM_TABLE]]
+        if st[i, PHASE] == _DRAW:
+            top = np.int64(pile[i, st[i, PILE_LEN] - 1]) if st[i, PILE_LEN] > 0 else np.int64(-1)
+            legal = L._draw_kernel(cards[:nc], top, st[i, STOCK_LEN] > 0, out, take_meld and not out, table, flags,
+                                   pen, windows, scratch, answers)
+        else:
+            nn, nj = _pending_kinds(st[i, NATM], st[i, JOKM], nat, jok)
+            turn = (out, st[i, TAKEN] if st[i, HELD] else np.int64(-1), st[i, MUST] != 0, st[i, DEBT] != 0,
+                    st[i, POINTS], st[i, MELDS], st[i, RUN] != 0)
+            legal = L._play_kernel(cards[:nc], nat[:nn], jok[:nj], turn, table, flags, pen, windows, scratch, answers)
+        row, ids = mask[i], legal_ids[i]
+        for j in range(legal.shape[0]):
+            row[legal[j]] = 1
+            if j < cap:
+                ids[j] = legal[j]
+        num_legal[i] = legal.shape[0]
+
+
+@numba.njit(cache=True)
+def _take(i, p, kind, st, hands, known, sizes):
+    """A card of ``kind`` leaves seat ``p``'s hand into a meld (``RommeState._take`` and
+    ``_forget``): the joker taken by a swap first, then the card taken from the pile, else
+    another copy (a known copy of the kind is then forgotten, the card taken this turn
+    excepted). Returns which (``_PLAIN``, ``_THE_TAKEN``, ``_THE_SWAPPED``)."""
+    hands[i, p, kind] -= 1
+    sizes[i, p] -= 1
+    if kind == JOKER and st[i, DEBT]:
+        st[i, DEBT] = 0
+        known[i, p, kind] -= 1
+        return _THE_SWAPPED
+    if st[i, HELD] and st[i, TAKEN] == kind:
+        st[i, HELD] = 0
+        known[i, p, kind] -= 1
+        return _THE_TAKEN
+    _forget(i, p, kind, st, known)
+    return _PLAIN
+
+
+@numba.njit(cache=True, inline="always")
+def _forget(i, p, kind, st, known):
+    """A copy of ``kind`` other than the card taken this turn left ``p``'s hand: a known one
+    of that kind is no longer known, unless the only one known is the card taken."""
+    if known[i, p, kind] - (1 if st[i, HELD] and st[i, TAKEN] == kind else 0) > 0:
+        known[i, p, kind] -= 1
+
+
+@numba.njit(cache=True)
+def _best_reading(natm, jokm, flags, windows, work, nat, jok):
+    """The pending meld's reading as the game lays it (``RommeState._commit``: the most
+    valuable, a set first among equals): (run, value, the reading's four numbers)."""
+    nn, nj = _pending_kinds(natm, jokm, nat, jok)
+    rows, kept = L._completions(natm, jokm, nn, nj, np.zeros(NUM_KINDS, np.int64), flags, windows, work)
+    best = kept[0]
+    for j in kept[1:]:
+        if rows[j, 3] > rows[best, 3] or (rows[j, 3] == rows[best, 3] and rows[j, 0] < rows[best, 0]):
+            best = j
+    return rows[best, 0], rows[best, 3], rows[best, 4], rows[best, 5], rows[best, 6], rows[best, 7]
+
+
+@numba.njit(cache=True)
+def _lay_off(code, kind, joker, wrap, adjacent, more):
+    """A table meld's numbers (``code``, changed in place) after a card of ``kind`` is laid
+    off (``joker``: a joker standing for ``kind``), as ``game._layoff_meld`` reads it: on a
+    set another suit or another joker; on a run the place before its first, if that is the
+    kind and the run it makes is legal, else the place after its last."""
+    if code[0] == 0:
+        if joker:
+            code[3] += 1
+        else:
+            code[2] |= np.int64(1) << (kind // NUM_RANKS)
+        return
+    suit, start, length, places = code[1], code[2], code[3], code[4]
+    if start > 0 or wrap:
+        front = (start + NUM_RANKS - 1) % NUM_RANKS
+        moved = (places << 1) | (1 if joker else 0)
+        if suit * NUM_RANKS + front == kind and _run_legal(front, length + 1, moved, wrap, adjacent, more):
+            code[2], code[3], code[4] = front, length + 1, moved
+            return
+    code[3] = length + 1
+    if joker:
+        code[4] = places | (np.int64(1) << length)
+
+
+@numba.njit(cache=True)
+def _swap(code, kind):
+    """A table meld's numbers after natural ``kind`` takes the place of its joker standing
+    for it (``melds.joker_swaps``): a set holds that suit and one joker fewer; in a run
+    the joker's place holds the natural card."""
+    if code[0] == 0:
+        code[2] |= np.int64(1) << (kind // NUM_RANKS)
+        code[3] -= 1
+    else:
+        code[4] &= ~(np.int64(1) << ((kind % NUM_RANKS - code[2]) % NUM_RANKS))
+
+
+@numba.njit(cache=True)
+def _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, outcome):
+    """Seat ``p`` went out: each other seat pays its cards' penalties (doubled if it never
+    came out and the rules say so), times the hand-rummy multiplier if ``p`` had not come
+    out at the turn's start; ``p`` wins the sum."""
+    rummy = st[i, OUT_START] == 0
+    mult = game_rules[G_MULTIPLIER] if rummy else 1
+    points = 0
+    for seat in range(num_players):
+        if seat != p:
+            value = 0
+            for k in range(NUM_KINDS):
+                value += pen[k] * hands[i, seat, k]
+            if game_rules[G_NEVER_OUT_DOUBLE] and not came_out[i, seat]:
+                value *= 2
+            value *= mult
+            rewards[i, seat] = -value
+            points += value
+    rewards[i, p] = points
+    outcome[i] = HAND_RUMMY if rummy else OUT
+    st[i, PHASE] = _OVER
+
+
+@numba.njit(cache=True)
+def apply_actions(actions, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
+                  game_rules, flags, pen, windows, scratch, answers, rewards, terminated, outcome, with_discard,
+                  shuffle):
+    """Apply checked ``actions`` (-1: the game does not move) in place, as
+    ``RommeState.step``; a game that ends gets ``terminated``, its ``outcome`` code,
+    ``with_discard`` (went out by discarding) and its ``rewards`` (the hand's, per seat);
+    a game whose pile was turned over into a stock to be shuffled gets ``shuffle``."""
+    work = L._work(scratch, answers)
+    wrap, adjacent, more = flags[L.C_WRAP] != 0, flags[L.C_ADJACENT] != 0, flags[L.C_MORE] != 0
+    take_meld = game_rules[G_TAKE_MELD] != 0
+    cards = np.empty(128, np.uint8)
+    nat = np.empty(NUM_CARDS, np.uint8)
+    jok = np.empty(NUM_CARDS, np.uint8)
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0:
+            continue
+        p = st[i, CUR]
+        if a == DRAW_STOCK:
+            st[i, STOCK_LEN] -= 1
+            k = stock[i, st[i, STOCK_LEN]]
+            hands[i, p, k] += 1
+            sizes[i, p] += 1
+            if st[i, PUBLIC]:
+                known[i, p, k] += 1
+            st[i, TAKEN] = -1
+            st[i, HELD] = 0
+            st[i, PHASE] = _PLAY
+        elif a == TAKE_DISCARD:
+            st[i, PILE_LEN] -= 1
+            k = pile[i, st[i, PILE_LEN]]
+            hands[i, p, k] += 1
+            sizes[i, p] += 1
+            known[i, p, k] += 1
+            st[i, TAKEN] = k
+            st[i, HELD] = 1
+            st[i, MUST] = 1 if take_meld and not came_out[i, p] else 0
+            st[i, PHASE] = _PLAY
+        elif a == COMMIT:
+            run, value, ra, rb, rc, rd = _best_reading(st[i, NATM], st[i, JOKM], flags, windows, work, nat, jok)
+            slot = st[i, NUM_TABLE]
+            codes[i, slot, 0], codes[i, slot, 1], codes[i, slot, 2] = run, ra, rb
+            codes[i, slot, 3], codes[i, slot, 4] = rc, rd
+            owners[i, slot] = p
+            st[i, NUM_TABLE] = slot + 1
+            if st[i, IN_PENDING]:
+                st[i, MUST] = 0
+                st[i, IN_PENDING] = 0
+            st[i, NATM] = 0
+            st[i, JOKM] = 0
+            if not came_out[i, p]:
+                st[i, POINTS] += value
+                st[i, MELDS] += 1
+                if run:
+                    st[i, RUN] = 1
+                if st[i, POINTS] >= flags[L.C_POINTS] and (flags[L.C_NEEDS_RUN] == 0 or st[i, RUN]):
+                    came_out[i, p] = 1
+            if sizes[i, p] == 0:
+                _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, outcome)
+                terminated[i] = True
+        elif a < PICK:  # a discard: any copy of the kind but the card taken from the pile
+            k = a - DISCARD
+            hands[i, p, k] -= 1
+            sizes[i, p] -= 1
+            _forget(i, p, k, st, known)
+            if discarded[i, p, k] < 255:
+                discarded[i, p, k] += 1
+            pile[i, st[i, PILE_LEN]] = k
+            st[i, PILE_LEN] += 1
+            st[i, TURN] += 1
+            if sizes[i, p] == 0:
+                _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, outcome)
+                with_discard[i] = True
+                terminated[i] = True
+                continue
+            _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, pen, windows,
+                      scratch, answers, cards, outcome, terminated, shuffle)
+        elif a < JOKER_AS:
+            k = a - PICK
+            if _take(i, p, k, st, hands, known, sizes) == _THE_TAKEN:
+                st[i, IN_PENDING] = 1
+            st[i, NATM] |= np.int64(1) << k
+        elif a < LAYOFF:
+            if _take(i, p, JOKER, st, hands, known, sizes) == _THE_TAKEN:
+                st[i, IN_PENDING] = 1
+            st[i, JOKM] |= np.int64(1) << (a - JOKER_AS)
+        else:
+            joker = LAYOFF_JOKER <= a < SWAP
+            base = SWAP if a >= SWAP else (LAYOFF_JOKER if joker else LAYOFF)
+            slot, k = (a - base) // NUM_CARDS, (a - base) % NUM_CARDS
+            if _take(i, p, JOKER if joker else k, st, hands, known, sizes) == _THE_TAKEN:
+                st[i, MUST] = 0  # the card taken from the pile is on the table
+            if a >= SWAP:
+                _swap(codes[i, slot], k)
+                hands[i, p, JOKER] += 1
+                sizes[i, p] += 1
+                known[i, p, JOKER] += 1
+                st[i, DEBT] = 1
+            else:
+                _lay_off(codes[i, slot], k, joker, wrap, adjacent, more)
+                if sizes[i, p] == 0:
+                    _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, outcome)
+                    terminated[i] = True
+
+
+@numba.njit(cache=True)
+def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, pen, windows, scratch,
+              answers, cards, outcome, terminated, shuffle):
+    """``RommeState._end_turn``: the turn's marks cleared; an empty stock refilled from the
+    pile below its top (flipped, or left in pile order and flagged to be shuffled); a
+    stalemate at ``max_turns``; else the next player draws, unless they can neither draw
+    nor take the discard (a stalemate)."""
+    st[i, TAKEN] = -1
+    for f in (HELD, IN_PENDING, MUST, DEBT, POINTS, MELDS, RUN):
+        st[i, f] = 0
+    if st[i, STOCK_LEN] == 0 and st[i, PILE_LEN] > 1:
+        below = st[i, PILE_LEN] - 1
+        if game_rules[G_FLIP]:
+            for j in range(below):  # turned over: the first card discarded on top
+                stock[i, j] = pile[i, below - 1 - j]
+            st[i, PUBLIC] = 1
+        else:
+            stock[i, :below] = pile[i, :below]
+            st[i, PUBLIC] = 0
+            shuffle[i] = True
+        pile[i, 0] = pile[i, below]
+        st[i, PILE_LEN] = 1
+        st[i, STOCK_LEN] = below
+        st[i, TURNOVERS] += 1
+    if st[i, TURN] >= game_rules[G_MAX_TURNS]:
+        outcome[i] = STALEMATE_TURNS
+        st[i, PHASE] = _OVER
+        terminated[i] = True
+        return
+    q = (p + 1) % num_players
+    st[i, CUR] = q
+    st[i, OUT_START] = came_out[i, q]
+    st[i, PHASE] = _DRAW
+    if st[i, STOCK_LEN] == 0 and not _can_take(i, q, st, hands, came_out, pile, codes, game_rules[G_TAKE_MELD] != 0,
+                                               flags, pen, windows, scratch, answers, cards):
+        outcome[i] = STALEMATE_STOCK
+        st[i, PHASE] = _OVER
+        terminated[i] = True
+
+
+@numba.njit(cache=True)
+def _kinds(counts, cap, joker_cap, out, at):
+    """The kinds of ``counts`` into ``out`` from ``at``, each natural kind at most ``cap``
+    times and the joker ``joker_cap`` times (more would write the same observation);
+    returns the end."""
+    for k in range(NUM_CARDS):
+        for _ in range(min(counts[k], cap)):
+            out[at] = k
+            at += 1
+    for _ in range(min(counts[JOKER], joker_cap)):
+        out[at] = JOKER
+        at += 1
+    return at
+
+
+@numba.njit(cache=True)
+def observe_flat(players, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
+                 rules_numbers, out):
+    """The ``flat`` observation of seat ``players[i]`` in each game into ``out`` (zeros),
+    written by the game's compiled writer (``encoding_jit._encode_kernel``) from the kinds
+    that seat's information set holds (single hands: no table totals)."""
+    n = num_players
+    cards = np.empty(_CARDS_ROOM, np.uint8)
+    lens = np.zeros(3 + 2 * MAX_PLAYERS, np.int64)
+    pending = np.empty(4 * NUM_CARDS, np.uint8)
+    table_cards = np.empty(128, np.uint8)
+    table_sizes = np.empty(MAX_TABLE_MELDS, np.uint8)
+    for i in range(players.shape[0]):
+        q = players[i]
+        at = _kinds(hands[i, q], 2, 6, cards, 0)
+        lens[0] = at
+        pl = st[i, PILE_LEN]
+        for j in range(pl):
+            cards[at + j] = pile[i, j]
+        at += pl
+        lens[1] = pl
+        lens[2] = 0
+        if st[i, PUBLIC]:
+            sl = st[i, STOCK_LEN]
+            for j in range(sl):
+                cards[at + j] = stock[i, j]
+            at += sl
+            lens[2] = sl
+        for seat in range(n):
+            end = _kinds(known[i, seat], 2, 6, cards, at)
+            lens[3 + seat] = end - at
+            at = end
+        for seat in range(n):
+            end = _kinds(discarded[i, seat], 2, 6, cards, at)
+            lens[3 + n + seat] = end - at
+            at = end
+        npend = 0
+        natm, jokm = st[i, NATM], st[i, JOKM]
+        for k in range(NUM_CARDS):
+            if (natm >> k) & 1:
+                pending[npend], pending[npend + 1] = k, k
+                npend += 2
+            if (jokm >> k) & 1:
+                pending[npend], pending[npend + 1] = JOKER, k
+                npend += 2
+        num = st[i, NUM_TABLE]
+        tc = 0
+        for slot in range(num):
+            c = codes[i, slot]
+            start = tc
+            if c[0] == 0:
+                for s in range(4):
+                    if (c[2] >> s) & 1:
+                        table_cards[tc] = s * NUM_RANKS + c[1]
+                        tc += 1
+                for _ in range(c[3]):
+                    table_cards[tc] = JOKER
+                    tc += 1
+            else:
+                for t in range(c[3]):
+                    table_cards[tc] = JOKER if (c[4] >> t) & 1 else c[1] * NUM_RANKS + (c[2] + t) % NUM_RANKS
+                    tc += 1
+            table_sizes[slot] = tc - start
+        taken = st[i, TAKEN]
+        position = (np.int64(q), np.int64(n), st[i, DEALER], st[i, PHASE], taken, st[i, STOCK_LEN], st[i, TURN],
+                    st[i, POINTS], st[i, MUST] != 0, st[i, DEBT] != 0, st[i, OUT_START] != 0)
+        _encode_kernel(out[i], position, rules_numbers, cards[:at],
+                       (lens[0], lens[1], lens[2], lens[3], lens[4], lens[5], lens[6], lens[7], lens[8], lens[9],
+                        lens[10], lens[11], lens[12], lens[13], lens[14]),
+                       pending[:npend], table_cards[:tc], table_sizes[:num], owners[i, :num], codes[i, :num],
+                       came_out[i, :n], sizes[i, :n], _NO_TOTALS, -1.0)
+
+
+@numba.njit(cache=True)
+def random_legal(legal_ids, num_legal, mask, u, out):
+    """Per game, the legal action of rank floor(u * number legal) in id order (read from the
+    mask where the ids overflowed their row)."""
+    cap = legal_ids.shape[1]
+    for i in range(legal_ids.shape[0]):
+        rank = int(u[i] * num_legal[i])
+        if num_legal[i] <= cap:
+            out[i] = legal_ids[i, rank]
+            continue
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if rank == 0:
+                    out[i] = a
+                    break
+                rank -= 1
+
+
+refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped
