@@ -92,6 +92,14 @@ PRESETS: dict[str, BasicRummyRules] = {
     "basic_500": BasicRummyRules(target_score=500),
 }
 
+PRESET_NOTES: dict[str, str] = {
+    "basic": "The standard rules: a match to 100; going out in one turn (rummy) doubles the points; "
+             "lay off once you have melded; the stock is turned over once.",
+    "basic_300": "The standard rules, a longer match: to 300 points.",
+    "basic_500": "The standard rules, the longest match: to 500 points.",
+}
+"""One line per preset, for people choosing one (``Game.preset_note``: the web app's pickers)."""
+
 RummyRulesSpec = Union[str, os.PathLike, Mapping[str, Any], BasicRummyRules, None]
 
 

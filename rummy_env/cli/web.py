@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--max-tables", type=int, default=20, help="people's tables waiting or played at once (default 20)")
     sv.add_argument("--max-tables-per-client", type=int, default=5,
                     help="people's tables one client address may open at once (default 5)")
+    sv.add_argument("--accounts", action="store_true",
+                    help="people log in (a name and a password, kept hashed in --db) to open and join tables; "
+                         "needed to seat people when --host is beyond this machine")
     sv.set_defaults(func=_serve)
 
 
@@ -48,5 +51,5 @@ def _serve(args: argparse.Namespace) -> int:
 
     serve(args.host, args.port, args.records, args.max_games, args.idle_minutes, args.max_games_per_client,
           args.agent, args.max_think, args.allow_host, args.allow_origin, args.db, args.max_tables,
-          args.max_tables_per_client)
+          args.max_tables_per_client, args.accounts)
     return 0

@@ -255,6 +255,12 @@ class Game(ABC):
     def load_rules(self, spec: Any = None) -> Any:
         """Rules from a preset name, YAML path, mapping or rules object (None: the default)."""
 
+    def preset_note(self, name: str) -> str:
+        """A preset's description in one line, for people choosing it: ``PRESET_NOTES`` of the
+        module of the game's ``rules_type`` (where its ``PRESETS`` are), or "" without one."""
+        module = importlib.import_module(self.rules_type.__module__)
+        return str(getattr(module, "PRESET_NOTES", {}).get(name, ""))
+
     def add_preset(self, name: str, rules: Any) -> None:
         """Make ``rules`` (a mapping, YAML path or rules object) available as preset ``name``."""
         if name in self.presets:
@@ -371,14 +377,32 @@ class Game(ABC):
             raise NotImplementedError(f"{self.title} has no view for people's screens (set Game.view_module)")
         return importlib.import_module(self.view_module).view(info, self.load_rules(rules))
 
-    def move_view(self, action: int, rules: Any = None) -> dict[str, Any]:
+    def move_view(self, action: int, rules: Any = None, info: Any = None) -> dict[str, Any]:
         """How a legal move is offered to a person (``rummy_env.core.view``): ``move_view(action,
-        rules)`` of ``view_module``; without one, a button labelled with the action's name."""
+        rules, info)`` of ``view_module`` (``info``: the mover's information set, or None);
+        without one, a button labelled with the action's name."""
         if self.view_module is None:
             from rummy_env.core.view import move
 
             return move(self.action_name(action, rules))
-        return importlib.import_module(self.view_module).move_view(action, self.load_rules(rules))
+        module = importlib.import_module(self.view_module)
+        if info is None:
+            return module.move_view(action, self.load_rules(rules))
+        return module.move_view(action, self.load_rules(rules), info)
+
+    def score_sheet(self, results: Sequence[Any], final: Any, rules: Any = None) -> dict[str, Any]:
+        """A match's score sheet for people (``rummy_env.core.view.score_sheet``'s shape): a row
+        per finished hand (``results``, its ``HandResult`` s) with its points and bonuses, and the
+        totals, with the match's bonuses once ``final`` (its ``Match.result()``, or None while
+        it goes on). ``score_sheet`` of ``view_module`` where it has one, else the plain sheet
+        (the winner's points, the match's scores)."""
+        from rummy_env.core import view
+
+        module = None if self.view_module is None else importlib.import_module(self.view_module)
+        own = getattr(module, "score_sheet", None)
+        if own is None:
+            return view.score_sheet(results, final, len(results[0].rewards) if results else 0)
+        return own(results, final, self.load_rules(rules))
 
     # ------------------------------------------------------------------ envs and encodings
 

@@ -25,15 +25,29 @@ A Group is ``{"label": str, "cards": [card]}`` (Gin's melds can carry ``added``:
 another player laid off onto them). A card is text: ``7D``, ``JK`` (a joker) or ``JK:7D``
 (a joker standing for 7D).
 
-A move (``Game.move_view(action, rules)``) is ``{"label", "target", "card", "group"}``:
+Once a hand is over and shown down, a seat's ``hand`` is laid out as its ``showdown``
+entry (``hand_as_shown``): the table and the showdown never tell two counts.
+
+A move (``Game.move_view(action, rules, info)``) is ``{"label", "target", "card", "group"}``:
 ``target`` says where a person makes it by clicking: ``"hand"`` (the ``card`` in the
 hand; ``JK`` is any joker there, ``JK:7D`` too), ``"stock"``, ``"pile"``, or None for a
-button (buttons are shown by ``group``).
+button (buttons are shown by ``group``). ``info``, the mover's information set (None
+when unknown), lets a label say what the move leaves (Gin's knocks: the deadwood).
+
+A match's score sheet (``Game.score_sheet(results, final, rules)``) is a dict:
+
+- ``rows``: one per finished hand, ``{"hand": number (1-based), "winner": seat or None,
+  "how": str (how it was won, in words), "points": per seat what the hand adds to the
+  seat's total, "bonuses": [[name, points]] (the bonuses inside those points: Gin's gin,
+  Big Gin and undercut bonuses, a rummy's double)}``;
+- ``totals``: ``[{"label", "points": per seat}]``, the sums and, once the match is over,
+  its own bonuses (Gin's game, line and shutout bonuses); the last is the final score;
+- ``final``: whether the match is over.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from rummy_env.core.cards import NUM_RANKS, card_str, mask_to_cards
 
@@ -77,6 +91,15 @@ def seat_view(hand: list[Group], note: str, players: list[Any], table: list[Grou
             "stock": stock, "facts": facts, "showdown": showdown}
 
 
+def hand_as_shown(showdown: Optional[dict[str, Any]], seat: int, groups: list[Group],
+                  note: str) -> tuple[list[Group], str]:
+    """A seat's hand (``groups``, ``note``) as the hand's ``showdown`` laid it out, once there
+    is one: the count the table shows is then the one the hand was scored with (after
+    lay-offs, or what a hand caught pays), not the hand's own best arrangement."""
+    shown = None if showdown is None else next((s for s in showdown["seats"] if s["seat"] == seat), None)
+    return (groups, note) if shown is None else (shown["groups"], shown["note"])
+
+
 def went_out_showdown(result: Any, left_in_hand: Callable[[Any], list[str]]) -> Optional[dict[str, Any]]:
     """The ``showdown`` of a game where a player goes out and the others pay for what they
     hold (Basic Rummy, Rommé): every hand left, written by ``left_in_hand``, with what
@@ -92,3 +115,36 @@ def went_out_showdown(result: Any, left_in_hand: Callable[[Any], list[str]]) -> 
             seats.append({"seat": seat, "title": "caught", "groups": [group("left in hand", left_in_hand(left))],
                           "note": f"pays {pays}"})
     return {"seats": seats}
+
+
+def sheet_row(number: int, winner: Optional[int], how: str, points: Iterable[int],
+              bonuses: Iterable[tuple[str, int]] = ()) -> dict[str, Any]:
+    """One hand's row of a score sheet."""
+    return {"hand": number, "winner": winner, "how": how, "points": [int(p) for p in points],
+            "bonuses": [[name, int(value)] for name, value in bonuses if value]}
+
+
+def total(label: str, points: Iterable[int]) -> dict[str, Any]:
+    """One line of a score sheet's ``totals``."""
+    return {"label": label, "points": [int(p) for p in points]}
+
+
+def winner_points(result: Any, num_players: int) -> list[int]:
+    """Per seat, what a hand adds to a total where only the winner scores (Gin, Basic Rummy)."""
+    return [result.points if seat == result.winner else 0 for seat in range(num_players)]
+
+
+def outcome_text(result: Any) -> str:
+    """A hand's outcome in words, with the reason of a hand nobody won."""
+    how = str(result.outcome).replace("_", " ")
+    reason = getattr(result, "reason", "")
+    return f"{how} ({reason.replace('_', ' ')})" if result.winner is None and reason else how
+
+
+def score_sheet(results: Sequence[Any], final: Any, num_players: int) -> dict[str, Any]:
+    """The plain score sheet of a game without its own (``Game.score_sheet``): each hand's
+    winner and points, the sums, and the match's ``scores`` once it is over."""
+    rows = [sheet_row(k + 1, r.winner, outcome_text(r), winner_points(r, num_players)) for k, r in enumerate(results)]
+    sums = [sum(row["points"][s] for row in rows) for s in range(num_players)]
+    totals = [total("total", sums if final is None else final.scores)]
+    return {"rows": rows, "totals": totals, "final": final is not None}

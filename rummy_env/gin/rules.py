@@ -97,6 +97,16 @@ PRESETS: dict[str, Rules] = {
                        discard_taken_card=True, max_upcard_draws=50),
 }
 
+PRESET_NOTES: dict[str, str] = {
+    "classic": "The popular online rules: knock with 10 or less, gin 25, Big Gin 31, undercut 25 (ties too); "
+               "a match to 100 with game (100), line (25 a hand) and shutout bonuses.",
+    "eaai": "The EAAI-2021 Gin Rummy AI competition: no Big Gin; a match to 100 without game, line or shutout "
+            "bonus; ties count as undercuts.",
+    "openspiel": "OpenSpiel's gin_rummy: no Big Gin, a deadwood tie scores 0, single hands (no match); at the wall "
+                 "the discard may be taken to knock, the card taken may be thrown back.",
+}
+"""One line per preset, for people choosing one (``Game.preset_note``: the web app's pickers)."""
+
 RulesSpec = Union[str, os.PathLike, Mapping[str, Any], Rules, None]
 
 

@@ -139,6 +139,14 @@ PRESETS: dict[str, RommeRules] = {
     "romme_40": RommeRules(come_out_points=40),
     "romme_40_run": RommeRules(come_out_points=40, come_out_needs_run=True),
 }
+
+PRESET_NOTES: dict[str, str] = {
+    "romme": "The usual rules: 110 cards with 6 jokers, come out with melds worth 30 points, a hand rummy "
+             "doubles the penalties; a table of 8 hands.",
+    "romme_40": "As romme, but coming out takes melds worth 40 points.",
+    "romme_40_run": "As romme, but coming out takes melds worth 40 points, a run among them.",
+}
+"""One line per preset, for people choosing one (``Game.preset_note``: the web app's pickers)."""
 DEFAULT_PRESET = "romme"
 
 RommeRulesSpec = Union[str, os.PathLike, Mapping[str, Any], RommeRules, None]

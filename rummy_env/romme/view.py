@@ -10,14 +10,15 @@ player has gone out, every hand left with what it pays.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from rummy_env.core.view import group, move, player, seat_view, went_out_showdown
+from rummy_env.core.view import group, hand_as_shown, move, outcome_text, player, seat_view, sheet_row, total, went_out_showdown
 from rummy_env.romme import melds
 from rummy_env.romme.cards import JOKER, kind_str
-from rummy_env.romme.game import RommeInformationSet, decode_action
+from rummy_env.romme.game import RommeHandResult, RommeInformationSet, decode_action
+from rummy_env.romme.match import RommeTableResult
 from rummy_env.romme.rules import RommeRules
 
 
@@ -51,8 +52,10 @@ def view(info: RommeInformationSet, rules: RommeRules) -> dict[str, Any]:
     if info.taken_card is not None:
         facts.append(["taken from the pile", kind_str(info.taken_card)])
     note = f"{best.penalty} penalty points left over" + (f" after these melds (worth {best.value})" if best.melds else "")
+    showdown = went_out_showdown(info.result, _kinds)
+    groups, note = hand_as_shown(showdown, info.player, groups, note)
     return seat_view(groups, note, players, table, [kind_str(k) for k in info.discard_pile], info.stock_size, facts,
-                     went_out_showdown(info.result, _kinds))
+                     showdown)
 
 
 _LABELS = {"commit": "lay the pending meld on the table", "pick": "meld {k}", "joker_as": "meld a joker as {k}",
@@ -62,7 +65,7 @@ _GROUPS = {"commit": "meld", "pick": "meld", "joker_as": "meld with a joker", "l
            "layoff_joker": "lay off", "swap": "swap a joker"}
 
 
-def move_view(action: int, rules: RommeRules) -> dict[str, Any]:
+def move_view(action: int, rules: RommeRules, info: Optional[RommeInformationSet] = None) -> dict[str, Any]:
     """How a Rommé move is offered: draws on the stock and the pile, a discard or a card
     put into the pending meld on its card in the hand, the rest as buttons."""
     name, slot, kind = decode_action(action)
@@ -75,3 +78,21 @@ def move_view(action: int, rules: RommeRules) -> dict[str, Any]:
         return move(f"discard {card}", "hand", card, "discard")
     label = _LABELS[name].format(k=card, s=slot)
     return move(label, "hand" if name == "pick" else None, card, _GROUPS[name])
+
+
+def score_sheet(results: Sequence[RommeHandResult], final: Optional[RommeTableResult],
+                rules: RommeRules) -> dict[str, Any]:
+    """A Rommé table's score sheet (``rummy_env.core.view``): each hand's winner and what
+    it adds to every seat's total (the winner the others' penalties, each other seat minus
+    its own), a hand rummy's multiplied part shown as its bonus, and the totals (a table
+    has no bonus of its own: ``rummy_env.romme.match``)."""
+    n = len(results[0].penalties) if results else 0
+    rows = []
+    for k, r in enumerate(results):
+        how = "went out" if r.outcome == "out" else outcome_text(r)
+        m = rules.hand_rummy_multiplier
+        extra = r.points - r.points // m if r.outcome == "hand_rummy" else 0
+        rows.append(sheet_row(k + 1, r.winner, how, r.rewards, ((f"hand rummy (penalties x{m})", extra),)))
+    sums = [sum(row["points"][s] for row in rows) for s in range(n)]
+    label = "total" if final is None or final.ended_by != "loss_limit" else f"total (ended at the loss limit, -{rules.loss_limit})"
+    return {"rows": rows, "totals": [total(label, sums if final is None else final.totals)], "final": final is not None}

@@ -29,10 +29,12 @@ def refused(exc: WebError) -> Response:
 def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
     """A route answering ``handler``'s result as JSON: a ``WebError`` as its status and
     ``{"error": message}``, any other exception (a bug, an agent failing mid-move) as a
-    JSON 500 with the traceback in the server's log."""
+    JSON 500 with the traceback in the server's log. A handler that makes its own response
+    (one that sets a cookie) returns it as it is."""
     async def wrapped(request: Request) -> Response:
         try:
-            return JSONResponse(await handler(request))
+            answer = await handler(request)
+            return answer if isinstance(answer, Response) else JSONResponse(answer)
         except WebError as exc:
             return refused(exc)
         except Exception as exc:

@@ -9,7 +9,8 @@ invitation, both from ``rummy_env.web.tables``):
   seats taken, the agents seated;
 - ``POST /api/tables`` ``{"game", "players", "rules", "episode", "seats": ["person" or an
   agent spec, per seat], "seat" (the creator's, a person seat), "name", "takeover"
-  (seconds), "pace" (seconds), "stand_in" (the agent that plays an away person's seat)}``
+  (seconds), "pace" (seconds), "stand_in" (the agent that plays an away person's seat),
+  "turn_limit" (seconds a person has for a move before the stand-in plays it; 0: none)}``
   -> ``{"id", "seat", "token", "invites": [{"seat", "invite"}], "table"}``: the creator
   has joined their seat; the invitations are for the other person seats;
 - ``POST /api/tables/{id}/join`` ``{"invite", "name"}`` -> ``{"seat", "token", "table"}``;
@@ -24,7 +25,11 @@ Limits: at most ``capacity`` tables played or waiting (503 beyond) and ``per_cli
 by one client address (429); finished tables are kept for their pages (the last
 ``capacity``) but no longer count; a table nobody asked about for ``idle_seconds`` is
 dropped; ``Streams`` bounds the live streams and ``RequestRate`` each client's requests.
-Served beyond this machine (``refusal`` set), every table request is refused, saying why.
+Served beyond this machine without accounts (``refusal`` set), every table request is
+refused, saying why. With accounts (``rummy_env.web.accounts``), opening a table and
+joining one need a login, a seat's name is its account's, and a seat token acts only
+with the login of the account that took the seat (a forwarded link or a token read off
+an address is no use alone).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from rummy_env.core.game import Game
+from rummy_env.web.accounts import Accounts
 from rummy_env.web.checks import api, body, integer, refused
 from rummy_env.web.choices import AgentChoices
 from rummy_env.web.events import Streams, table_stream
@@ -57,8 +63,10 @@ class Lobby:
 
     def __init__(self, store: Optional[Store] = None, capacity: int = 20, per_client: int = 5,
                  idle_seconds: float = 1800.0, streams: int = 200, streams_per_client: int = 30,
-                 rate: float = 20.0, burst: int = 200, refusal: Optional[str] = None) -> None:
+                 rate: float = 20.0, burst: int = 200, refusal: Optional[str] = None,
+                 accounts: Optional[Accounts] = None) -> None:
         self.store = store
+        self.accounts = accounts  # on: opening a table, taking a seat and acting for it need a login
         self.live = Sessions(capacity=capacity, idle_seconds=idle_seconds, per_client=per_client)
         self.done: "OrderedDict[str, PeopleTable]" = OrderedDict()
         self.runners: dict[str, asyncio.Task] = {}
@@ -190,13 +198,24 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
         lobby.rate.check(client)
         return client
 
+    async def account_of(request: Request, needed: bool) -> Optional[str]:
+        """The account the request is logged in as (None with accounts off); ``needed``: a
+        401 when accounts are on and it is logged in as none."""
+        if lobby.accounts is None:
+            return None
+        account = await run_in_threadpool(lobby.accounts.of, request)
+        if account is None and needed:
+            raise WebError(401, "log in first: this server's tables are played by accounts (log in or sign up in "
+                                "the lobby)")
+        return account
+
     async def message(table: PeopleTable, seat: Optional[int]) -> dict[str, Any]:
         async with table.lock:
             return await run_in_threadpool(table.message, seat)
 
-    def viewer(request: Request, table: PeopleTable) -> Optional[int]:
+    async def viewer(request: Request, table: PeopleTable) -> Optional[int]:
         token = request.query_params.get("token")
-        return None if token is None else table.seat_of(token)
+        return None if token is None else table.seat_of(token, await account_of(request, False))
 
     async def listing(request: Request) -> dict[str, Any]:
         checked(request)
@@ -205,8 +224,9 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
     async def create(request: Request) -> dict[str, Any]:
         client = checked(request)
         data = await body(request, FIELDS)
+        account = await account_of(request, True)
         lobby.check_room(client)  # before any agent is made
-        table, seat = await run_in_threadpool(new_people_table, data, choices, playable())
+        table, seat = await run_in_threadpool(new_people_table, data, choices, playable(), account)
         key = lobby.add(table, client)
         invites = [{"seat": k, "invite": s.invite} for k, s in enumerate(table.seats) if s.invite is not None]
         return {"id": key, "seat": seat, "token": table.seats[seat].token, "invites": invites,
@@ -215,14 +235,15 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
     async def show(request: Request) -> dict[str, Any]:
         checked(request)
         table = lobby.get(request.path_params["id"])
-        return await message(table, viewer(request, table))
+        return await message(table, await viewer(request, table))
 
     async def join(request: Request) -> dict[str, Any]:
         checked(request)
         data = await body(request, {"invite", "name"})
+        account = await account_of(request, True)
         table = lobby.get(request.path_params["id"])
         async with table.lock:
-            seat, token = table.join(data.get("invite"), data.get("name"))
+            seat, token = table.join(data.get("invite"), data.get("name"), account)
         table.channel.notify()
         return {"seat": seat, "token": token, "table": await message(table, seat)}
 
@@ -233,9 +254,10 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
         async def handle(request: Request) -> dict[str, Any]:
             checked(request)
             data = await body(request, fields | {"token"})
+            account = await account_of(request, False)
             table = lobby.get(request.path_params["id"])
             async with table.lock:
-                seat = table.seat_of(data.get("token"))
+                seat = table.seat_of(data.get("token"), account)
                 result = await run_in_threadpool(work, table, seat, data) if thread else work(table, seat, data)
             if result is True:  # the game starts
                 lobby.start(request.path_params["id"], table)
@@ -253,7 +275,7 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
             client = checked(request)
             key = request.path_params["id"]
             table = lobby.get(key)
-            seat = viewer(request, table)
+            seat = await viewer(request, table)
             lobby.streams.enter(client)
         except WebError as exc:
             return refused(exc)

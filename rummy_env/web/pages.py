@@ -5,7 +5,9 @@ and the same closing scripts; written once in ``pages/frame.html``, each page fi
 only what is its own (``pages/NAME.html``: the inside of ``<main>``). The pickers of a
 game, its player count and its rules, which three forms share (``static/pickers.js``
 fills them), are written once too (``pages/pickers.html``): a page marks where a form's
-go with ``<!-- pickers: FORM -->``, their ids then starting with ``FORM-``. The pages are put
+go with ``<!-- pickers: FORM -->``, their ids then starting with ``FORM-``; so is the account
+box of the pages where people sit (``pages/account.html``, ``<!-- account -->``,
+``static/account.js``). The pages are put
 together once, when the app is made, and served as they are: no template runs per
 request, and nothing a client sends ever reaches them.
 """
@@ -24,18 +26,22 @@ PAGES = {
     "table": ("table", ("felt", "table")),
     "records": ("records", ("records",)),
     "leaderboard": ("leaderboard", ("leaderboard",)),
-    "lobby": ("tables for people", ("pickers", "lobby")),
-    "people": ("a table for people", ("felt", "people")),
+    "lobby": ("tables for people", ("pickers", "account", "lobby")),
+    "people": ("a table for people", ("felt", "account", "people")),
+    "players": ("players", ("players",)),
 }
 
 
 PICKERS = re.compile(r"^ *<!-- pickers: ([a-z]+) -->\n", re.M)
+ACCOUNT = re.compile(r"^ *<!-- account -->\n", re.M)
 
 
 def _main(name: str) -> str:
     """The inside of page ``name``'s ``<main>``, its forms' pickers written in."""
     pickers = Template((FOLDER / "pickers.html").read_text(encoding="utf-8"))
-    return PICKERS.sub(lambda m: pickers.substitute(form=m.group(1)), (FOLDER / f"{name}.html").read_text(encoding="utf-8"))
+    account = (FOLDER / "account.html").read_text(encoding="utf-8")
+    own = (FOLDER / f"{name}.html").read_text(encoding="utf-8")
+    return ACCOUNT.sub(lambda m: account, PICKERS.sub(lambda m: pickers.substitute(form=m.group(1)), own))
 
 
 def render_pages() -> dict[str, str]:

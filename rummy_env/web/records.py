@@ -107,7 +107,7 @@ class Records:
         except (ValueError, TypeError, OSError) as exc:
             raise WebError(422, f"game {key!r} of {name} cannot be replayed: {exc}") from None
         return ReplayTable(game, rules, str(header["rules"]), list(record["players"]), record["hands"],
-                           _final(record))
+                           _final(record), "match" if "match" in record else "hand")
 
 
 def _finite(value: Any) -> Any:

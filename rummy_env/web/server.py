@@ -15,13 +15,14 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def serve(host: str = "127.0.0.1", port: int = 8000, records: "str | Path" = "runs", max_games: int = 100,
           idle_minutes: float = 30.0, max_games_per_client: int = 10, agents: Sequence[str] = (),
           max_think: float = MAX_THINK, allow_hosts: Sequence[str] = (), allow_origins: Sequence[str] = (),
-          db: "str | Path | None" = None, max_tables: int = 20, max_tables_per_client: int = 5) -> None:
+          db: "str | Path | None" = None, max_tables: int = 20, max_tables_per_client: int = 5,
+          accounts: bool = False) -> None:
     """Serve the app until interrupted. A host other than this machine's loopback is
     allowed, with a warning: anyone who can reach it can play and read the records, and
-    people's tables are off there (no accounts yet). ``agents``: ``NAME=SPEC`` entries, the
-    operator's agents (policy files) clients may pick by name; each is made once now, so a
-    bad one stops the start with one line. ``db``: the people's tables' records (default
-    ``records/tables.sqlite3``)."""
+    people's tables are off there unless ``accounts`` are on (``rummy_env.web.accounts``).
+    ``agents``: ``NAME=SPEC`` entries, the operator's agents (policy files) clients may
+    pick by name; each is made once now, so a bad one stops the start with one line.
+    ``db``: the people's tables' records (default ``records/tables.sqlite3``)."""
     require()
     if not 0 < port < 65536:
         raise ValueError(f"--port must be 1..65535, got {port}")
@@ -35,11 +36,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, records: "str | Path" = "ru
     app = create_app(records=records, max_games=max_games, idle_minutes=idle_minutes,
                      max_games_per_client=max_games_per_client, agents_named=AgentChoices.parse(agents),
                      max_think=max_think, bound=host, allow_hosts=allow_hosts, allow_origins=allow_origins, db=db,
-                     max_tables=max_tables, max_tables_per_client=max_tables_per_client)
+                     max_tables=max_tables, max_tables_per_client=max_tables_per_client, accounts=accounts)
     if host not in LOOPBACK:
+        tables = ("people's tables need a login (accounts are on); serve it over HTTPS (a reverse proxy) so that "
+                  "passwords do not cross the network in the clear" if accounts else
+                  "people's tables are off (rummy serve --accounts turns them on, with logins)")
         print(f"warning: serving on {host}, not only this machine: anyone who can reach it can use it "
-              "(the names clients use for this machine must be given with --allow-host); people's tables are off "
-              "(they need accounts, not in this version)")
+              f"(the names clients use for this machine must be given with --allow-host); {tables}")
     print(f"rummy serve: open http://{'[' + host + ']' if ':' in host else host}:{port}/  (records from {records}; "
           f"people's tables' records in {app.state.lobby.store.path}; Ctrl-C stops)")
     run(app, host=host, port=port)

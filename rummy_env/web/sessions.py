@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rummy_env.agents.base import Agent
 from rummy_env.core.game import Game, GameState
+from rummy_env.eval.games import hand_record
 
 
 class WebError(Exception):
@@ -44,6 +45,7 @@ class Table(ABC):
     order (their final states: what the showdown showed)."""
 
     kind: str  # "play", "watch" or "replay"
+    episode: str = "hand"  # "hand" or "match": a match's tables carry its score sheet
 
     def __init__(self, game: Game, rules: Any, preset: str, names: list[str], human: Optional[int]) -> None:
         self.game = game
@@ -140,7 +142,9 @@ class AgentTable(Table):
         human = next((s for s, p in enumerate(players) if p is None), None)
         super().__init__(game, rules, preset, names, human)
         self.kind = "watch" if human is None else "play"
+        self.episode = episode
         self.players = list(players)
+        self.settings: Optional[dict[str, Any]] = None  # the checked request it was made from (a rematch's)
         self.env = game.raw_env(num_players=len(players), rules=rules, episode=episode)
         self.env.reset(seed=seed)
         self.deal = seed
@@ -176,20 +180,45 @@ class AgentTable(Table):
         return None if result is None else {"title": "points this hand", "points": list(result.rewards), "final": True}
 
 
+    def hand_records(self) -> list[dict[str, Any]]:
+        """The finished hands as records that replay them (deck, dealer, actions), once the
+        game is over: before, a replay would show cards nobody may see yet."""
+        if not self.over:
+            raise WebError(409, "the game is not over: it can be replayed once it has ended")
+        return [hand_record(hand, keep_moves=True) for hand in self.finished]
+
+
 class ReplayTable(Table):
-    """A recorded game (a tournament's ``results.jsonl`` line) played again move by move:
-    each hand dealt from its recorded deck and dealer, then its recorded actions."""
+    """A recorded game (a tournament's ``results.jsonl`` line, or a game played here once it
+    is over) played again move by move: each hand dealt from its recorded deck and dealer,
+    then its recorded actions. ``seek`` goes to any move, back as well as forward."""
 
     kind = "replay"
 
     def __init__(self, game: Game, rules: Any, preset: str, names: list[str], hands: list[dict[str, Any]],
-                 final: Optional[dict[str, Any]]) -> None:
+                 final: Optional[dict[str, Any]], episode: str = "hand") -> None:
         super().__init__(game, rules, preset, names, None)
         self.hands = hands
         self.final = final  # the record's outcome: {"title", "points"}
+        self.episode = episode
+        self.length = sum(len(hand["actions"]) for hand in hands)  # the moves of the whole record
+        self._start()
+
+    def _start(self) -> None:
+        self.moves = []
+        self.finished = []
         self.number = 0  # the hand being replayed
         self.played = 0  # its actions played
         self._state = self._deal(0)
+
+    def seek(self, position: int) -> None:
+        """Go to the position after the record's first ``position`` moves (0 .. ``length``):
+        dealt again from the start and played forward, as the record was played."""
+        if not 0 <= position <= self.length:
+            raise WebError(400, f"move must be a position 0..{self.length} of this record, got {position}")
+        self._start()
+        for _ in range(position):
+            self._step(self._next_action(self._state.current_player))
 
     def _deal(self, number: int) -> GameState:
         hand = self.hands[number]

@@ -11,8 +11,11 @@ server that never seats people writes nothing.
 Tables (``SCHEMA``): ``games`` (one row a table: its game, rules, length, seats, deal
 number, when it started and ended, the final score) and ``hands`` (one row a finished
 hand: its rewards, its record as ``rummy tournament`` writes hands, so that it can be
-replayed, and who made each move, the person or the agent that stood in for them).
-Times are UTC, ISO 8601. Anything reads it: ``sqlite3 FILE 'select * from hands'``.
+replayed, and who made each move, the person or the agent that stood in for them);
+with accounts on (``rummy_env.web.accounts``), ``accounts`` (a name and its password's
+argon2 hash) and ``logins`` (a digest of each logged-in browser's session token, never
+the token). Times are UTC, ISO 8601. Anything reads it: ``sqlite3 FILE 'select * from
+hands'``. A file of version 1 (before accounts) is brought to version 2 when opened.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 DB_NAME = "tables.sqlite3"  # the file's name in the records folder, by default
-VERSION = 1  # the schema's version (PRAGMA user_version)
+VERSION = 2  # the schema's version (PRAGMA user_version); 1 had no accounts and is upgraded
+UPGRADABLE = (1,)  # versions brought to VERSION by adding the tables they lack
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,        -- the table's id (its page: /tables/ID)
@@ -46,6 +50,18 @@ CREATE TABLE IF NOT EXISTS hands (
     record TEXT NOT NULL,       -- JSON: {"result", "length", "deck", "dealer", "actions"} (rummy_env.eval.games.hand_entry)
     moved_by TEXT NOT NULL,     -- JSON: per action, "person" or "agent" (an agent seat, or one standing in)
     PRIMARY KEY (game_id, number)
+);
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,      -- as its owner wrote it
+    folded TEXT NOT NULL UNIQUE,  -- lower case: two names differ by more than case
+    hash TEXT NOT NULL,         -- the password's argon2id hash (argon2-cffi)
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS logins (
+    digest TEXT PRIMARY KEY,    -- SHA-256 of the session token (the token is in the browser's cookie only)
+    name TEXT NOT NULL REFERENCES accounts(name),
+    created TEXT NOT NULL,
+    expires TEXT NOT NULL
 );
 """
 
@@ -78,7 +94,7 @@ class Store:
             version = db.execute("PRAGMA user_version").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
             raise ValueError(f"--db {self.path}: cannot be opened as a SQLite database ({exc})") from None
-        if names and (not {"games", "hands"} <= names or version != VERSION):
+        if names and (not {"games", "hands"} <= names or version not in (VERSION, *UPGRADABLE)):
             db.close()
             raise ValueError(f"--db {self.path}: a SQLite database of another program (tables {sorted(names)}, "
                              f"version {version}); give a new file or one rummy serve wrote")
@@ -99,6 +115,15 @@ class Store:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    def write(self, sql: str, values: Sequence[Any] = ()) -> None:
+        """One statement in a transaction of its own (the accounts' changes)."""
+        self._write(sql, values)
+
+    def read(self, sql: str, values: Sequence[Any] = ()) -> list[tuple]:
+        """The rows of a query (the file is made if it is not there yet)."""
+        with self._lock:
+            return self._open().execute(sql, values).fetchall()
 
     def game_started(self, key: str, game: str, rules: str, episode: str, seats: list[dict[str, Any]],
                      deal: int) -> None:

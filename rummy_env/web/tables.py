@@ -13,7 +13,11 @@ creator seated, and in each person seat the *stand-in* that plays it while its p
 is away: after they leave (at once), or after their last page closed and ``takeover``
 seconds passed without one. The person takes the seat back (``back``, or by opening the
 table's page again after a lost connection) and plays on from the position the stand-in
-left. The game starts once every person has joined and is ready; then the server plays
+left. A person who is there but does not move is played for too: each move has
+``turn_limit`` seconds (from the move before it; 0: no limit), after which the stand-in
+plays that one move; after ``TIMEOUTS_AWAY`` such moves in a row the seat counts as left
+(the stand-in plays on until the person takes it back), so no table waits on an idle
+page either. The game starts once every person has joined and is ready; then the server plays
 the agents' moves at the table's ``pace`` whether or not any page is open, so no game
 waits on a closed page and none is lost.
 
@@ -46,7 +50,9 @@ MAX_NAME = 24  # characters in a person's name
 TAKEOVER = 60.0  # seconds, by default, from a person's last page closing to their stand-in playing
 PACE = 1.0  # seconds, by default, between an agent's move and the move before it
 HAND_PAUSE = 5  # paces after a hand ends before an agent deals on (people read the showdown)
-FIELDS = {"game", "players", "rules", "episode", "seats", "seat", "name", "takeover", "pace", "stand_in"}
+TURN_LIMIT = 120.0  # seconds, by default, a person has for a move before their stand-in plays it (0: no limit)
+TIMEOUTS_AWAY = 2  # moves in a row played on a time-out after which the seat counts as left
+FIELDS = {"game", "players", "rules", "episode", "seats", "seat", "name", "takeover", "pace", "stand_in", "turn_limit"}
 
 
 def person_name(value: Any) -> str:
@@ -68,10 +74,12 @@ class Seat:
     invite: Optional[str] = None  # a person seat's invitation, until someone joins with it
     token: Optional[str] = None  # the seat token of the person who joined
     name: Optional[str] = None
+    account: Optional[str] = None  # with accounts on, the account that took the seat (its token acts only with it)
     ready: bool = False
     left: bool = False  # the person left the table (their stand-in plays at once)
     pages: int = 0  # the person's live streams (open pages)
     away_since: Optional[float] = None  # when their last page closed
+    timeouts: int = 0  # moves in a row the stand-in played because the person let their time run out
 
     @property
     def joined(self) -> bool:
@@ -83,7 +91,7 @@ class PeopleTable(AgentTable):
 
     def __init__(self, game: Game, rules: Any, preset: str, seats: list[Seat], players: Sequence[Agent],
                  episode: str, seed: int, takeover: float = TAKEOVER, pace: float = PACE,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, turn_limit: float = TURN_LIMIT) -> None:
         names = [s.agent if not s.person else f"seat {k} (free)" for k, s in enumerate(seats)]
         super().__init__(game, rules, preset, names, players, episode, seed)
         self.kind = "people"
@@ -91,6 +99,7 @@ class PeopleTable(AgentTable):
         self.episode = episode
         self.takeover = takeover
         self.pace = pace
+        self.turn_limit = turn_limit
         self.clock = clock
         self.started = False
         self.channel = Channel()
@@ -112,8 +121,13 @@ class PeopleTable(AgentTable):
         s = self.seats[seat]
         return s.person and (s.left or (s.away_since is not None and self.clock() - s.away_since >= self.takeover))
 
+    def timed_out(self, seat: int) -> bool:
+        """Whether the person to move in ``seat`` let the move's ``turn_limit`` run out."""
+        return (self.turn_limit > 0 and self.seats[seat].person and not self.stands_in(seat)
+                and self.clock() - self.last_move >= self.turn_limit)
+
     def agent_plays(self, seat: int) -> bool:
-        return not self.seats[seat].person or self.stands_in(seat)
+        return not self.seats[seat].person or self.stands_in(seat) or self.timed_out(seat)
 
     def agent_due_in(self) -> Optional[float]:
         """Seconds until the server should play the agent's move (0: now), or None while no
@@ -125,9 +139,13 @@ class PeopleTable(AgentTable):
         pause = self.pace * (HAND_PAUSE if self.moves and self.moves[-1][0] < len(self.finished) else 1)
         due = self.last_move + pause
         if s.person and not s.left:
-            if s.away_since is None:
-                return None
-            due = max(due, s.away_since + self.takeover)
+            if s.away_since is None:  # the person is there: their stand-in plays only when their time is up
+                if not self.turn_limit:
+                    return None
+                due = max(due, self.last_move + self.turn_limit)
+            else:
+                due = max(due, min(s.away_since + self.takeover,
+                                   self.last_move + self.turn_limit if self.turn_limit else float("inf")))
         return max(0.0, due - self.clock())
 
     # ------------------------------------------------------------------ moves
@@ -140,10 +158,19 @@ class PeopleTable(AgentTable):
                                 "take the seat back first (POST .../back)")
         self._mover = "person"
         super().play(action, seat)
+        if seat is not None:
+            self.seats[seat].timeouts = 0
 
     def advance(self) -> None:
+        seat = self.state.current_player
+        s = self.seats[seat]
+        timed_out = self.timed_out(seat)
         self._mover = "agent"
         super().advance()
+        if timed_out:
+            s.timeouts += 1
+            if s.timeouts >= TIMEOUTS_AWAY:
+                s.left = True
 
     def _step(self, action: int) -> None:
         hands = len(self.finished)
@@ -159,29 +186,35 @@ class PeopleTable(AgentTable):
 
     # ------------------------------------------------------------------ people
 
-    def seat_of(self, token: Any) -> int:
-        """The seat whose token ``token`` is, or a 403 (the same for any wrong token)."""
+    def seat_of(self, token: Any, account: Optional[str] = None) -> int:
+        """The seat whose token ``token`` is, or a 403 (the same for any wrong token); a
+        seat taken by an account acts only for a request logged in as that account."""
         if isinstance(token, str):
             for k, s in enumerate(self.seats):
                 if s.token is not None and secrets.compare_digest(s.token.encode(), token.encode()):
+                    if s.account is not None and s.account != account:
+                        raise WebError(403, f"this seat was taken by the account {s.account!r}: log in as it to "
+                                            "play it")
                     return k
         raise WebError(403, "this seat token is not one of this table's: a token acts only for its own seat at its "
                             "own table (open the table from the link you joined with, on the browser you joined on)")
 
-    def join(self, invite: Any, name: Any) -> tuple[int, str]:
-        """The person seat whose invitation is ``invite``, taken by ``name``: (seat, its token).
-        The invitation is spent."""
-        name = person_name(name)
+    def join(self, invite: Any, name: Any, account: Optional[str] = None) -> tuple[int, str]:
+        """The person seat whose invitation is ``invite``, taken by ``name`` (with accounts on,
+        by ``account``, whose name it is): (seat, its token). The invitation is spent."""
+        name = seat_name(name, account)
+        if account is not None and any(s.account == account for s in self.seats):
+            raise WebError(409, f"the account {account!r} has a seat at this table already: one seat an account")
         if isinstance(invite, str):
             for k, s in enumerate(self.seats):
                 if s.invite is not None and secrets.compare_digest(s.invite.encode(), invite.encode()):
-                    return k, self._seat_person(k, name)
+                    return k, self._seat_person(k, name, account)
         raise WebError(403, "this invitation is not one of this table's, or someone has joined with it already: "
                             "ask the table's creator for a seat's link")
 
-    def _seat_person(self, seat: int, name: str) -> str:
+    def _seat_person(self, seat: int, name: str, account: Optional[str] = None) -> str:
         s = self.seats[seat]
-        s.invite, s.token, s.name = None, secrets.token_urlsafe(24), name
+        s.invite, s.token, s.name, s.account = None, secrets.token_urlsafe(24), name, account
         self.names[seat] = name
         return s.token
 
@@ -216,6 +249,7 @@ class PeopleTable(AgentTable):
         s = self.seats[seat]
         s.left = False
         s.away_since = None
+        s.timeouts = 0
 
     def page_opened(self, seat: Optional[int]) -> None:
         """A page of ``seat`` opened its stream: a person who lost their connection is back
@@ -236,7 +270,8 @@ class PeopleTable(AgentTable):
 
     def seat_records(self) -> list[dict[str, Any]]:
         """Who sits where, as the records keep it."""
-        return [{"person": s.name, "stand_in": s.agent} if s.person else {"agent": s.agent} for s in self.seats]
+        return [({"person": s.name, "stand_in": s.agent} | ({"account": True} if s.account else {})) if s.person
+                else {"agent": s.agent} for s in self.seats]
 
     def state_name(self) -> str:
         return "over" if self.over else "playing" if self.started else "waiting"
@@ -245,11 +280,12 @@ class PeopleTable(AgentTable):
         """The table's public state, and whose seat the viewer's is (``you``)."""
         seats = [{"seat": k, "person": s.person, "name": s.name, "agent": s.agent, "joined": s.joined,
                   "ready": s.ready, "away": s.person and s.joined and (s.left or s.away_since is not None),
-                  "left": s.left, "agent_plays": self.started and self.stands_in(k)}
+                  "left": s.left, "agent_plays": self.started and self.stands_in(k), "timeouts": s.timeouts}
                  for k, s in enumerate(self.seats)]
         return {"id": self.key, "state": self.state_name(), "you": seat, "game": self.game.name,
                 "title": self.game.title, "rules": self.preset, "episode": self.episode, "players": self.num_players,
-                "takeover": self.takeover, "pace": self.pace, "seats": seats, "error": self.failure}
+                "takeover": self.takeover, "pace": self.pace, "turn_limit": self.turn_limit, "seats": seats,
+                "error": self.failure}
 
     def message(self, seat: Optional[int]) -> dict[str, Any]:
         """What ``seat`` (None: a spectator) is sent: the table's state and, once the game has
@@ -265,9 +301,21 @@ class PeopleTable(AgentTable):
         return {key: status[key] for key in ("id", "state", "game", "title", "rules", "episode", "players", "seats")}
 
 
-def new_people_table(data: dict[str, Any], choices: AgentChoices, playable: Sequence[Game]) -> tuple[PeopleTable, int]:
+def seat_name(name: Any, account: Optional[str]) -> str:
+    """The name a person sits under: their own (``person_name``), or with accounts on their
+    account's (a different name given is refused)."""
+    if account is None:
+        return person_name(name)
+    if name is not None and name != account:
+        raise WebError(400, f"with accounts on, a seat's name is its account's ({account!r}); got name {str(name)[:40]!r}")
+    return account
+
+
+def new_people_table(data: dict[str, Any], choices: AgentChoices, playable: Sequence[Game],
+                     account: Optional[str] = None) -> tuple[PeopleTable, int]:
     """A table from a checked request (``FIELDS``; ``rummy_env.web.lobby`` says what each
-    is) and the seat of its creator, who has joined it. It is dealt from a secret seed."""
+    is) and the seat of its creator, who has joined it (with accounts on, as ``account``).
+    It is dealt from a secret seed."""
     seated = data.get("seats")
     if (not isinstance(seated, list) or not all(isinstance(v, str) and v.strip() for v in seated)):
         raise WebError(400, "seats must be a list with an entry per seat: 'person' or an agent spec such as 'hard', "
@@ -282,9 +330,10 @@ def new_people_table(data: dict[str, Any], choices: AgentChoices, playable: Sequ
     seat = integer(data, "seat", 0, n - 1, people[0])
     if seat not in people:
         raise WebError(400, f"seat {seat} is an agent's: your seat must be one of the people's, {people}")
-    name = person_name(data.get("name"))
+    name = seat_name(data.get("name"), account)
     takeover = number(data, "takeover", 1, 3600, TAKEOVER)
     pace = number(data, "pace", 0, 10, PACE)
+    turn_limit = number(data, "turn_limit", 0, 3600, TURN_LIMIT)
     stand_in = data.get("stand_in", agents.default_opponent(game.name))
     seed = secrets.randbelow(DEALS)
     made, seats = [], []
@@ -293,6 +342,6 @@ def new_people_table(data: dict[str, Any], choices: AgentChoices, playable: Sequ
         agent, shown = choices.make(stand_in if person else entry, game, seed + 1 + k)
         made.append(agent)
         seats.append(Seat(person, shown, invite=secrets.token_urlsafe(24) if person else None))
-    table = PeopleTable(game, rules, preset, seats, made, episode, seed, takeover, pace)
-    table._seat_person(seat, name)
+    table = PeopleTable(game, rules, preset, seats, made, episode, seed, takeover, pace, turn_limit=turn_limit)
+    table._seat_person(seat, name, account)
     return table, seat

@@ -49,12 +49,14 @@ def table_view(table: Table, seats: list[int], you: Optional[int] = None) -> dic
     to_move = table.to_move
     moves = []
     if to_move is not None and to_move == you == perspective and not table.agent_plays(to_move):
-        moves = [{"id": a, **game.move_view(a, rules)} for a in state.legal_actions()]
+        mine = state.information_set(to_move)  # a label may say what the move leaves of this hand
+        moves = [{"id": a, **game.move_view(a, rules, mine)} for a in state.legal_actions()]
     log = []
-    for number, seat, action in table.moves[-LOG_LENGTH:]:
+    first = max(len(table.moves) - LOG_LENGTH, 0)
+    for index, (number, seat, action) in enumerate(table.moves[first:], start=first + 1):
         plain = perspective == seat or (perspective is None and not public)
         told = game.action_name(action, rules) if plain else game.describe_move(action, rules)
-        log.append({"hand": number + 1, "seat": seat, "text": told})
+        log.append({"index": index, "hand": number + 1, "seat": seat, "text": told})
     hands = []
     for number, hand in enumerate(table.finished):
         seen = hand.information_set(seats[0] if seats else 0)  # a showdown is public
@@ -68,6 +70,23 @@ def table_view(table: Table, seats: list[int], you: Optional[int] = None) -> dic
         "names": names, "agents": list(table.names), "you": you, "seats": seats,
         "to_move": to_move, "over": table.over, "hand_number": len(table.finished) + (0 if table.over else 1),
         "views": views, "moves": moves, "log": log, "hands": hands, "score": table.score(),
+        "score_sheet": score_sheet(table),
+        # a replay's place in its record: the moves played of its ``length`` (a page may go to any)
+        "position": len(table.moves), "length": getattr(table, "length", None),
         # a game played is dealt secretly: its deal number is told once it is over (to watch it again)
         "deal": table.deal if not table.dealt_secretly or table.over else None,
     }
+
+
+def score_sheet(table: Table) -> Optional[dict[str, Any]]:
+    """A match's score sheet (``Game.score_sheet``: a row per hand with its bonuses, the
+    totals and, once it is over, the match's own bonuses), or None outside a match. The
+    books are the game's own match (``Game.new_match``) fed the finished hands, whose
+    results are public once each hand is over."""
+    if table.episode != "match" or not table.finished:
+        return None
+    match = table.game.new_match(table.rules, table.num_players)
+    results = [hand.result for hand in table.finished]
+    for result in results:
+        match.record(result)
+    return table.game.score_sheet(results, match.result() if match.is_over else None, table.rules)

@@ -218,6 +218,55 @@ def test_a_person_who_leaves_is_played_by_the_stand_in_and_takes_the_seat_back(c
     assert "agent" in json.loads(moved_by) and "person" in json.loads(moved_by)
 
 
+def test_a_person_who_lets_the_time_run_out_is_played_for_and_then_counts_as_left(client, app):
+    from rummy_env.web.tables import TIMEOUTS_AWAY
+
+    made = open_table(client, game="gin", seats=["person", "person"], pace=0, stand_in="random", turn_limit=0.2)
+    key = made["id"]
+    tokens = seat_everyone(client, made)
+    status = ready_all(client, key, tokens)["status"]
+    assert status["turn_limit"] == 0.2
+    table: PeopleTable = app.state.lobby.get(key)
+
+    def timed_out(seat: int) -> list[str]:
+        return [by for (_, s, _), by in zip(table.moves, table.moved_by) if s == seat]
+
+    first = spectator(client, key)["table"]["to_move"]
+    deadline = time.monotonic() + 20
+    while len(timed_out(first)) < 1:  # nobody moves: the time runs out, the stand-in plays the move
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert timed_out(first) == ["agent"]
+    seat = spectator(client, key)["status"]["seats"][first]
+    assert seat["timeouts"] == 1 and not seat["left"]  # one move played for them: still their seat
+    rng = np.random.default_rng(5)
+    # the person moves when it is their turn again: their count starts afresh
+    play_people(client, key, {first: tokens[first]}, rng,
+                until=lambda m: "person" in timed_out(first) or m["table"]["over"])
+    if "person" in timed_out(first):
+        assert spectator(client, key)["status"]["seats"][first]["timeouts"] == 0
+    # nobody moves again: after TIMEOUTS_AWAY moves in a row played for them, the seat counts as left
+    deadline = time.monotonic() + 60
+    while not spectator(client, key)["status"]["seats"][first]["left"] and not table.over:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    if not table.over:
+        assert table.seats[first].timeouts >= TIMEOUTS_AWAY and timed_out(first)[-TIMEOUTS_AWAY:] == ["agent"] * 2
+        back = client.post(f"/api/tables/{key}/back", json={"token": tokens[first]}).json()
+        assert not back["status"]["seats"][first]["left"] and back["status"]["seats"][first]["timeouts"] == 0
+
+
+def test_with_no_turn_limit_the_server_waits_for_a_present_person(client, app):
+    made = open_table(client, game="gin", seats=["person", "hard"], pace=0, turn_limit=0)
+    ready_all(client, made["id"], {0: made["token"]})
+    table: PeopleTable = app.state.lobby.get(made["id"])
+    time.sleep(0.5)
+    mover = table.state.current_player
+    assert table.agent_due_in() is None or mover != 0
+    assert all(by == "agent" for (_, s, _), by in zip(table.moves, table.moved_by) if s == 1)
+    assert not any(s == 0 for (_, s, _) in table.moves)  # the person's moves wait for the person
+
+
 # ----------------------------------------------------------------------------- no leaks
 
 
@@ -339,6 +388,8 @@ def test_every_bad_table_request_is_refused_naming_what_is_wrong_and_changes_not
         error(client.post("/api/tables", content=json.dumps({"seats": ["person", "person"], "takeover": bad}),
                           headers=JSON), 400, "takeover must be a number 1..3600")
     error(create(seats=["person", "person"], pace=11), 400, "pace must be a number 0..10")
+    for bad in (-1, 3601, "60"):
+        error(create(seats=["person", "person"], turn_limit=bad), 400, "turn_limit must be a number 0..3600")
     error(create(seats=["person", "ppo:/etc/passwd"]), 400, "names a file")
     error(create(seats=["person", "person"], stand_in="mcts:time=1e9"), 400, "time may be at most 2")
     error(create(seats=["person", "person"], stand_in=["random"]), 400, "an agent spec is a name")
@@ -474,7 +525,7 @@ def test_a_fuzz_of_the_tables_api_never_gets_a_500(client, app):
     values = [None, True, 0, -1, 2**70, 1.5, "", "x", "person", "gin", "\x00", ["person", "person"], ["person"],
               [1, 2], {}, {"a": 1}, "a" * 5000, made["token"], made["invites"][0]["invite"], float("1e308")]
     fields = ["game", "players", "rules", "episode", "seats", "seat", "name", "takeover", "pace", "stand_in", "token",
-              "invite", "ready", "action"]
+              "invite", "ready", "action", "turn_limit"]
     for _ in range(400):
         body = {fields[k]: values[int(rng.integers(len(values)))]
                 for k in rng.choice(len(fields), int(rng.integers(0, 5)), replace=False)}

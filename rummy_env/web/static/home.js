@@ -16,9 +16,7 @@ function update(form, kind) {
   for (let n = game.min_players; n <= game.max_players; n++) counts.push([String(n), String(n)]);
   fill(players, counts, String(Math.min(Math.max(count, game.min_players), game.max_players)));
   const n = Number(players.value);
-  const rules = form.querySelector("[name=rules]");
-  fill(rules, game.presets.map((p) => [p.name, p.name]), game.presets.some((p) => p.name === rules.value) ? rules.value : game.default_preset);
-  const preset = game.presets.find((p) => p.name === rules.value);
+  const preset = fillRules(form.querySelector("[name=rules]"), game);
   const episode = form.querySelector("[name=episode]");
   fill(episode, preset.match ? [["hand", "one hand"], ["match", "a match"]] : [["hand", "one hand"]], episode.value || "hand");
   document.getElementById(`${kind}-agent-names`).replaceChildren(...game.agents.map((a) => el("option", {value: a})));

@@ -56,6 +56,12 @@ async function replay(key, button) {
   }
 }
 
+// The agent that won a game (its seat's agent, the seat in brackets), or "-" (a tie, no winner).
+function winnerName(r) {
+  if (r.winner === null || r.winner === undefined) return "-";
+  return `${r.players[r.winner]} (seat ${r.winner})`;
+}
+
 async function games() {
   const g = await api("GET", `/api/records/games?folder=${encodeURIComponent(FOLDER)}`);
   const rows = document.querySelector("#games tbody");
@@ -63,7 +69,7 @@ async function games() {
     const button = r.replayable ? el("button", {class: "plain", type: "button", dataset: {key: r.key}}, "replay") : "no moves recorded";
     if (r.replayable) button.addEventListener("click", () => replay(r.key, button));
     rows.append(el("tr", {}, el("td", {}, r.key), el("td", {}, r.players.join(", ")),
-      el("td", {}, r.winner === null || r.winner === undefined ? "-" : `player_${r.winner}`), el("td", {}, String(r.hands)), el("td", {}, button)));
+      el("td", {class: "winner"}, winnerName(r)), el("td", {}, String(r.hands)), el("td", {}, button)));
   }
   if (g.games.length > SHOWN_GAMES) rows.append(el("tr", {}, el("td", {colspan: 5}, `... and ${g.games.length - SHOWN_GAMES} more`)));
 }

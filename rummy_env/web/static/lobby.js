@@ -25,9 +25,7 @@ function update() {
   const counts = [];
   for (let n = game.min_players; n <= game.max_players; n++) counts.push([String(n), String(n)]);
   fill(players, counts, String(Math.min(Math.max(count, game.min_players), game.max_players)));
-  const rules = document.getElementById("create-rules");
-  fill(rules, game.presets.map((p) => [p.name, p.name]), game.presets.some((p) => p.name === rules.value) ? rules.value : game.default_preset);
-  const preset = game.presets.find((p) => p.name === rules.value);
+  const preset = fillRules(document.getElementById("create-rules"), game);
   const episode = document.getElementById("create-episode");
   fill(episode, preset.match ? [["hand", "one hand"], ["match", "a match"]] : [["hand", "one hand"]], episode.value || "hand");
   document.getElementById("create-agent-names").replaceChildren(...game.agents.map((a) => el("option", {value: a})));
@@ -40,13 +38,15 @@ function update() {
 
 async function create(event) {
   event.preventDefault();
-  const name = document.getElementById("create-name").value.trim();
+  // with accounts on, the seat's name is the account's: no name is sent
+  const name = ACCOUNT.accounts ? "" : document.getElementById("create-name").value.trim();
   if (name) localStorage.setItem("rummy-name", name);
   const body = {game: gameOf().name, players: Number(document.getElementById("create-players").value),
     rules: document.getElementById("create-rules").value, episode: document.getElementById("create-episode").value,
     seats: Array.from(document.querySelectorAll("#create-seats div.seat")).map(chosen),
     takeover: Number(document.getElementById("create-takeover").value),
-    pace: Number(document.getElementById("create-pace").value)};
+    pace: Number(document.getElementById("create-pace").value),
+    turn_limit: Number(document.getElementById("create-turn-limit").value)};
   if (name) body.name = name;
   const button = document.getElementById("create-start");
   try {

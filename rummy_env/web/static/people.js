@@ -63,7 +63,7 @@ function connect() {
 
 async function join(event) {
   event.preventDefault();
-  const name = document.getElementById("join-name").value.trim();
+  const name = ACCOUNT.accounts ? "" : document.getElementById("join-name").value.trim(); // accounts: the account's
   if (name) localStorage.setItem("rummy-name", name);
   try {
     const joined = await api("POST", `/api/tables/${TABLE_ID}/join`, name ? {invite: invite(), name} : {invite: invite()});
@@ -78,9 +78,20 @@ async function join(event) {
   }
 }
 
+let turnEnds = null; // when the time for my move runs out (Date.now() ms), while it is my move
+
 function receive(answer) {
   message = answer;
+  const data = answer.table;
+  const mine = data !== null && !data.over && data.to_move === data.you && data.moves.length > 0;
+  // each move has turn_limit seconds from the move before it: counted from this message
+  turnEnds = mine && answer.status.turn_limit > 0 ? Date.now() + 1000 * answer.status.turn_limit : null;
   render();
+}
+
+function showClock() {
+  const clock = document.getElementById("turn-clock");
+  if (clock && turnEnds !== null) clock.textContent = ` (${Math.max(0, Math.ceil((turnEnds - Date.now()) / 1000))} s left)`;
 }
 
 function mySeat() {
@@ -126,7 +137,9 @@ function statusText(data) {
   const me = mySeat();
   if (data.over) return ["The game is over.", false];
   if (me && me.agent_plays) return [`You are away: ${me.agent} plays your seat until you take it back.`, false];
-  if (data.to_move === data.you && data.moves.length) return [`Your turn: ${promptText(data)}.`, true];
+  if (data.to_move === data.you && data.moves.length) {
+    return [el("span", {}, `Your turn: ${promptText(data)}.`, el("span", {id: "turn-clock", class: "muted"})), true];
+  }
   const seat = message.status.seats[data.to_move];
   const who = data.names[data.to_move];
   return [seat.person && !seat.agent_plays ? `${who} is to move` : el("span", {class: "thinking"}, `${who} is thinking`), false];
@@ -141,6 +154,7 @@ function render() {
     const [text, yours] = statusText(data);
     felt.replaceChildren(...feltNodes(data, el("div", {class: "status" + (yours ? " yours" : "")}, text), play));
     felt.dataset.state = data.over ? "over" : yours ? "yours" : "others";
+    showClock();
     const deal = data.over && data.deal !== null ? el("span", {class: "muted", id: "deal"}, ` deal ${data.deal}`) : null;
     const showdown = showdownEl(data, data.over ? el("a", {href: "/lobby"}, "back to the lobby") : null, deal);
     document.getElementById("showdowns").replaceChildren(...(showdown ? [showdown] : []));
@@ -156,6 +170,7 @@ function main() {
   document.getElementById("ready").addEventListener("click", () => send("ready", {ready: !mySeat().ready}));
   document.getElementById("leave").addEventListener("click", () => send("leave"));
   document.getElementById("back").addEventListener("click", () => send("back"));
+  setInterval(showClock, 1000);
   connect();
 }
 

@@ -32,3 +32,14 @@ function chosen(seat) {
   return select.value !== "" ? select.value : seat.querySelector("input.spec").value.trim();
 }
 
+
+// The rules picker of ``game``: its presets (the one chosen kept while the game has it), the
+// chosen preset's description under it (the game's own, from GET /api/options); returns the preset.
+function fillRules(select, game) {
+  fill(select, game.presets.map((p) => [p.name, p.name]),
+    game.presets.some((p) => p.name === select.value) ? select.value : game.default_preset);
+  const preset = game.presets.find((p) => p.name === select.value);
+  const note = document.getElementById(`${select.id}-note`);
+  if (note) note.textContent = preset.note;
+  return preset;
+}

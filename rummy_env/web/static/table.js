@@ -71,6 +71,25 @@ function play(move) {
   request("POST", `/api/games/${GAME_ID}/move`, {action: move.id});
 }
 
+// A replay goes to the position after its first ``position`` moves (back or forward), paused.
+function seek(position) {
+  if (busy || data.kind !== "replay") return;
+  paused = true;
+  request("POST", `/api/games/${GAME_ID}/seek`, {move: position});
+}
+
+// A new table made from this one (a rematch with the same settings, or a replay of this game): opened.
+async function another(what, button) {
+  button.disabled = true;
+  try {
+    const made = await api("POST", `/api/games/${GAME_ID}/${what}`);
+    location.href = `/table/${made.id}`;
+  } catch (e) {
+    showError(e.message);
+    button.disabled = false;
+  }
+}
+
 function setStatus(content, yours) {
   const status = document.querySelector("#table .status");
   if (!status) return;
@@ -96,6 +115,7 @@ function render() {
   const tableNode = document.getElementById("table");
   tableNode.replaceChildren(...feltNodes(data, status, play));
   tableNode.dataset.state = data.over ? "over" : waiting ? "waiting" : data.to_move === data.you ? "yours" : "others";
+  tableNode.hidden = waiting; // the next deal is not shown behind the hand's result: "Next hand" shows it
   tableNode.dataset.version = String(++version);
   renderShowdowns();
   renderLog();
@@ -106,15 +126,20 @@ function renderShowdowns() {
   const box = document.getElementById("showdowns");
   const next = waiting ? el("button", {class: "action", id: "next-hand", type: "button",
     onclick: () => { waiting = false; render(); schedule(); }}, "Next hand") : null;
-  const again = data.over && data.kind !== "replay" ? el("a", {href: "/"}, "new game") : null;
+  const mine = data.over && data.kind !== "replay";
+  const again = mine ? el("a", {href: "/"}, "new game") : null;
+  const rematch = mine ? el("button", {class: "action", id: "rematch", type: "button",
+    onclick: (event) => another("rematch", event.target)}, "Rematch (same settings, a new deal)") : null;
+  const replay = mine ? el("button", {class: "plain", id: "replay-game", type: "button",
+    onclick: (event) => another("replay", event.target)}, "Replay this game") : null;
   // a game played was dealt secretly: its deal number is told once it is over (watch agents play it)
   const deal = data.over && data.deal !== null ? el("span", {class: "muted", id: "deal"}, ` deal ${data.deal}`) : null;
-  const showdown = showdownEl(data, next, again, deal);
+  const showdown = showdownEl(data, next, rematch, replay, again, deal);
   box.replaceChildren(...(showdown ? [showdown] : []));
 }
 
 function renderLog() {
-  document.getElementById("log").replaceChildren(...logLines(data));
+  document.getElementById("log").replaceChildren(...logLines(data, data.kind === "replay" ? seek : null));
 }
 
 function renderControls() {
@@ -123,6 +148,10 @@ function renderControls() {
   if (controls.hidden) return;
   document.getElementById("pause").textContent = paused ? "Play" : "Pause";
   document.getElementById("step").disabled = !paused || data.over;
+  const back = document.getElementById("step-back");
+  back.hidden = data.kind !== "replay";
+  back.disabled = data.position === 0;
+  document.getElementById("position").textContent = data.kind === "replay" ? `move ${data.position} of ${data.length}` : "";
   const select = document.getElementById("seat-view");
   if (!select.options.length) {
     select.append(el("option", {value: "all"}, "every hand (spectator)"),
@@ -134,6 +163,7 @@ function renderControls() {
 function main() {
   document.getElementById("pause").addEventListener("click", () => { paused = !paused; render(); schedule(); });
   document.getElementById("step").addEventListener("click", () => { if (paused) advance(); });
+  document.getElementById("step-back").addEventListener("click", () => { if (data.position > 0) seek(data.position - 1); });
   document.getElementById("speed").addEventListener("change", schedule);
   document.getElementById("seat-view").addEventListener("change", (event) => {
     seatView = event.target.value;
