@@ -11,6 +11,12 @@ deal many at once: the imports, compiled kernels and models are loaded once per 
 not once per tournament.
 
     python benchmarks/bench_tournament.py [--deals 100] [--batch-deals 5000] [--workers 1 2] [--no-ppo]
+
+``--game basic`` measures Basic Rummy's pairs instead (2 players, its ``basic`` rules):
+random vs heuristic and heuristic vs ``heuristic:danger_weight=0``, the heuristic's array
+policy (``rummy_env.agents.basic.heuristic_vector``) playing them many at once.
+
+    python benchmarks/bench_tournament.py --game basic --deals 100 --batch-deals 2000
 """
 
 from __future__ import annotations
@@ -30,18 +36,20 @@ from rummy_env.eval.tournament import run  # noqa: E402
 
 PAIRS = [("random", "random:seed=1"), ("simple", "simple:seed=1"),
          ("heuristic:knock=turn", "heuristic:knock=turn,seed=1"), ("heuristic", "heuristic:seed=1"), ("ppo", "ppo:seed=1")]
+BASIC_PAIRS = [("random", "heuristic"), ("heuristic", "heuristic:danger_weight=0")]  # --game basic
 
 
-def measure(pair: tuple[str, str], deals: int, workers: int, batch: str) -> tuple[float, float, int, float]:
+def measure(pair: tuple[str, str], deals: int, workers: int, batch: str, game: str = "gin"
+            ) -> tuple[float, float, int, float]:
     """(hands/s end to end, hands/s playing, hands, seconds) of one tournament of the pair."""
     with tempfile.TemporaryDirectory() as out:
-        cfg = TournamentConfig(agents=list(pair), deals=deals, workers=workers, out=out, batch=batch)
+        cfg = TournamentConfig(agents=list(pair), deals=deals, workers=workers, out=out, batch=batch, game=game)
         start = time.perf_counter()
         summary = run(cfg, progress=False)
         seconds = time.perf_counter() - start
     if batch == "auto" and summary["batched_this_run"] != summary["played_this_run"]:
         raise RuntimeError(f"{pair} was not played on the batched path")
-    hands = sum(p["hands"] for p in summary["pairs"])
+    hands = summary["games"]  # single hands: a game is a hand
     return hands / seconds, hands / summary["seconds_this_run"], hands, seconds
 
 
@@ -52,19 +60,26 @@ def main() -> None:
                     help="deals (x2 hands) per pair, many at once (10,000 hands: the comparison the issue names)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1], help="local worker counts to measure")
     ap.add_argument("--no-ppo", action="store_true", help="leave out ppo vs ppo")
+    ap.add_argument("--game", choices=("gin", "basic"), default="gin", help="whose pairs (basic: BASIC_PAIRS)")
     args = ap.parse_args()
     print(f"machine: {machine()}")
-    has_ppo = importlib.util.find_spec("torch") is not None and not args.no_ppo
-    if not has_ppo:
-        print("ppo vs ppo left out (" + ("--no-ppo" if args.no_ppo else "torch is not installed") + ")")
+    if args.game == "basic":
+        pairs = BASIC_PAIRS
+    else:
+        has_ppo = importlib.util.find_spec("torch") is not None and not args.no_ppo
+        if not has_ppo:
+            print("ppo vs ppo left out (" + ("--no-ppo" if args.no_ppo else "torch is not installed") + ")")
+        pairs = PAIRS if has_ppo else PAIRS[:-1]
     with tempfile.TemporaryDirectory() as out:  # the imports and compilations, out of the first measurement
-        run(TournamentConfig(agents=["random", "simple"], deals=1, out=out), progress=False)
-    for pair in PAIRS if has_ppo else PAIRS[:-1]:
-        measure(pair, 1, 1, "auto")  # the pair's own compiled kernels and model loading, untimed
+        run(TournamentConfig(agents=list(pairs[0]), deals=1, out=out, game=args.game), progress=False)
+    for pair in pairs:
+        measure(pair, 1, 1, "auto", args.game)  # the pair's own compiled kernels and model loading, untimed
+        # Gin's pairs are an agent against itself (seed=1): named once
+        label = f"{pair[0]} vs {pair[0] if args.game == 'gin' else pair[1]}"
         for workers in args.workers:
-            one, _, hands_one, s_one = measure(pair, args.deals, workers, "off")
-            many, playing, hands_many, s_many = measure(pair, args.batch_deals, workers, "auto")
-            print(f"{pair[0]} vs {pair[0]}, {workers} worker(s): one at a time {one:7,.0f} hands/s "
+            one, _, hands_one, s_one = measure(pair, args.deals, workers, "off", args.game)
+            many, playing, hands_many, s_many = measure(pair, args.batch_deals, workers, "auto", args.game)
+            print(f"{label}, {workers} worker(s): one at a time {one:7,.0f} hands/s "
                   f"({hands_one:,} hands in {s_one:.1f} s); many at once {many:7,.0f} hands/s ({hands_many:,} hands "
                   f"in {s_many:.1f} s; playing {playing:,.0f} hands/s); {many / one:.1f}x", flush=True)
 

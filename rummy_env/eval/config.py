@@ -72,10 +72,11 @@ class TournamentConfig:
     Rummy: 2). At tables, every group of that many agents meets (a gauntlet: every group
     with a candidate) and each deal is played once per seat rotation."""
     batch: str = "auto"
-    """'auto': play the games of a pair thousands at once on the game's batch engine when
-    the game has one (Gin Rummy), the games are single hands (mode 'hands') and both agents
-    have array versions (random, simple, heuristic:knock=turn, ppo); every other game one
-    at a time. 'off': every game one at a time. The results are the same either way."""
+    """'auto': play the games of a pair or table thousands at once on the game's batch engine
+    when the game has one (Gin Rummy: its random, simple, heuristic:knock=turn and ppo; Basic
+    Rummy: its random and heuristic), the games are single hands (mode 'hands') and every
+    agent at the table has an array version; every other game one at a time. 'off': every
+    game one at a time. The results are the same either way."""
 
     def __post_init__(self) -> None:
         self.check_types()

@@ -126,8 +126,7 @@ def test_ppo_decisions_too_close_for_float32_are_taken_alike_alone_and_in_a_batc
 
 
 def test_agents_without_an_array_version_say_so():
-    for spec in ("mcts:simulations=8", "basic/heuristic"):
-        assert agents.make(spec).batch_policy() is None, spec
+    assert agents.make("mcts:simulations=8").batch_policy() is None
     assert agents.make("heuristic:knock=turn").batch_policy() == agents.make("heuristic:knock=turn,seed=3").batch_policy()
     assert agents.make("heuristic:knock=turn").batch_policy() != agents.make("heuristic:knock=turn,late_turn=3").batch_policy()
     # the default knock estimate has one too (tests/agents/test_gin_knock_vector.py holds its moves to the agent's)

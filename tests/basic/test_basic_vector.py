@@ -342,13 +342,21 @@ def test_the_batch_player_refuses_bad_input():
         next(BASIC.play_batched(None, deck, np.ones(1), np.zeros((1, 3)), np.zeros((1, 2)), [policy]))
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_a_tournament_played_many_hands_at_once_gives_the_same_results_file(tmp_path, players):
+@pytest.mark.parametrize("players, members", [
+    (2, ["random", "random:seed=3", "random:seed=5", "random:seed=9"]),
+    (3, ["random", "random:seed=3", "random:seed=5", "random:seed=9"]),
+    (4, ["random", "random:seed=3", "random:seed=5", "random:seed=9"]),
+    # the heuristic's array policy (tests/agents/test_basic_heuristic_vector.py), its tie-breaks its generator's
+    (2, ["random", "heuristic", "heuristic:danger_weight=0"]),
+    (3, ["heuristic", "heuristic:danger_weight=0", "heuristic:partial_weight=0,seed=18446744073709551624", "random"]),
+    (4, ["heuristic", "heuristic:danger_weight=0", "random", "heuristic:partial_weight=1"]),
+])
+def test_a_tournament_played_many_hands_at_once_gives_the_same_results_file(tmp_path, players, members):
     from rummy_env.eval.config import TournamentConfig
     from rummy_env.eval.tournament import run
 
     def play(batch):
-        cfg = TournamentConfig(agents=["random", "random:seed=3", "random:seed=5", "random:seed=9"], deals=3, seed=4,
+        cfg = TournamentConfig(agents=members, deals=3, seed=4,
                                game="basic", players_per_table=players, out=str(tmp_path / batch), batch=batch)
         return run(cfg, progress=False), (tmp_path / batch / "results.jsonl").read_text().splitlines()
 

@@ -5,7 +5,7 @@ exactly what ``basic_rummy_v0``'s ``last()`` returns), registered under names th
 game they play. Each checks that it was given Basic Rummy input and otherwise raises a
 ``TypeError`` naming what it got: an action id means nothing in the other game's layout.
 
-``heuristic`` (scripted, a few hundred microseconds a move):
+``heuristic`` (scripted, tens of microseconds a move):
 - Drawing: take the top discard when it makes a meld with cards in hand, or when it
   could be laid off on the table (and the player has melded, or lay-offs need no meld);
   otherwise draw from the stock.
@@ -16,6 +16,10 @@ game they play. Each checks that it was given Basic Rummy input and otherwise ra
   partial meld (a pair, or two cards of a suit at most two ranks apart) and for
   feeding the others (a card that fits a table meld, or melds with cards known to be
   in another hand). Ties broken at random (seeded).
+
+Both have array versions (``batch_policy``) that make the same moves over many hands at
+once: tournaments play them thousands of hands at a time (``heuristic``'s:
+``rummy_env.agents.basic.heuristic_vector``).
 """
 
 from __future__ import annotations
@@ -68,6 +72,15 @@ class RummyHeuristicAgent(Agent):
                 raise ValueError(f"{key} must be >= 0, got {value}")
         self.partial_weight = partial_weight
         self.danger_weight = danger_weight
+        self.rng = np.random.default_rng(self.key)
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """As every agent's, its tie-break generator made from the seed's 64-bit key: the
+        seed's own generator for seeds below 2**64, and the one the array policy makes
+        from the key it is given for any seed (``rummy_env.agents.basic.heuristic_vector``)."""
+        super().reset(seed)
+        if seed is not None:
+            self.rng = np.random.default_rng(self.key)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)
@@ -82,6 +95,13 @@ class RummyHeuristicAgent(Agent):
         if layoffs:
             return max(layoffs, key=lambda a: (card_value((a - LAYOFF) % NUM_CARDS), -a))
         return self._discard(infoset, rules, [a for a in legal if DISCARD <= a < MELD])
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        """The array version (``rummy_env.agents.basic.heuristic_vector``), with this agent's
+        weights and, per game, the tie-breaks of its generator seeded as the game seeds it."""
+        from rummy_env.agents.basic.heuristic_vector import HeuristicPolicy
+
+        return HeuristicPolicy(partial_weight=self.partial_weight, danger_weight=self.danger_weight)
 
     def _wants_top(self, info: RummyInformationSet, rules: BasicRummyRules) -> bool:
         top = info.discard_pile[-1]
