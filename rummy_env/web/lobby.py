@@ -19,7 +19,11 @@ invitation, both from ``rummy_env.web.tables``):
   after every change, ``gone`` when the table is dropped);
 - ``POST /api/tables/{id}/ready`` ``{"token", "ready": true | false}`` (the game starts
   when every person is ready), ``/move`` ``{"token", "action"}``, ``/leave`` and
-  ``/back`` ``{"token"}`` -> the seat's message.
+  ``/back`` ``{"token"}`` -> the seat's message;
+- ``POST /api/tables/{id}/rematch`` ``{"token"}``, once the game is over -> ``{"id", "seat",
+  "token", "table"}``: the first to ask opens a new table with the same settings and sits
+  in their seat there; each other person who asks with their own seat's token sits in
+  theirs (the old table's status names the new one: ``rematch``).
 
 Limits: at most ``capacity`` tables played or waiting (503 beyond) and ``per_client`` made
 by one client address (429); finished tables are kept for their pages (the last
@@ -52,7 +56,7 @@ from rummy_env.web.events import Streams, table_stream
 from rummy_env.web.limits import RequestRate
 from rummy_env.web.sessions import Sessions, WebError
 from rummy_env.web.store import Store
-from rummy_env.web.tables import FIELDS, PeopleTable, new_people_table
+from rummy_env.web.tables import FIELDS, PeopleTable, new_people_table, rematch_of
 
 LOG = logging.getLogger("rummy_env.web")
 WAKE = 5.0  # seconds a table's task sleeps at most before looking again (a table dropped, a takeover due)
@@ -265,6 +269,30 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
             return await message(table, seat)
         return handle
 
+    async def rematch(request: Request) -> dict[str, Any]:
+        client = checked(request)
+        data = await body(request, {"token"})
+        account = await account_of(request, False)
+        key = request.path_params["id"]
+        table = lobby.get(key)
+        async with table.lock:
+            seat = table.seat_of(data.get("token"), account)
+            if table.rematch is None:
+                lobby.check_room(client)  # before any agent is made
+                made = await run_in_threadpool(rematch_of, table, seat, choices, playable())
+                new_key = lobby.add(made, client)
+                table.rematch = new_key
+                table.rematch_seats = {k: s.invite for k, s in enumerate(made.seats) if s.invite is not None}
+                table.rematch_seats[seat] = made.seats[seat].token
+                token = made.seats[seat].token
+            else:
+                made = lobby.get(table.rematch)
+                async with made.lock:
+                    token = table.join_rematch(seat, made)
+                made.channel.notify()
+        table.channel.notify()
+        return {"id": table.rematch, "seat": seat, "token": token, "table": await message(made, seat)}
+
     def move(table: PeopleTable, seat: int, data: dict[str, Any]) -> None:
         action = integer(data, "action", 0, table.game.num_actions - 1, required=True)
         assert action is not None
@@ -303,4 +331,5 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
         Route("/api/tables/{id}/move", api(seat_action({"action"}, move, thread=True)), methods=["POST"]),
         Route("/api/tables/{id}/leave", api(seat_action(set(), lambda t, s, d: t.leave(s))), methods=["POST"]),
         Route("/api/tables/{id}/back", api(seat_action(set(), lambda t, s, d: t.back(s))), methods=["POST"]),
+        Route("/api/tables/{id}/rematch", api(rematch), methods=["POST"]),
     ]

@@ -109,6 +109,11 @@ class PeopleTable(AgentTable):
         self.last_move = clock()
         self.failure: Optional[str] = None  # why an agent's move failed (the table stops)
         self._mover = "agent"
+        # a rematch: the settings it was made from (``new_people_table``), the new table once
+        # someone asked for one, and per seat the invitation (then the token) of its seat there
+        self.settings: dict[str, Any] = {}
+        self.rematch: Optional[str] = None
+        self.rematch_seats: dict[int, str] = {}
 
     # ------------------------------------------------------------------ who plays
 
@@ -268,6 +273,20 @@ class PeopleTable(AgentTable):
 
     # ------------------------------------------------------------------ what is sent
 
+    def join_rematch(self, seat: int, new: "PeopleTable") -> str:
+        """The token of ``seat``'s person at the rematch ``new``: their seat there taken now
+        with the invitation kept for it, or the token it gave them before (asked again)."""
+        kept = self.rematch_seats.get(seat)
+        if kept is None:
+            raise WebError(409, "your seat at the rematch is gone: ask its table's creator for a link")
+        mine = new.seats[seat]
+        if mine.token is not None and secrets.compare_digest(mine.token.encode(), kept.encode()):
+            return kept
+        s = self.seats[seat]
+        _, token = new.join(kept, None if s.account else s.name, s.account)
+        self.rematch_seats[seat] = token
+        return token
+
     def seat_records(self) -> list[dict[str, Any]]:
         """Who sits where, as the records keep it."""
         return [({"person": s.name, "stand_in": s.agent} | ({"account": True} if s.account else {})) if s.person
@@ -285,7 +304,7 @@ class PeopleTable(AgentTable):
         return {"id": self.key, "state": self.state_name(), "you": seat, "game": self.game.name,
                 "title": self.game.title, "rules": self.preset, "episode": self.episode, "players": self.num_players,
                 "takeover": self.takeover, "pace": self.pace, "turn_limit": self.turn_limit, "seats": seats,
-                "error": self.failure}
+                "error": self.failure, "rematch": self.rematch}
 
     def message(self, seat: Optional[int]) -> dict[str, Any]:
         """What ``seat`` (None: a spectator) is sent: the table's state and, once the game has
@@ -344,4 +363,18 @@ def new_people_table(data: dict[str, Any], choices: AgentChoices, playable: Sequ
         seats.append(Seat(person, shown, invite=secrets.token_urlsafe(24) if person else None))
     table = PeopleTable(game, rules, preset, seats, made, episode, seed, takeover, pace, turn_limit=turn_limit)
     table._seat_person(seat, name, account)
+    table.settings = {key: data[key] for key in FIELDS - {"seat", "name"} if key in data}
     return table, seat
+
+
+def rematch_of(table: PeopleTable, seat: int, choices: AgentChoices, playable: Sequence[Game]) -> PeopleTable:
+    """A new table with ``table``'s settings (game, rules, length, seats and agents, pace,
+    times), dealt anew, its seat ``seat`` taken by that seat's person (under the same name
+    and account); its other person seats wait for theirs (``rematch_seats`` keeps the
+    invitations, each given to the holder of the old seat's token alone)."""
+    if not table.over:
+        raise WebError(409, "the game is not over: a rematch starts once it has ended")
+    s = table.seats[seat]
+    made, _ = new_people_table({**table.settings, "seat": seat, "name": None if s.account else s.name}, choices,
+                               playable, s.account)
+    return made

@@ -267,6 +267,34 @@ def test_with_no_turn_limit_the_server_waits_for_a_present_person(client, app):
     assert not any(s == 0 for (_, s, _) in table.moves)  # the person's moves wait for the person
 
 
+def test_a_rematch_seats_each_person_in_their_seat_at_a_new_table_with_the_same_settings(client, app):
+    made = open_table(client, game="basic", players=3, seats=["person", "hard", "person"], pace=0, takeover=30,
+                      turn_limit=90, stand_in="random", name="Ann")
+    key = made["id"]
+    tokens = seat_everyone(client, made, names=["Bob"])
+    error(client.post(f"/api/tables/{key}/rematch", json={"token": tokens[0]}), 409, "not over")
+    ready_all(client, key, tokens)
+    play_people(client, key, tokens, np.random.default_rng(8))
+    error(client.post(f"/api/tables/{key}/rematch", json={"token": "not a token"}), 403, "not one of this table's")
+    bob = client.post(f"/api/tables/{key}/rematch", json={"token": tokens[2]}).json()  # Bob asks first
+    assert bob["seat"] == 2 and bob["id"] != key
+    assert spectator(client, key)["status"]["rematch"] == bob["id"]  # the old table names it: Ann's page offers it
+    ann = client.post(f"/api/tables/{key}/rematch", json={"token": tokens[0]}).json()
+    assert (ann["id"], ann["seat"]) == (bob["id"], 0) and ann["token"] != tokens[0]
+    again = client.post(f"/api/tables/{key}/rematch", json={"token": tokens[0]}).json()
+    assert again["token"] == ann["token"]  # asked twice: the same seat, the same token
+    new = spectator(client, bob["id"])["status"]
+    old = spectator(client, key)["status"]
+    for field in ("game", "rules", "episode", "players", "takeover", "pace", "turn_limit"):
+        assert new[field] == old[field], field
+    assert [(s["name"], s["agent"], s["person"]) for s in new["seats"]] == \
+        [(s["name"], s["agent"], s["person"]) for s in old["seats"]]
+    assert new["state"] == "waiting"
+    ready_all(client, bob["id"], {0: ann["token"], 2: bob["token"]})
+    assert app.state.lobby.get(bob["id"]).started
+    assert app.state.lobby.get(bob["id"]).deal != app.state.lobby.get(key).deal  # dealt anew
+
+
 # ----------------------------------------------------------------------------- no leaks
 
 

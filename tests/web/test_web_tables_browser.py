@@ -83,15 +83,19 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
                 wait_until(ann, f"['yours', 'others', 'over'].includes({STATE})")
                 assert "you are seat 0" in ann.locator("#seating-title").inner_text()
                 reloaded = True
-            elif clicks == 5 and not left:
+            elif clicks >= 5 and not left and state(bob) == "yours":  # Bob leaves on his turn
                 bob.click("#leave")
                 wait_until(bob, "!document.getElementById('back').hidden")
                 assert "plays your seat" in bob.locator("#table .status").inner_text()
                 left = True
             elif left and not back and (stand_in_moves() >= 2 or state(ann) == "over"):
-                bob.click("#back")
-                wait_until(bob, "document.getElementById('back').hidden")
+                if state(ann) != "over":  # the stand-in has played: Bob comes back before Ann moves again
+                    bob.click("#back")
+                    wait_until(bob, "document.getElementById('back').hidden")
                 back = True
+            elif left and not back and state(ann) != "yours":
+                time.sleep(0.05)  # Ann moves only on her turn; the stand-in plays Bob's
+                continue
             mover = next((p for p in (ann, bob) if state(p) == "yours"), None)
             if mover is None:
                 time.sleep(0.05)  # the other page's turn is arriving, or the stand-in is moving
@@ -99,6 +103,9 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
             click_and_wait(mover, click_a_move)
             clicks += 1
         assert reloaded and left and back and stand_in_moves() >= 2
+        # Bob took his seat back and played on, unless the stand-in's own turn ended the hand
+        assert any(s == 1 and by == "person" and k > table.moved_by.index("agent")
+                   for k, ((_, s, _), by) in enumerate(zip(table.moves, table.moved_by))) or table.moved_by[-1] == "agent"
         result = table.state.result
         for me, page in enumerate((ann, bob)):  # both pages show the showdown and the score, live
             wait_until(page, "document.getElementById('showdown') !== null")
@@ -108,6 +115,16 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
             assert all(str(points) in score for points in result.rewards)
         ARTIFACTS.mkdir(exist_ok=True)
         ann.screenshot(path=str(ARTIFACTS / "web-tables-gin.png"), full_page=True)
+        # play again: Bob opens the rematch, Ann's page offers to join it, both sit in their seats there
+        bob.click("#rematch")
+        bob.wait_for_url(re.compile(r"/tables/(?!" + key + r")[\w-]+$"))
+        rematch = bob.url.rsplit("/", 1)[1]
+        wait_until(ann, "document.getElementById('rematch').textContent === 'Join the rematch'")
+        ann.click("#rematch")
+        ann.wait_for_url(f"{url}/tables/{rematch}")
+        for me, page in enumerate((ann, bob)):
+            wait_until(page, "!document.getElementById('ready').hidden")
+            assert f"you are seat {me}" in page.locator("#seating-title").inner_text()
     (moved_by,), = sqlite3.connect(tmp_path / "tables.sqlite3").execute("SELECT moved_by FROM hands")
     assert json.loads(moved_by) == table.moved_by and "agent" in table.moved_by
     assert [by for (_, s, _), by in zip(table.moves, table.moved_by) if s == 0] == ["person"] * sum(

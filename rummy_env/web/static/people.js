@@ -156,12 +156,31 @@ function render() {
     felt.dataset.state = data.over ? "over" : yours ? "yours" : "others";
     showClock();
     const deal = data.over && data.deal !== null ? el("span", {class: "muted", id: "deal"}, ` deal ${data.deal}`) : null;
-    const showdown = showdownEl(data, data.over ? el("a", {href: "/lobby"}, "back to the lobby") : null, deal);
+    const after = data.over ? [el("a", {href: "/lobby"}, "back to the lobby"), " ", rematchButton()] : null;
+    const showdown = showdownEl(data, after, deal);
     document.getElementById("showdowns").replaceChildren(...(showdown ? [showdown] : []));
     document.getElementById("log").replaceChildren(...logLines(data));
   }
   felt.dataset.version = String(++version);
   document.getElementById("seating").dataset.state = message.status.state;
+}
+
+// Once the game is over, a seat's person may play again with the same settings: the first
+// to ask opens the new table and sits there; the others join their own seats there.
+function rematchButton() {
+  if (!mySeat()) return null;
+  const label = message.status.rematch ? "Join the rematch" : "Play again (same settings)";
+  return el("button", {class: "action", id: "rematch", type: "button", onclick: rematch}, label);
+}
+
+async function rematch() {
+  try {
+    const made = await api("POST", `/api/tables/${TABLE_ID}/rematch`, {token});
+    localStorage.setItem(`rummy-seat-${made.id}`, made.token);
+    location.href = `/tables/${made.id}`;
+  } catch (e) {
+    showError(e.message);
+  }
 }
 
 function main() {
