@@ -22,9 +22,10 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import IO, Any, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -41,33 +42,37 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(max_games: int, records: Path) -> Iterator[tuple[str, int]]:
-    """``rummy serve`` in a subprocess on a free port of 127.0.0.1: (its address, its pid)."""
+def server(max_games: int, records: Path, *options: str) -> Iterator[tuple[str, int, IO[str]]]:
+    """``rummy serve`` in a subprocess on a free port of 127.0.0.1, with ``options`` besides its
+    cap on games: (its address, its pid, its log). Its log (stderr) goes to a temporary file,
+    which a busy server cannot fill as it would a pipe nobody reads."""
     import httpx2
 
     port = free_port()
     command = [sys.executable, "-m", "rummy_env.cli", "serve", "--port", str(port), "--max-games", str(max_games),
                "--max-games-per-client", str(max_games),  # every simulated person comes from 127.0.0.1
-               "--records", str(records)]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"rummy serve exited with {process.returncode}: {process.stderr.read()}")
-            with contextlib.suppress(httpx2.TransportError):
-                if httpx2.get(url + "/api/options", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.1)
-        else:
-            raise RuntimeError("rummy serve did not answer within 60 seconds")
-        yield url, process.pid
-    finally:
-        process.terminate()
+               "--records", str(records), *options]
+    with tempfile.TemporaryFile("w+") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True)
+        url = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            for _ in range(600):
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"rummy serve exited with {process.returncode}: {log.read()}")
+                with contextlib.suppress(httpx2.TransportError):
+                    if httpx2.get(url + "/api/options", timeout=2).status_code == 200:
+                        break
+                time.sleep(0.1)
+            else:
+                raise RuntimeError("rummy serve did not answer within 60 seconds")
+            yield url, process.pid, log
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def rss_mb(pid: int) -> Optional[float]:
@@ -125,10 +130,10 @@ async def wave(url: str, games: int, game: str, opponent: str, seed: int) -> dic
     return {"seconds": time.perf_counter() - start, "requests": sum(counts), "errors": errors, "latencies": latencies}
 
 
-def percentiles(values: list[float]) -> dict[str, float]:
+def percentiles(values: list[float], levels: Sequence[int] = (50, 95)) -> dict[str, float]:
+    """``values`` (seconds) summed up in ms: their count, the percentiles ``levels`` and the most."""
     ms = np.array(values) * 1000 if values else np.zeros(1)
-    return {"n": len(values), "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-            "max_ms": float(ms.max())}
+    return {"n": len(values), **{f"p{q}_ms": float(np.percentile(ms, q)) for q in levels}, "max_ms": float(ms.max())}
 
 
 def main() -> None:
@@ -150,7 +155,7 @@ def main() -> None:
             out.append(figures)
         return out
 
-    with server(args.games, ROOT / "runs") as (url, pid):
+    with server(args.games, ROOT / "runs") as (url, pid, _):
         before = rss_mb(pid)
         waves = asyncio.run(asyncio.wait_for(run_all(url, pid), args.timeout))
     report = {"machine": machine(), "games": args.games, "game": args.game, "opponent": args.opponent,

@@ -254,7 +254,8 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
     def seat_action(fields: set[str], work: Callable[[PeopleTable, int, dict[str, Any]], Any],
                     thread: bool = False) -> Callable:
         """A request of one seat (``token``): ``work`` on the table under its lock (in a
-        worker thread when it plays a move), everyone told, the seat's message answered."""
+        worker thread when it plays a move or writes the records: never on the event loop,
+        where every table's streams would wait), everyone told, the seat's message answered."""
         async def handle(request: Request) -> dict[str, Any]:
             checked(request)
             data = await body(request, fields | {"token"})
@@ -293,6 +294,9 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
         table.channel.notify()
         return {"id": table.rematch, "seat": seat, "token": token, "table": await message(made, seat)}
 
+    def ready(table: PeopleTable, seat: int, data: dict[str, Any]) -> bool:
+        return table.set_ready(seat, data.get("ready", True))  # the game's start is written to the records
+
     def move(table: PeopleTable, seat: int, data: dict[str, Any]) -> None:
         action = integer(data, "action", 0, table.game.num_actions - 1, required=True)
         assert action is not None
@@ -326,8 +330,7 @@ def table_routes(lobby: Lobby, choices: AgentChoices, playable: Callable[[], Seq
         Route("/api/tables/{id}", api(show), methods=["GET"]),
         Route("/api/tables/{id}/events", events, methods=["GET"]),
         Route("/api/tables/{id}/join", api(join), methods=["POST"]),
-        Route("/api/tables/{id}/ready", api(seat_action({"ready"}, lambda t, s, d: t.set_ready(s, d.get("ready", True)))),
-              methods=["POST"]),
+        Route("/api/tables/{id}/ready", api(seat_action({"ready"}, ready, thread=True)), methods=["POST"]),
         Route("/api/tables/{id}/move", api(seat_action({"action"}, move, thread=True)), methods=["POST"]),
         Route("/api/tables/{id}/leave", api(seat_action(set(), lambda t, s, d: t.leave(s))), methods=["POST"]),
         Route("/api/tables/{id}/back", api(seat_action(set(), lambda t, s, d: t.back(s))), methods=["POST"]),

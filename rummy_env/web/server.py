@@ -49,7 +49,14 @@ def serve(host: str = "127.0.0.1", port: int = 8000, records: "str | Path" = "ru
 
 
 def run(app: Any, host: str, port: int) -> None:
+    import gc
+
     import uvicorn
+
+    # what is alive now (modules, the agents offered, the meld tables) lives as long as the
+    # server: out of the collector's sight, so that its full passes, which pause every
+    # table's stream, look only at what the games make (benchmarks/bench_web_tables.py)
+    gc.freeze()
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets: Any = None) -> None:
