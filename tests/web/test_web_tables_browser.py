@@ -2,10 +2,10 @@
 (each its own storage, as two people on two machines). Ann opens a Gin Rummy table in
 the lobby and sends the invitation to Bob, both get ready, and they play the hand to its
 end by clicking, every move reaching the other page live; Ann reloads her page mid-hand
-and is back in her seat; Bob leaves, his stand-in plays, and he takes his seat back. A
-Rommé table of two people and two agents starts and is played for some moves while a
-spectator watches without seeing any hand. Skipped without playwright or Chromium
-(``browser_ready``)."""
+and is back in her seat; Bob leaves, his stand-in plays, and he takes his seat back; at
+the end both play again (a rematch, each in their own seat). A Rommé table of two people
+and two agents is played to its end while a spectator watches without seeing any hand.
+Skipped without playwright or Chromium (``browser_ready``)."""
 
 from __future__ import annotations
 
@@ -162,20 +162,30 @@ def test_a_romme_table_of_two_people_and_two_agents_with_a_spectator(browser_rea
         wait_until(watcher, f"['others', 'over'].includes({STATE})")
         table = app.state.lobby.get(key)
         clicks = {"ann": 0, "bob": 0}
-        deadline = time.monotonic() + 180
-        while min(clicks.values()) < 4 and not table.over:
-            assert time.monotonic() < deadline, "the people did not get 4 moves each in 180 s"
+        deadline = time.monotonic() + 300
+        checked_mid_hand = False
+        while not (state(ann) == "over" and state(bob) == "over"):  # played to the end
+            assert time.monotonic() < deadline, "the hand did not end in 300 s"
+            if not checked_mid_hand and min(clicks.values()) >= 4 and not table.over:
+                wait_until(watcher, f"document.querySelectorAll('#log div').length >= {min(len(table.moves), 40) - 2}")
+                assert watcher.locator("#table .hand").count() == 0  # a spectator sees no hand
+                assert watcher.locator("#table .seat").count() == 4
+                assert "watching" in watcher.locator("#seating-title").inner_text()
+                assert ann.locator("#table .hand").count() == 1 and ann.locator("#table .seat").count() == 3
+                checked_mid_hand = True
             mover = next((name for name, p in (("ann", ann), ("bob", bob)) if state(p) == "yours"), None)
             if mover is None:
                 time.sleep(0.05)
                 continue
             click_and_wait(ann if mover == "ann" else bob, click_a_romme_move)
             clicks[mover] += 1
+        assert table.over and min(clicks.values()) >= 4
         agents = {by for (_, s, _), by in zip(table.moves, table.moved_by) if s in (2, 3)}
         assert agents == {"agent"} and {s for _, s, _ in table.moves} == {0, 1, 2, 3}  # the server played the agents
-        wait_until(watcher, f"document.querySelectorAll('#log div').length >= {min(len(table.moves), 40) - 2}")
-        assert watcher.locator("#table .hand").count() == 0  # a spectator sees no hand
-        assert watcher.locator("#table .seat").count() == 4 and "watching" in watcher.locator("#seating-title").inner_text()
-        assert ann.locator("#table .hand").count() == 1 and ann.locator("#table .seat").count() == 3
+        result = table.state.result
+        for page in (ann, bob, watcher):  # every page shows the end: the showdown and the score
+            wait_until(page, "document.getElementById('showdown') !== null")
+            score = page.locator(".score").inner_text()
+            assert all(str(points) in score for points in result.rewards)
         ARTIFACTS.mkdir(exist_ok=True)
         watcher.screenshot(path=str(ARTIFACTS / "web-tables-romme-spectator.png"), full_page=True)
