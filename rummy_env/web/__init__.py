@@ -8,8 +8,9 @@ games the server holds), ``views`` (what a request may see of a game), ``choices
 agents a client may seat), ``records`` (tournament folders), ``tables`` (tables for
 people), ``lobby`` (the people's tables held, their agents' task, their API), ``events``
 (live updates: server-sent events), ``limits`` (requests per client), ``store`` (the
-people's tables' records, SQLite), ``accounts`` (logins for the people's tables), ``pages`` (the pages' frame), ``server`` (running it
-with uvicorn); the pages are plain HTML under ``pages/``, CSS and JavaScript under
+people's tables' records, SQLite), ``accounts`` (logins for the people's tables),
+``players`` (the players' leaderboard, one's own games), ``pages`` (the pages' frame),
+``server`` (running it with uvicorn); the pages are plain HTML under ``pages/``, CSS and JavaScript under
 ``static/``. It needs the ``web`` extra (``pip install -e ".[web]"``);
 ``require()`` says so in one line when it is missing.
 """

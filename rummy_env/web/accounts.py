@@ -249,7 +249,8 @@ def account_routes(accounts: Optional[Accounts], client_of: Callable[[Request], 
         if token is None:
             response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
         else:
-            response.set_cookie(COOKIE, token, max_age=int(accounts.session.total_seconds()), path="/",  # type: ignore[union-attr]
+            assert accounts is not None
+            response.set_cookie(COOKIE, token, max_age=int(accounts.session.total_seconds()), path="/",
                                 httponly=True, samesite="strict", secure=request.url.scheme == "https")
         return response
 

@@ -75,9 +75,10 @@ def web_games() -> list[Game]:
 
 def options(choices: AgentChoices) -> dict[str, Any]:
     """What the start page offers: each game with its presets (whether each plays a match,
-    and its description in a line), player counts, agents (names, levels and the operator's), the levels (each with
-    the agent it stands for: the start page's level picker per seat) and default opponent,
-    and the most thinking a move an agent may be given."""
+    and its description in a line), player counts, agents (names, levels and the
+    operator's), the levels (each with the agent it stands for: the start page's level
+    picker per seat) and default opponent, and the most thinking a move an agent may be
+    given."""
     out = []
     for game in web_games():
         offered = choices.names(game)  # what a client may pick as it is (within --max-think)

@@ -129,8 +129,8 @@ def games_of(store: Store, account: str) -> list[dict[str, Any]]:
     """The ended games ``account`` sat at, the latest first (at most ``MAX_GAMES``)."""
     if not store.path.exists():
         return []
-    rows = store.read("SELECT id, game, rules, episode, seats, started, ended, score FROM games WHERE ended IS NOT NULL "
-                      "ORDER BY ended DESC, started DESC")
+    rows = store.read("SELECT id, game, rules, episode, seats, started, ended, score FROM games "
+                      "WHERE ended IS NOT NULL ORDER BY ended DESC, started DESC")
     out = []
     for key, game, rules, episode, seats_json, started, ended, score_json in rows:
         seats = json.loads(seats_json)
@@ -150,8 +150,8 @@ def replay_of_stored(store: Store, account: str, key: Any) -> ReplayTable:
     whether the game does not exist or is another's)."""
     if not isinstance(key, str) or len(key) > 100:
         raise WebError(400, f"game must be the id of one of your games (GET /api/account/games), got {str(key)[:40]!r}")
-    rows = store.read("SELECT game, rules, episode, seats, score FROM games WHERE id = ? AND ended IS NOT NULL", (key,)) \
-        if store.path.exists() else []
+    rows = store.read("SELECT game, rules, episode, seats, score FROM games WHERE id = ? AND ended IS NOT NULL",
+                      (key,)) if store.path.exists() else []
     seats = json.loads(rows[0][3]) if rows else []
     if not rows or _seated(seats, account) is None:
         raise WebError(404, f"no ended game {key!r} of yours: a replay is of a game you sat at, once it has ended")
