@@ -30,6 +30,9 @@ FORBIDDEN = {
     "rummy_env.train.games.gin": ["rummy_env.basic", "rummy_env.romme", "rummy_env.agents.basic", "rummy_env.agents.romme"],
     "rummy_env.train.games.basic": ["rummy_env.gin", "rummy_env.romme", "rummy_env.agents.gin", "rummy_env.agents.romme"],
     "rummy_env.eval": ["rummy_env.train", "rummy_env.gym", "rummy_env.cli"],
+    # the drop-ins for other libraries' envs sit on one game each, below agents and tools
+    "rummy_env.compat": ["rummy_env.basic", "rummy_env.romme", "rummy_env.agents", "rummy_env.train", "rummy_env.eval",
+                         "rummy_env.cli"],
     # the web app reaches games only through the game interface: no game package by name
     "rummy_env.web": ["rummy_env.gin", "rummy_env.basic", "rummy_env.romme", "rummy_env.agents.gin",
                       "rummy_env.agents.basic", "rummy_env.agents.romme", "rummy_env.train", "rummy_env.gym",

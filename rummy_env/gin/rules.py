@@ -2,10 +2,13 @@
 
 Every option players disagree about is a field with its ``classic`` default. Named presets
 let results be compared with published work: ``classic`` (the popular online rules),
-``eaai`` (the EAAI-2021 Gin Rummy AI competition) and ``openspiel`` (OpenSpiel's
-gin_rummy: its scoring of one hand, its wall, its throw-back and its cap on upcard draws). The YAML files in ``configs/rules/`` hold the same
-presets (a test keeps them equal) and show the file format: option names as keys,
-optionally ``preset: NAME`` to start from a preset and override some options.
+``eaai`` (the EAAI-2021 Gin Rummy AI competition), ``openspiel`` (OpenSpiel's
+gin_rummy: its scoring of one hand, its wall, its throw-back and its cap on upcard draws)
+and ``rlcard`` (RLCard's gin rummy as PettingZoo's removed ``gin_rummy_v4`` played it; the
+env ``rummy_env.compat.gin_rummy_v4`` deals and scores it the old way). The YAML files
+in ``configs/rules/`` hold the same presets (a test keeps them equal) and show the file
+format: option names as keys, optionally ``preset: NAME`` to start from a preset and
+override some options.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ PRESETS: dict[str, Rules] = {
     "eaai": Rules(big_gin_bonus=0, game_bonus=0, line_bonus=0, shutout=False),
     "openspiel": Rules(big_gin_bonus=0, undercut_on_tie=False, target_score=0, wall_knock=True,
                        discard_taken_card=True, max_upcard_draws=50),
+    "rlcard": Rules(big_gin_bonus=0, target_score=0, first_upcard_pass=False, wall_knock=True,
+                    discard_taken_card=True),
 }
 
 PRESET_NOTES: dict[str, str] = {
@@ -104,6 +109,9 @@ PRESET_NOTES: dict[str, str] = {
             "bonus; ties count as undercuts.",
     "openspiel": "OpenSpiel's gin_rummy: no Big Gin, a deadwood tie scores 0, single hands (no match); at the wall "
                  "the discard may be taken to knock, the card taken may be thrown back.",
+    "rlcard": "RLCard's gin rummy (PettingZoo's gin_rummy_v4, rummy_env.compat): no upcard offer, no Big Gin, "
+              "single hands; at the wall the discard may be taken to knock; the card taken may be knocked with "
+              "(or thrown back: not in the compat env).",
 }
 """One line per preset, for people choosing one (``Game.preset_note``: the web app's pickers)."""
 
