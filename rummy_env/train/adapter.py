@@ -7,14 +7,17 @@ gives those. A game names its own adapter in ``Game.training_module`` (a module 
 ``ADAPTER``, a subclass made with the game, e.g. Gin Rummy's vector engine in
 ``rummy_env.train.games.gin``); a game without one gets this generic adapter: an MLP over
 the game's ``flat`` encoding to its ``num_actions`` (``rummy_env.agents.mlp_network``) and
-the in-process source (``rummy_env.train.hands``: many hands played together over the
-``GameState`` protocol). So a game added later trains with no line of training code.
+the hands of an update played on the game's vector engine (``rummy_env.train.engine_rollouts``)
+where that can be (``engine_rollouts`` says why not), else in-process
+(``rummy_env.train.hands``: many hands played together over the ``GameState`` protocol).
+So a game added later trains with no line of training code.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional, Union
 
@@ -31,6 +34,10 @@ class TrainingAdapter:
     outcomes: Optional[tuple[str, ...]] = None  # the names of a batch's outcome counts (None: ``Game.outcomes``)
     pool_stand_in = "self"  # who plays a ``pool`` hand while the pool is empty
     takes_advice = False  # whether its network can read advice (``advice: true``)
+    # the encoding of the mover's information set that is the whole of the network's input
+    # (``inputs``), which a vector engine writes for many hands at once; None: the network
+    # reads more than that, so the hands are played in-process (``engine_rollouts``)
+    engine_encoding: Optional[str] = "flat"
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -82,10 +89,48 @@ class TrainingAdapter:
 
     def make_worker(self, config: Any, index: int, share: int, net: Any, critic: Optional[Any],
                     generator: Optional[Any]) -> Any:
-        """Rollout worker ``index`` playing ``share`` of ``work(config)`` (``rummy_env.train.workers``)."""
+        """Rollout worker ``index`` playing ``share`` of ``work(config)`` (``rummy_env.train.workers``):
+        on the game's vector engine unless ``rollouts`` says ``hands`` or ``engine_rollouts``
+        finds something missing, else in-process."""
+        if config.rollouts != "hands" and not self.engine_rollouts(config):
+            from rummy_env.train.engine_rollouts import EngineWorker
+
+            return EngineWorker(config, index, share, net, self)
         from rummy_env.train.hands import HandsWorker
 
         return HandsWorker(config, index, share, net, self)
+
+    def engine_rollouts(self, config: Any) -> str:
+        """'' when ``config``'s hands can be played on the game's vector engine
+        (``rummy_env.train.engine_rollouts``), else why not, in words: the network reads
+        more than the engine writes (``engine_encoding``), the game has no compiled engine
+        in use here (the pure hands in a loop would be slower than in-process), or a
+        scripted opponent of ``opponents`` (or the pool's stand-in) has no array version
+        (``Agent.batch_policy``)."""
+        from rummy_env import agents
+        from rummy_env.core.vector import batch_encoding
+        from rummy_env.core.vector_states import StatesEngine
+
+        game = self.game
+        if self.engine_encoding is None:
+            return f"{game.title}'s network reads more than an observation its vector engine writes"
+        if game.vector_module is None:
+            return f"{game.title} has no vector engine of its own"
+        try:
+            batch_encoding(game, self.engine_encoding)
+        except ValueError as exc:
+            return str(exc)
+        engine = game.vector(1, min(config.table_sizes), rules=config.rules, encoding=None, seed=0)
+        if isinstance(engine, StatesEngine) or "active" not in inspect.signature(engine.step).parameters:
+            return (f"{game.title}'s compiled vector engine is not in use here (numba missing, RUMMY_ENV_NO_NUMBA "
+                    "set, or its self-check failed: a warning said why)")
+        kinds = [k for k in config.opponents if k not in ("self", "pool")]
+        if "pool" in config.opponents and self.pool_stand_in not in ("self", *kinds):
+            kinds.append(self.pool_stand_in)
+        slow = [k for k in sorted(kinds) if agents.make(k, game=game.name).batch_policy() is None]
+        if slow:
+            return f"opponent(s) {', '.join(slow)} of {game.title} have no array version (Agent.batch_policy)"
+        return ""
 
     def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
         """The warm start's moves of ``imitation_teacher`` with their legal masks and results."""
@@ -129,6 +174,10 @@ class TrainingAdapter:
                     self.check_spec(spec)
                 except (ValueError, TypeError) as exc:
                     fail(name, spec, f"unknown kind ({exc}); {kinds}" if name == "opponents" else str(exc))
+        if config.rollouts == "engine":
+            why = self.engine_rollouts(config)
+            if why:
+                fail("rollouts", config.rollouts, f"{why}: choose auto or hands (in-process)")
         if config.rollout_workers > self.work(config):
             fail("rollout_workers", config.rollout_workers, f"must be at most hands_per_update ({self.work(config)}): "
                  "each worker plays its share of the hands")

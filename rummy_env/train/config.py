@@ -32,6 +32,8 @@ from rummy_env.train.rewards import REWARDS
 CRITICS = ("shared", "oracle")
 # Where the rollouts run (``backend``): this process, or Ray actors (``train.ray_rollouts``).
 BACKENDS = ("local", "ray")
+# Where the hands of a game trained by hands are played (``rollouts``): its vector engine where it can, or either.
+ROLLOUTS = ("auto", "engine", "hands")
 GAME_DEFAULTS = resources.files(__package__) / "data"  # <game>.yaml: each game's own defaults
 
 
@@ -62,8 +64,15 @@ class PPOConfig:
     rollout_steps: int = 32
     """Vector steps per update on a vector engine (each moves every game once)."""
     hands_per_update: int = 256
-    """Hands played to the end for each update by the in-process source (every game without a
-    vector engine): the network's moves of all of them are one forward pass a round."""
+    """Hands played to the end for each update by every game but Gin Rummy (whose ``num_envs``
+    games play on): on the game's vector engine or in-process, as ``rollouts`` says."""
+    rollouts: str = "auto"
+    """Where those hands are played: ``engine`` (the game's vector engine, one network forward a
+    step over every hand a network is to move in: ``train.engine_rollouts``), ``hands`` (in this
+    process, hand by hand: ``train.hands``) or ``auto`` (the engine wherever the game has a
+    compiled one in use, every scripted opponent an array version and the network reads what the
+    engine writes, else in-process; Rommé's network reads the heuristic's advice: in-process).
+    Gin Rummy's rollouts are its vector engine's whatever this says."""
     total_updates: int = 1000
     """PPO updates of the run."""
     backend: str = "local"
@@ -235,6 +244,8 @@ def _validate(c: PPOConfig) -> None:
             _fail(label, dict(weights), "weights must be >= 0 with a positive sum")
     if c.target_kl is not None and not c.target_kl > 0:
         _fail("target_kl", c.target_kl, "must be > 0 or null")
+    if c.rollouts not in ROLLOUTS:
+        _fail("rollouts", c.rollouts, f"choose {', '.join(ROLLOUTS)}")
     if c.backend not in BACKENDS:
         _fail("backend", c.backend, f"choose {' or '.join(BACKENDS)}")
     if c.ray_address is not None and (not isinstance(c.ray_address, str) or not c.ray_address):
@@ -270,7 +281,7 @@ def _validate(c: PPOConfig) -> None:
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 _FLOATS = {name for name, hint in typing.get_type_hints(PPOConfig).items() if hint in (float, Optional[float])}
 _TEXT = ("game", "name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy", "critic", "backend",
-         "ray_address", "heuristic_knock")
+         "ray_address", "heuristic_knock", "rollouts")
 _NULLABLE = ("rules", "players", "target_kl", "imitation_teacher", "init_policy", "ray_address")
 
 

@@ -1,6 +1,8 @@
 """The in-process rollout source for any game: many hands played together over the ``GameState`` protocol.
 
-Why: a game without a vector engine (Basic Rummy, Rommé, any game registered later) is
+Why: a game whose hands cannot be played on its vector engine (Rommé, whose network reads
+the heuristic's advice; a game without a compiled engine or whose opponents have no array
+versions: ``TrainingAdapter.engine_rollouts``; or any game with ``rollouts: hands``) is
 trained by stepping many ordinary hands at once in this process. Each round every
 unfinished hand makes one move: scripted seats one by one, and every network seat of all
 the hands in one forward pass (the learner's, and each pool snapshot's). Only the game
@@ -38,6 +40,21 @@ class Seat:
     agent: Any = None
     net: int = -1
     record: bool = False
+
+
+@dataclass(frozen=True)
+class Hand:
+    """One hand of an update as drawn (``HandsWorker._draw_hands``): its table size, deck
+    order and dealer, the learner's seat, the opponent kind of every other seat and who
+    plays them: a network of the update's list (``net`` >= 0: 0 the learner itself, a pool
+    snapshot after it) or the kind's scripted agent (-1)."""
+
+    size: int
+    deck: np.ndarray
+    dealer: int
+    learner: int
+    kind: str
+    net: int
 
 
 @dataclass
@@ -149,11 +166,17 @@ class Dealer:
         self.weights = w / w.sum()
         self.deck_size = self.game.deck_size_of(self.rules)
 
-    def deal(self, rng: np.random.Generator) -> tuple[Any, int]:
+    def draw(self, rng: np.random.Generator) -> tuple[int, np.ndarray, int, int]:
+        """A hand's table size, deck order, dealer and learner's seat, drawn in that order."""
         n = int(rng.choice(self.sizes, p=self.weights))
-        deck = rng.permutation(self.deck_size).tolist()
+        deck = rng.permutation(self.deck_size)
         dealer = int(rng.integers(n))
-        return self.game.deal(self.rules, n, deck=deck, dealer=dealer), int(rng.integers(n))
+        return n, deck, dealer, int(rng.integers(n))
+
+    def deal(self, rng: np.random.Generator) -> tuple[Any, int]:
+        """A hand dealt as ``draw`` says (the game's state), and the learner's seat."""
+        n, deck, dealer, learner = self.draw(rng)
+        return self.game.deal(self.rules, n, deck=deck.tolist(), dealer=dealer), learner
 
 
 def worker_rng(seed: int, index: int) -> np.random.Generator:
@@ -218,39 +241,56 @@ class HandsWorker:
         """This update's hands played to the end: the learner's moves with their masks,
         log-probabilities, values, advantages and returns, and the hands' results."""
         start = time.perf_counter()
-        c, rng = self.config, self.rng
+        rng = self.rng
         scripted = {k: self._make_agent(k, int(rng.integers(2**31))) for k in self._scripted}
+        hands, nets = self._draw_hands()
+        states, seats = [], []
+        for hand in hands:
+            state = self.adapter.game.deal(self.dealer.rules, hand.size, deck=hand.deck.tolist(), dealer=hand.dealer)
+            other = Seat(agent=scripted[hand.kind]) if hand.net < 0 else Seat(net=hand.net, record=hand.kind == SELF)
+            states.append(state)
+            seats.append([Seat(net=0, record=True) if s == hand.learner else other for s in range(hand.size)])
+        self.net.eval()
+        played = play_hands(states, seats, nets, self.adapter, self.dealer.rules, rng)
+        return self._batch(played, hands, start)
+
+    def _draw_hands(self) -> tuple[list["Hand"], list[Any]]:
+        """This update's hands (``Hand``, each drawn as ``Dealer.draw`` then its opponent kind,
+        then for ``pool`` the snapshot) and the networks they seat: the learner's, then each
+        pool snapshot drawn, in the order first drawn."""
+        rng = self.rng
         nets: list[Any] = [self.net]
         pool_nets: dict[int, int] = {}
-        states, seats, labels = [], [], []
+        hands = []
         for _ in range(self.hands):
-            state, learner = self.dealer.deal(rng)
+            size, deck, dealer, learner = self.dealer.draw(rng)
             kind = self._kinds[int(rng.choice(len(self._kinds), p=self._kind_weights))]
             if kind == POOL and not self.pool:
                 kind = self.adapter.pool_stand_in  # nothing in the pool yet
+            net = -1  # a scripted opponent
             if kind == POOL:
                 k = int(rng.integers(len(self.pool)))
                 if k not in pool_nets:
                     pool_nets[k] = len(nets)
                     nets.append(self._snapshot(k))
-                other = Seat(net=pool_nets[k])
+                net = pool_nets[k]
             elif kind == SELF:
-                other = Seat(net=0, record=True)
-            else:
-                other = Seat(agent=scripted[kind])
-            states.append(state)
-            seats.append([Seat(net=0, record=True) if s == learner else other for s in range(state.num_players)])
-            labels.append((kind, learner))
-        self.net.eval()
-        played = play_hands(states, seats, nets, self.adapter, self.dealer.rules, rng)
+                net = 0
+            hands.append(Hand(size, deck, dealer, learner, kind, net))
+        return hands, nets
+
+    def _batch(self, played: Played, hands: list["Hand"], start: float) -> dict[str, Any]:
+        """The update's batch (``train.workers.BATCH_ARRAYS`` and the hands' counts) from the
+        learner's recorded decisions of ``hands`` and their results."""
+        c = self.config
         ret, adv = returns_and_advantages(played, c.reward, c.win_bonus, c.gamma, c.gae_lambda)
         returns: dict[str, list[float]] = {}
         outcomes = np.zeros(len(self.adapter.game.outcomes), dtype=np.int64)
-        for result, (kind, learner), state in zip(played.results, labels, states):
+        for result, hand in zip(played.results, hands):
             outcomes[self.adapter.game.outcomes.index(result.outcome)] += 1
-            if kind != SELF:
-                returns.setdefault(f"{kind}_{state.num_players}p", []).append(
-                    float(hand_reward(result.rewards[learner], c.reward, 0.0)))
+            if hand.kind != SELF:
+                returns.setdefault(f"{hand.kind}_{hand.size}p", []).append(
+                    float(hand_reward(result.rewards[hand.learner], c.reward, 0.0)))
         m = len(played.act)
         size = int(np.prod(self.net.obs_size)) if hasattr(self.net, "obs_size") else 0
         return {
@@ -264,7 +304,7 @@ class HandsWorker:
             "priv": np.zeros((m, 0), dtype=np.float32),
             "returns": returns,
             "outcomes": outcomes,
-            "episodes": len(states),
+            "episodes": len(hands),
             "steps": played.steps,
             "seconds": time.perf_counter() - start,
         }

@@ -1,8 +1,9 @@
 """Backend ``ray`` of ``rummy train``: rollout workers as Ray actors, learning in the driver.
 
 Each actor holds a rollout worker of the game trained (made by its training adapter,
-``rummy_env.train.adapter``: Gin Rummy's vector worker, ``rummy_env.train.rollout``, or the
-in-process hands of any other game, ``rummy_env.train.hands``: its share of the games,
+``rummy_env.train.adapter``: Gin Rummy's vector worker, ``rummy_env.train.rollout``; the
+hands of another game on its vector engine, ``rummy_env.train.engine_rollouts``, or
+in-process, ``rummy_env.train.hands``: its share of the games,
 their opponents, a copy of the policy and critic). Every update the driver puts the
 current weights in Ray's object store once, every actor loads them and plays its
 rollout, and the driver concatenates the batches in worker order. The pool's snapshots

@@ -1,7 +1,8 @@
 """Rollout workers of any game, in the trainer's process (backend ``local``), and what every backend shares.
 
 A worker (the game's, from its training adapter: Gin Rummy's vector engine,
-``rummy_env.train.games.gin``, or the in-process hands of ``rummy_env.train.hands``) owns
+``rummy_env.train.games.gin``, the hands of any other game played on its vector engine,
+``rummy_env.train.engine_rollouts``, or in-process, ``rummy_env.train.hands``) owns
 its share of an update's games (``split_games``), its own deals and draws, and returns
 its rollout as a batch; the learner concatenates the workers' batches in worker order
 (``merge_batches``) and learns from them. The same workers run inside Ray actors

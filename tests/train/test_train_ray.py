@@ -93,8 +93,11 @@ def test_local_workers_split_the_games_and_resume_refuses_another_split(tmp_path
 # the oracle critic's weights travel with the policy's; advice features are computed in the actors
 @pytest.mark.parametrize("extra", [{}, {"critic": "oracle", "critic_hidden": [16], "advice": True},
                                    {"game": "romme", "players": [2, 3], "hands_per_update": 4, "imitation_samples": 0,
-                                    "opponents": {"self": 0.3, "pool": 0.3, "random": 0.2, "heuristic": 0.2}}],
-                         ids=["shared", "oracle+advice", "romme-in-process"])
+                                    "opponents": {"self": 0.3, "pool": 0.3, "random": 0.2, "heuristic": 0.2}},
+                                   {"game": "basic", "players": [2, 4], "hands_per_update": 6, "imitation_samples": 0,
+                                    "card_hidden": 8, "rollouts": "engine",
+                                    "opponents": {"self": 0.2, "pool": 0.4, "random": 0.2, "heuristic": 0.2}}],
+                         ids=["shared", "oracle+advice", "romme-in-process", "basic-engine"])
 def test_ray_actors_train_exactly_as_the_same_workers_in_process(tmp_path, local_ray, extra):
     local = run(tiny(tmp_path, total_updates=3, **extra), tmp_path / "local")
     remote = run(tiny(tmp_path, total_updates=3, backend="ray", **extra), tmp_path / "ray")

@@ -1,6 +1,9 @@
 """Basic Rummy's training adapter: its own network (``rummy_env.agents.basic.network``), the
-one the shipped ``ppo`` agent plays; the rollouts are the generic in-process hands
-(``rummy_env.train.hands``). Named by the game's ``training_module``.
+one the shipped ``ppo`` agent plays; the rollouts are the generic ones: on its vector
+engine (``rummy_env.train.engine_rollouts``: the network reads the ``flat`` observation the
+engine writes, and ``random`` and ``heuristic`` have array versions) wherever the compiled
+engine is in use, else in-process (``rummy_env.train.hands``). Named by the game's
+``training_module``.
 """
 
 from __future__ import annotations

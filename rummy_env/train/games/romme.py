@@ -1,7 +1,9 @@
 """Rommé's training adapter: its own network (``rummy_env.agents.romme.network``), the one
 Rommé's ``ppo`` agent plays, whose input carries the heuristic's move as advice; the
-rollouts are the generic in-process hands (``rummy_env.train.hands``). Named by the game's
-``training_module``.
+rollouts are the generic in-process hands (``rummy_env.train.hands``), not its vector
+engine: the advice is the scripted heuristic's move, which has no array version, so the
+network's input is more than an engine writes (``engine_encoding`` None). Named by the
+game's ``training_module``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ class RommeAdapter(TrainingAdapter):
     the rest is generic."""
 
     takes_advice = True
+    engine_encoding = None  # the heuristic's advice has no array version: in-process rollouts
 
     def make_net(self, config: Any) -> Any:
         from rummy_env.agents.romme.network import RommePolicyNet
