@@ -37,6 +37,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from rummy_env.basic import textview
 from rummy_env.basic.game import BasicRummyState, RummyInformationSet
 from rummy_env.basic.layout import (
     CARD_SLICES, DEALER_REL0, FLAT_SIZE, HAND_SIZE_REL0, HAND_SIZE_SCALE, LAYOUT, MAX_HAND_POINTS, MELDED_REL0,
@@ -48,6 +49,7 @@ from rummy_env.core.cards import NUM_CARDS, distinct_cards_mask
 from rummy_env.core.encoding import (
     CompiledEncoder, lookup, random_positions, standard_encodings, write_card_bits,
 )
+from rummy_env.core.textview import text_encodings
 
 __all__ = [  # the layout's names are re-exported: importable from here as they always were
     "CARD_SLICES", "ENCODINGS", "FLAT_SIZE", "HAND_SIZE_SCALE", "LAYOUT", "MAX_HAND_POINTS", "NUM_CARD_SLICES",
@@ -148,6 +150,7 @@ def _high_flat(rules: BasicRummyRules) -> np.ndarray:
 # the flat vector: one compiled call when ``rummy_env.basic.encoding_jit`` can be used
 _encode_flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "Basic Rummy observation encoder")
 ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
+ENCODINGS.update(text_encodings("basic", textview.WORDS))  # text, json and their _no_moves views
 
 
 def state_vector(state: BasicRummyState) -> np.ndarray:

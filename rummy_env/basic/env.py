@@ -22,7 +22,9 @@ optionally whole matches to 100, 300 or 500. Rule options come from ``rules``: a
 
 Arguments: ``env(num_players=2, render_mode=None, rules="basic", encoding="flat",
 episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``,
-``planes``, another encoding registered with the game, or an encoding object.
+``planes``, ``text`` or ``json`` (the information set in words or as JSON, for language
+models; ``text_no_moves``, ``json_no_moves`` without the legal moves: docs/text-views.md),
+another encoding registered with the game, or an encoding object.
 
 Actions (fixed, ``rummy_env.basic.game``): 0 draw from the stock; 1 take the top
 discard; 2 + c discard card c (ends the turn); 54 + m lay down meld m of the meld table

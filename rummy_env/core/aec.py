@@ -21,6 +21,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
+from rummy_env.core.encoding import observation_space
 from rummy_env.core.game import Encoding, Game, IllegalActionError
 from rummy_env.core.render import text_to_rgb
 from rummy_env.core.state import card_ids
@@ -145,7 +146,6 @@ class CardGameEnv(AECEnv, ABC):
         if episode == "match" and not rules.match:
             raise ValueError("episode='match' needs rules with target_score > 0")
         self._encoder = game.encoding(encoding)
-        obs_shape = self._encoder.shape(rules)
         num_actions = game.num_actions
         self.num_players = num_players
         self.rules = rules
@@ -160,12 +160,10 @@ class CardGameEnv(AECEnv, ABC):
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
-        high = self._encoder.high(rules)
-        low = self._encoder.low(rules) if hasattr(self._encoder, "low") else 0.0  # ``low`` is optional: 0
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low, high, obs_shape, dtype=np.float32),
+                    "observation": observation_space(self._encoder, rules),
                     "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
                 }
             )

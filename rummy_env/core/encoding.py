@@ -188,3 +188,17 @@ def lookup(encodings: dict, name: str) -> Any:
     if name not in encodings:
         raise ValueError(f"unknown encoding {name!r}; choose one of {tuple(encodings)}")
     return encodings[name]
+
+
+def observation_space(encoding: Any, rules: Any) -> Any:
+    """The space of ``encoding``'s observations under ``rules``: its own ``space(rules)``
+    where it has one (a text view's ``gymnasium.spaces.Text``: ``rummy_env.core.textview``),
+    else the float32 box of its ``shape`` between ``low`` (0 without one) and ``high``."""
+    from gymnasium import spaces
+
+    own = getattr(encoding, "space", None)
+    if callable(own):
+        return own(rules)
+    high = np.asarray(encoding.high(rules), dtype=np.float32)
+    low = encoding.low(rules) if hasattr(encoding, "low") else 0.0  # ``low`` is optional: 0
+    return spaces.Box(low, high, tuple(encoding.shape(rules)), dtype=np.float32)

@@ -43,6 +43,8 @@ from rummy_env.core.cards import NUM_CARDS, mask_to_cards
 from rummy_env.core.encoding import (
     CompiledEncoder, lookup, random_positions, standard_encodings, write_card_bits,
 )
+from rummy_env.core.textview import text_encodings
+from rummy_env.gin import textview
 from rummy_env.gin.game import GinRummyState, InformationSet
 from rummy_env.gin.layout import (
     CARD_SLICES, DEADWOOD, DISCARD_DEADWOOD, FLAT_SIZE, HAND, IS_DEALER, KNOCK_LIMIT, LAYOUT, PHASE, PLANES_SHAPE,
@@ -141,6 +143,7 @@ def _high_flat(rules: Rules) -> np.ndarray:
 # the flat vector: one compiled call when ``rummy_env.gin.encoding_jit`` can be used
 _encode_flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "observation encoder")
 ENCODINGS = standard_encodings(LAYOUT, _encode_flat, _high_flat)
+ENCODINGS.update(text_encodings("gin", textview.WORDS))  # text, json and their _no_moves views
 
 
 def state_vector(state: GinRummyState) -> np.ndarray:

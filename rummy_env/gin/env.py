@@ -17,7 +17,9 @@ options come from ``rules``: a preset name (``classic``, ``eaai``, ``openspiel``
 YAML path, a mapping or a ``Rules``; ``reset(seed=...)`` never changes them.
 
 Arguments (by name): ``env(render_mode=None, rules="classic", encoding="flat",
-episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``, ``planes``, another
+episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``, ``planes``,
+``text`` or ``json`` (the information set in words or as JSON, for language models;
+``text_no_moves``, ``json_no_moves`` without the legal moves: docs/text-views.md), another
 encoding registered with the game, or an encoding object (docs/games/index.md).
 
 Observation: ``{"observation": array, "action_mask": int8 (108,)}``, built only from

@@ -61,6 +61,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rummy_env.core.aec import POINTS_SCALE, REWARDS
+from rummy_env.core.encoding import observation_space
 from rummy_env.core.game import Encoding, Game, GameState, IllegalActionError, get_game
 from rummy_env.core.render import text_to_rgb
 
@@ -170,9 +171,7 @@ class SingleSeatEnv(gymnasium.Env):
         self.opponents = opponents(opponent, interface, num_players)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        high = np.asarray(self._encoder.high(self.rules), dtype=np.float32)
-        low = self._encoder.low(self.rules) if hasattr(self._encoder, "low") else 0.0  # ``low`` is optional: 0
-        self.observation_space = spaces.Box(low, high, high.shape, dtype=np.float32)
+        self.observation_space = observation_space(self._encoder, self.rules)
         self.action_space = spaces.Discrete(interface.num_actions)
         self._no_moves = np.zeros(interface.num_actions, dtype=bool)
         self.game: Optional[GameState] = None  # the hand being played

@@ -76,6 +76,8 @@ import numpy as np
 
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.encoding import CompiledEncoder, lookup, random_positions, standard_encodings
+from rummy_env.core.textview import text_encodings
+from rummy_env.romme import textview
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, MAX_JOKERS, NUM_KINDS
 from rummy_env.romme.game import RommeInformationSet, RommeState, _accepts
 from rummy_env.romme.layout import (
@@ -244,6 +246,7 @@ _flat = CompiledEncoder(_python_encode_flat, _load_compiled, _check_cases, "Romm
 
 
 ENCODINGS = standard_encodings(LAYOUT, _flat, _high, _low)
+ENCODINGS.update(text_encodings("romme", textview.WORDS))  # text, json and their _no_moves views
 
 
 def state_vector(state: RommeState) -> np.ndarray:

@@ -22,7 +22,9 @@ changes them.
 
 Arguments: ``env(num_players=2, render_mode=None, rules="romme", encoding="flat",
 episode="hand", reward="points", illegal_reward=-1)``. ``encoding`` is ``flat``,
-``planes``, another encoding registered with the game, or an encoding object.
+``planes``, ``text`` or ``json`` (the information set in words or as JSON, for language
+models; ``text_no_moves``, ``json_no_moves`` without the legal moves: docs/text-views.md),
+another encoding registered with the game, or an encoding object.
 
 Actions (fixed, ``rummy_env.romme.game``; a kind k is ``suit * 13 + rank``, 52 the joker):
 

@@ -16,6 +16,7 @@ from rummy_env import basic_rummy_v0
 from rummy_env.basic import encoding as rummy_encoding
 from rummy_env.basic.game import DRAW_STOCK, MELD, NUM_ACTIONS, TAKE_DISCARD, IllegalActionError
 from rummy_env.basic.rules import BasicRummyRules
+from rummy_env.core.textview import array_encodings
 from test_basic_game import discard, meld
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -42,7 +43,7 @@ def test_reset_with_seed_keeps_the_rules_and_players():
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_observation_shapes_equal_the_declared_spaces(n):
-    for enc in rummy_encoding.ENCODINGS:
+    for enc in array_encodings(rummy_encoding.ENCODINGS):  # the text views: tests/core/test_textview.py
         env = basic_rummy_v0.raw_env(num_players=n, encoding=enc, episode="match")
         env.reset(seed=0)
         for agent in env.possible_agents:

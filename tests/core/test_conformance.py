@@ -265,9 +265,23 @@ def hidden_from(state, seat: int) -> set[int]:
             or (name.startswith("hand ") and name != f"hand {seat}")}
 
 
+def assert_same_observation(one, other, where: str) -> None:
+    """Two observations of an encoding are the same: arrays entry for entry, a text view
+    (``rummy_env.core.textview``: a string, text or JSON) character for character, the
+    first line that differs named."""
+    if isinstance(one, np.ndarray):
+        np.testing.assert_array_equal(one, other, err_msg=where)
+        return
+    assert isinstance(one, str) and isinstance(other, str), f"{where}: an observation is an array or a string"
+    if one != other:
+        lines = list(zip(one.splitlines(), other.splitlines())) + [("(end)", "(end)")]
+        first = next(((x, y) for x, y in lines if x != y), ("(end)", "(more lines)"))
+        raise AssertionError(f"{where}: the views differ: {first[0]!r} against {first[1]!r}")
+
+
 def assert_same_views(envs, game, seats, step: int) -> None:
     """Every view of each of ``seats`` is the same in the two envs: the observation and mask
-    the env gives, every encoding of its information set, its env info (the information set
+    the env gives, every encoding of its information set (arrays and text views), its env info (the information set
     agents read, hand results), the screen (``Game.view``), the terminal text
     (``render(perspective=...)``) and, once the hand is over, the result explained."""
     a, b = envs
@@ -282,8 +296,8 @@ def assert_same_views(envs, game, seats, step: int) -> None:
             np.testing.assert_array_equal(value, b.observe(agent)[key], err_msg=f"{where}: {key}")
         for name in game.encodings:
             encoding = game.encoding(name)
-            np.testing.assert_array_equal(encoding.encode(infos[0], a.rules), encoding.encode(infos[1], b.rules),
-                                          err_msg=f"{where}: the {name} encoding")
+            assert_same_observation(encoding.encode(infos[0], a.rules), encoding.encode(infos[1], b.rules),
+                                    f"{where}: the {name} encoding")
         if game.has_view:
             assert game.view(infos[0], a.rules) == game.view(infos[1], b.rules), f"{where}: the screen view differs"
         assert a.game.render(perspective=seat) == b.game.render(perspective=seat), f"{where}: the text differs"

@@ -3,6 +3,8 @@
 
 import hashlib
 
+from rummy_env.core.textview import array_encodings
+
 
 def observation_digest(state, encoding, actions, mask_each_seat: bool = False) -> str:
     """SHA-256 over every seat's observations in each of ``encoding.ENCODINGS`` and the
@@ -13,7 +15,7 @@ def observation_digest(state, encoding, actions, mask_each_seat: bool = False) -
     for a in list(actions) + [None]:
         for seat in range(state.num_players):
             info = state.information_set(seat)
-            for enc in encoding.ENCODINGS:
+            for enc in array_encodings(encoding.ENCODINGS):  # the arrays the records were written with
                 h.update(encoding.encode(info, state.rules, enc).tobytes())
             if mask_each_seat:
                 h.update(state.legal_mask().tobytes())

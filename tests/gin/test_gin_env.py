@@ -12,6 +12,7 @@ from pettingzoo.utils import wrappers
 from conftest import run_api_test
 from rummy_env import gin_rummy_v0
 from rummy_env.gin import encoding
+from rummy_env.core.textview import array_encodings
 from rummy_env.gin.game import DRAW_STOCK, PASS, TAKE_DISCARD, IllegalActionError
 from rummy_env.gin.rules import PRESETS, Rules
 
@@ -45,7 +46,7 @@ def test_reset_with_seed_keeps_the_rules():
 
 
 def test_observation_shapes_equal_the_declared_spaces():
-    for enc in encoding.ENCODINGS:
+    for enc in array_encodings(encoding.ENCODINGS):  # the text views: tests/core/test_textview.py
         env = gin_rummy_v0.raw_env(encoding=enc)
         env.reset(seed=0)
         for agent in env.possible_agents:
