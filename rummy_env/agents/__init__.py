@@ -27,10 +27,11 @@ from rummy_env.agents.basic import RummyHeuristicAgent, RummyPPOAgent, RummyRand
 from rummy_env.agents.romme import RommeRandomAgent  # registers it
 from rummy_env.agents.sb3_policy import SB3PolicyAgent  # registers sb3, for every game
 from rummy_env.agents.search import SearchAgent  # registers search, for every game
+from rummy_env.agents.llm import LLMAgent  # registers llm, for every game (a language model; the llm extra)
 from rummy_env.agents.mlp_policy import MLPPolicyAgent  # registers ppo for the games without their own
 
 __all__ = [
-    "Agent", "HeuristicAgent", "LEVEL_NAMES", "MCTSAgent", "MLPPolicyAgent", "PPOAgent", "RandomAgent", "Resolved", "RommeRandomAgent",
+    "Agent", "HeuristicAgent", "LEVEL_NAMES", "LLMAgent", "MCTSAgent", "MLPPolicyAgent", "PPOAgent", "RandomAgent", "Resolved", "RommeRandomAgent",
     "RummyHeuristicAgent", "RummyPPOAgent", "RummyRandomAgent", "SB3PolicyAgent", "SearchAgent", "SimpleAgent",
     "available", "default_opponent", "factory_of", "game_input", "human_player", "legal_actions", "levels", "make",
     "parse_spec", "plays", "register", "register_alias", "register_generic", "register_human", "register_level", "resolve",

@@ -40,6 +40,10 @@ class Agent(ABC):
     # options it cannot be made without (the ``sb3`` agent's file): lists of agents to pick
     # from as they are (the web app's, training opponents) leave such an agent out
     required_options: ClassVar[tuple[str, ...]] = ()
+    # options a spec may never give, each with why and what to do instead (the ``llm`` agent's
+    # ``api_key``: specs are written to results files); ``resolve`` refuses them by name,
+    # never repeating the value
+    refused_options: ClassVar[Mapping[str, str]] = MappingProxyType({})
     budgets: ClassVar[Mapping[str, float]] = MappingProxyType({})
 
     @classmethod
@@ -70,6 +74,13 @@ class Agent(ABC):
         index = self.decision_index
         self.decision_index += 1
         return index
+
+    def stats(self) -> Optional[dict[str, Any]]:
+        """The agent's own counts over its life (numbers by name, such as the ``llm`` agent's
+        requests and fallbacks), or None (the default: none). A tournament writes them per
+        game into results.jsonl and sums them per agent in its summary and report
+        (docs/tournaments.md); an agent made for each game counts that game."""
+        return None
 
     def batch_policy(self) -> Optional[BatchPolicy]:
         """This agent's moves as array operations over many games of its game's batch engine

@@ -18,7 +18,8 @@ commas (values parsed as int, float, true/false, else text). An agent whose clas
 ``ppo:path=PATH``). Difficulty levels (``LEVEL_NAMES``: ``easy`` < ``medium`` < ``hard``
 < ``expert``) are names for one game's agent settings (``levels(game)``), each measured
 to beat the one below (docs/agents.md). Unknown names or options get an error listing
-what is allowed; an option value of the wrong kind (``simulations=abc``,
+what is allowed, an option an agent refuses (``Agent.refused_options``: the ``llm``
+agent's ``api_key``) one saying what to do instead; an option value of the wrong kind (``simulations=abc``,
 ``candidates=2.5``) is refused here, against the factory's type hints, before any game
 starts; ranges are checked by the agents themselves.
 
@@ -287,6 +288,9 @@ def resolve(spec: str, game: Optional[str] = None) -> Resolved:
         raise ValueError(f"unknown agent {name!r} for {get_game(game).title}{hint}; available: {', '.join(available(game))}")
     generic = name not in own
     factory = _GENERIC[name] if generic else own[name]
+    refused = getattr(factory, "refused_options", {})
+    for key in sorted(set(options) & set(refused)):  # its value is not repeated: it may be a secret
+        raise ValueError(f"agent {label} option {key} is refused: {refused[key]}")
     allowed = [p for p in inspect.signature(factory).parameters if not (generic and p == "game")]
     unknown = sorted(set(options) - set(allowed))
     if unknown:

@@ -38,6 +38,7 @@ class BasicRummy(Game):
     presets = PRESETS
     encodings = encoding.ENCODINGS
     shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
+    rules_summary = text.RULES_SUMMARY  # the rules in brief, for a language model (the llm agent)
     state_size = encoding.STATE_SIZE
     # its text view at 4 players (the hands, 12 melds on the table, the piles, whose turn); more is drawn smaller
     frame_lines = 18

@@ -10,6 +10,8 @@
 - ``rummy play``: play a hand or a match in the terminal against agents, any game.
 - ``rummy tournament``: agents against each other over duplicate deals (``rummy_env.eval``).
 - ``rummy replay FILE``: step through a recorded tournament game.
+- ``rummy export FOLDER``: a tournament's recorded games as JSONL, one decision a line
+  (``rummy_env.eval.export``).
 - ``rummy train --game GAME --config FILE``: masked PPO with self-play for any game
   (``rummy_env.train``; needs torch); ``--resume RUN_DIR`` continues a run
   (``rummy train-basic``: its deprecated alias for ``--game basic``).
@@ -23,7 +25,7 @@
   format (pickled objects) as plain data, the only form rummy-env reads.
 
 The commands live by what they drive: ``games`` (deadwood, rules, play), ``tournaments``
-(tournament, replay), ``training`` (demo, train, train-basic, distill, knock-labels, curves), ``web`` (serve)
+(tournament, replay, export), ``training`` (demo, train, train-basic, distill, knock-labels, curves), ``web`` (serve)
 and ``policy_files`` (convert-policy).
 """
 

@@ -1,5 +1,6 @@
-"""``rummy tournament`` and ``rummy replay``: agents against each other over duplicate
-deals, and a recorded game stepped through, for any registered game."""
+"""``rummy tournament``, ``rummy replay`` and ``rummy export``: agents against each other over
+duplicate deals, a recorded game stepped through, and the recorded games as one decision
+a line (``rummy_env.eval.export``), for any registered game."""
 
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--game", action=_Renamed, help=argparse.SUPPRESS)
     rep.add_argument("--step", action="store_true", help="wait for Enter after every move")
     rep.set_defaults(func=_replay)
+
+    exp = sub.add_parser("export", help="a tournament's recorded games as JSONL, one decision a line (for imitation, "
+                         "fine-tuning, language models), e.g. rummy export runs/tournament --view text")
+    exp.add_argument("folder", help="the tournament's folder (or its results.jsonl), played with moves recorded")
+    exp.add_argument("--view", default="text", help="what a line shows of the position: text or json (the text views "
+                     "of docs/text-views.md) or flat (the flat observation, a list of numbers; what rummy train's "
+                     "imitation_file reads); default text")
+    exp.add_argument("--agents", nargs="+", metavar="NAME", help="only the decisions of these agents (as the "
+                     "tournament names them; default: every agent's)")
+    exp.add_argument("--forced", action="store_true", help="also the decisions with a single legal move (default: "
+                     "only real choices)")
+    exp.add_argument("--out", help="the JSONL file (default FOLDER/decisions_VIEW.jsonl); rerun to resume or to add a "
+                     "grown tournament's new games")
+    exp.add_argument("--limit", type=int, metavar="N", help="at most N lines in the file (a rerun with more goes on)")
+    exp.set_defaults(func=_export)
 
 
 class _Renamed(argparse.Action):
@@ -105,4 +121,13 @@ def _replay(args: argparse.Namespace) -> int:
             print(state.render())
             if args.step:
                 input("(enter for the next move) ")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from rummy_env.eval.export import export
+
+    done = export(args.folder, args.out, view=args.view, agents=args.agents, forced=args.forced, limit=args.limit)
+    left = "" if done.complete else " (stopped by --limit; rerun with a larger one to go on)"
+    print(f"{done.out}: {done.lines} decisions ({done.new_lines} new) from {done.games} games{left}")
     return 0

@@ -22,8 +22,9 @@ A ``Game`` gives:
   rng)``, the true state with the cards that player cannot know dealt differently (for
   no-leak tests); by default the state class's own methods of those names;
 - names and text: ``action_name``, ``describe_move`` (as the other players see it),
-  ``explain(hand_result, names)``, and ``shortcuts``, the letters a person types for its
-  moves at the terminal (``rummy play``);
+  ``explain(hand_result, names)``, ``shortcuts``, the letters a person types for its
+  moves at the terminal (``rummy play``), and ``rules_summary``, the rules in brief for a
+  language model's prompt (the ``llm`` agent);
 - its envs and encoders: ``raw_env``/``env`` and ``encodings`` (name -> ``Encoding``;
   ``add_encoding`` registers one more);
 - ``outcomes``: the names a ``HandResult.outcome`` can take, in report order;
@@ -237,6 +238,9 @@ class Game(ABC):
     # names, then what the person types after the letter, e.g. {"x": "discard CARD"}
     # (rummy_env.agents.human); the same letter means the same kind of move in every game
     shortcuts: Mapping[str, str] = MappingProxyType({})
+    # the rules in a few paragraphs, for a language model's system prompt (rummy_env.agents.llm,
+    # which adds the rule options in play); "": none (the prompt then has only those options)
+    rules_summary: str = ""
     # rough CPU seconds of one hand played out from the deal by a rollout agent named here
     # ("*": by any other, the dearest of the game's agents that a search may roll out with),
     # on a 2-core machine at the game's largest table: what the generic search declares a

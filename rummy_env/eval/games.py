@@ -150,18 +150,22 @@ def play_game(spec: dict[str, Any], game: AnyGame) -> dict[str, Any]:
         env.step(players[seat].act(obs, info))
         if before is not None and before.is_over:
             hands.append(hand_record(before, spec["record"]))
+    counts = [player.stats() for player in players]
     if match:
         final = env.match.result()
-        return game_record(game, names, hands, final.winner, list(final.scores), final.to_dict())
+        return game_record(game, names, hands, final.winner, list(final.scores), final.to_dict(), counts)
     result = env.game.result
-    return game_record(game, names, hands, result.winner, list(result.rewards))
+    return game_record(game, names, hands, result.winner, list(result.rewards), agent_stats=counts)
 
 
 def game_record(game: AnyGame, names: list[str], hands: list[dict[str, Any]], winner: Optional[int],
-                scores: list[Any], match: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+                scores: list[Any], match: Optional[dict[str, Any]] = None,
+                agent_stats: Optional[list[Optional[dict[str, Any]]]] = None) -> dict[str, Any]:
     """A game's line of results.jsonl (docs/tournaments.md): the game's fields, the agents in
     seat order, its hands, and the outcome (``match``: a match's final result). Both ways
-    of playing build it here, so their lines are the same."""
+    of playing build it here, so their lines are the same. ``agent_stats``: each seat's
+    agent's own counts for the game (``Agent.stats``, None for an agent without), kept
+    only when some agent has them (so the records of the others are as they were)."""
     record: dict[str, Any] = {**game.fields(), "players": names, "hands": hands}
     if match is not None:
         record["match"] = match
@@ -171,6 +175,8 @@ def game_record(game: AnyGame, names: list[str], hands: list[dict[str, Any]], wi
     else:
         record["points"] = scores
         record["order"] = _order(scores)
+    if agent_stats is not None and any(s is not None for s in agent_stats):
+        record["agent_stats"] = agent_stats
     return record
 
 
@@ -226,9 +232,12 @@ _POLICIES: dict[tuple[str, str], Optional[BatchPolicy]] = {}  # (game, agent spe
 
 
 def batch_policy_of(spec: str, game: str) -> Optional[BatchPolicy]:
-    """The array policy of the agent ``spec`` of ``game`` (``Agent.batch_policy``), or None."""
+    """The array policy of the agent ``spec`` of ``game`` (``Agent.batch_policy``), or None;
+    None too for an agent that keeps its own counts (``Agent.stats``): only its games played
+    one at a time can record them."""
     if (game, spec) not in _POLICIES:
-        _POLICIES[game, spec] = agents.make(spec, game=game).batch_policy()
+        agent = agents.make(spec, game=game)
+        _POLICIES[game, spec] = agent.batch_policy() if agent.stats() is None else None
     return _POLICIES[game, spec]
 
 

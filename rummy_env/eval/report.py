@@ -43,6 +43,7 @@ def markdown(summary: dict[str, Any]) -> str:
     for a in summary["agents"]:
         lines.append(f"| {a['agent']} | {a['games']} | {100 * a['win_share']:.1f}%{_pm(100 * a['win_share_ci95'], 1)} "
                      f"| {a['points']:+.2f}{_pm(a['points_ci95'], 2)} | {_rates(a, outcomes)} | {a['mean_hand_length']:.1f} |")
+    lines += _own_counts(summary["agents"])
     if pairs:
         lines += _section(f"Pairs (A's results, 95% intervals over deals; points per {unit})",
                           ["A", "B", "games", "A wins", "A points", *columns, "hand length"])
@@ -56,6 +57,33 @@ def markdown(summary: dict[str, Any]) -> str:
         for p in summary["pairs"]:
             lines.append(f"| {p['a']} | {p['b']} | {p['placings']:.0f} | {100 * p['a_win_share']:.1f}% |")
     return "\n".join(lines) + "\n"
+
+
+def _own_counts(rows: list[dict[str, Any]]) -> list[str]:
+    """The section of the agents' own counts (``agent_stats``: an ``llm`` agent's requests,
+    retries, fallbacks, ...) summed over their games, each also per decision where the
+    agent counts its ``decisions``; no section when no agent keeps counts."""
+    counted = [row for row in rows if row.get("agent_stats")]
+    if not counted:
+        return []
+    keys = list(dict.fromkeys(k for row in counted for k in row["agent_stats"]))
+    lines = _section("Agents' own counts (summed over their games; per decision asked, where counted)",
+                     ["agent", *keys])
+    for row in counted:
+        own = row["agent_stats"]
+        decisions = own.get("decisions") or 0
+        cells = []
+        for key in keys:
+            value = own.get(key)
+            if value is None:
+                cells.append("")
+                continue
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+            if decisions and key != "decisions":
+                text += f" ({value / decisions:.3g})"
+            cells.append(text)
+        lines.append(f"| {row['agent']} | {' | '.join(cells)} |")
+    return lines
 
 
 def _section(title: str, heads: list[str]) -> list[str]:

@@ -79,14 +79,20 @@ def _pair_margins(record: dict[str, Any]) -> list[tuple[int, int, float]]:
 
 def agent_stats(records: list[dict[str, Any]], names: list[str], outcomes: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per agent: games, share of games won and points per game (95% intervals over deals),
-    the rate of each of the game's ``outcomes`` among its hands, mean hand length."""
+    the rate of each of the game's ``outcomes`` among its hands, mean hand length, and for
+    an agent that keeps its own counts (a record's ``agent_stats``, ``Agent.stats``) their
+    sums over its games (``agent_stats``)."""
     by_deal: dict[int, dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     hands: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    counts: dict[int, dict[str, float]] = {}
     for r in records:
         seats, points = seat_view(r)[0], seat_points(r)
+        own = r.get("agent_stats") or [None] * len(seats)
         for seat, agent in enumerate(seats):
             by_deal[agent][r["deal"]].append((float(r["winner"] == seat), float(points[seat])))
             hands[agent].extend(r["hands"])
+            if own[seat] is not None:
+                _add_counts(counts.setdefault(agent, {}), own[seat])
     rows = []
     for a in range(len(names)):
         deals = by_deal.get(a, {})
@@ -100,7 +106,17 @@ def agent_stats(records: list[dict[str, Any]], names: list[str], outcomes: tuple
             "win_share": share, "win_share_ci95": share_ci, "points": pts, "points_ci95": pts_ci,
             **_outcome_stats(hs, outcomes),
         })
+        if a in counts:
+            rows[-1]["agent_stats"] = {k: round(v, 6) if isinstance(v, float) else v for k, v in counts[a].items()}
     return rows
+
+
+def _add_counts(totals: dict[str, float], counts: dict[str, Any]) -> None:
+    """Add a game's ``counts`` (an agent's ``stats()``: numbers by name) into ``totals``; a
+    value that is not a number is not summed."""
+    for key, value in counts.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            totals[key] = totals.get(key, 0) + value
 
 
 def _mean(values: list[float]) -> float:

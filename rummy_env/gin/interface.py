@@ -35,6 +35,7 @@ class GinRummy(Game):
     encodings = encoding.ENCODINGS
     state_size = encoding.STATE_SIZE
     shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
+    rules_summary = text.RULES_SUMMARY  # the rules in brief, for a language model (the llm agent)
     batched = True  # the vector engine plays many hands at once (rummy_env.gin.batch)
     vector_module = "rummy_env.gin.vector"  # VectorGinRummy
     frame_lines = 4  # its text view: the two hands, the piles, whose turn

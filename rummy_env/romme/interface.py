@@ -40,6 +40,7 @@ class Romme(Game):
     state_size = encoding.STATE_SIZE
     hand_cost = 3  # a random hand is 100 to 400 moves, each checked by the exact solver
     shortcuts = text.SHORTCUTS  # the letters typed for its moves (rummy play)
+    rules_summary = text.RULES_SUMMARY  # the rules in brief, for a language model (the llm agent)
     # its text view at 6 players (the hands, 16 melds on the table, the piles, whose turn); more is drawn smaller
     frame_lines = 25
     # a hand played out (benchmarks/bench_playouts.py, 2 to 6 players): the heuristic (and its levels) 15 to

@@ -174,6 +174,9 @@ class TrainingAdapter:
                     self.check_spec(spec)
                 except (ValueError, TypeError) as exc:
                     fail(name, spec, f"unknown kind ({exc}); {kinds}" if name == "opponents" else str(exc))
+        if config.imitation_file is not None and self.engine_encoding is None:
+            fail("imitation_file", config.imitation_file, f"{self.game.title}'s network reads more than an observation "
+                 "(an exported file holds only the observation): warm start with imitation_teacher instead")
         if config.rollouts == "engine":
             why = self.engine_rollouts(config)
             if why:

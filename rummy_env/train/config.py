@@ -137,8 +137,13 @@ class PPOConfig:
     imitation_teacher: Optional[str] = None
     """Warm start: imitate this agent of the game (e.g. ``heuristic``) before PPO, the network's
     value fitted to the results (``train.imitation``); null: none."""
+    imitation_file: Optional[str] = None
+    """Warm start from recorded moves instead of a teacher's hands: a file written by
+    ``rummy export --view flat`` from a tournament of this game and rules played in hands
+    (docs/traces.md), its agents' moves imitated; null: none."""
     imitation_samples: int = 150_000
-    """Moves of the teacher collected for the warm start (0: no warm start)."""
+    """Moves of the teacher collected (or the first moves of ``imitation_file`` read) for the
+    warm start (0: no warm start)."""
     imitation_epochs: int = 10
     """Passes of the warm start over those moves."""
     imitation_lr: float = 1e-3
@@ -226,8 +231,15 @@ def _validate(c: PPOConfig) -> None:
     if c.init_policy is not None:
         if not isinstance(c.init_policy, str) or not c.init_policy:
             _fail("init_policy", c.init_policy, "must be the path of a policy file or checkpoint, or null")
-        if c.imitation_teacher is not None and c.imitation_samples:
-            _fail("init_policy", c.init_policy, f"a run starts from a policy or from imitation, not both "
+        for name in ("imitation_teacher", "imitation_file"):
+            if getattr(c, name) is not None and c.imitation_samples:
+                _fail("init_policy", c.init_policy, f"a run starts from a policy or from imitation, not both "
+                      f"({name} is {getattr(c, name)!r}; set it to null)")
+    if c.imitation_file is not None:
+        if not isinstance(c.imitation_file, str) or not c.imitation_file:
+            _fail("imitation_file", c.imitation_file, "must be the path of a file written by rummy export --view flat, or null")
+        if c.imitation_teacher is not None:
+            _fail("imitation_file", c.imitation_file, f"a warm start imitates a teacher or a file, not both "
                   f"(imitation_teacher is {c.imitation_teacher!r}; set it to null)")
     for name in ("lr", "clip_coef", "max_grad_norm", "imitation_lr"):
         if not float(getattr(c, name)) > 0:
@@ -280,9 +292,9 @@ def _validate(c: PPOConfig) -> None:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 _FLOATS = {name for name, hint in typing.get_type_hints(PPOConfig).items() if hint in (float, Optional[float])}
-_TEXT = ("game", "name", "rules", "reward", "runs_dir", "imitation_teacher", "init_policy", "critic", "backend",
-         "ray_address", "heuristic_knock", "rollouts")
-_NULLABLE = ("rules", "players", "target_kl", "imitation_teacher", "init_policy", "ray_address")
+_TEXT = ("game", "name", "rules", "reward", "runs_dir", "imitation_teacher", "imitation_file", "init_policy", "critic",
+         "backend", "ray_address", "heuristic_knock", "rollouts")
+_NULLABLE = ("rules", "players", "target_kl", "imitation_teacher", "imitation_file", "init_policy", "ray_address")
 
 
 def _coerce(name: str, value: Any) -> Any:

@@ -9,12 +9,77 @@ input, legal mask, the teacher's action and the mover's result of the hand; ``pr
 fits the policy to the actions (cross-entropy over legal moves) and the value to the
 results, so PPO then starts from the teacher's strength with a value function that
 already fits it. Enabled by ``imitation_teacher`` in the training config.
+
+Or the moves come from a file (``imitation_file``): decisions exported from a
+tournament's records by ``rummy export --view flat`` (``rummy_env.eval.export``), e.g. a
+strong but slow agent's, or a person's, imitated as a teacher's. ``file_moves`` reads
+them, refusing (one line naming the file, line and field) a file of another game, other
+rules, another view, a match's decisions or a table size the run does not play: the
+network would learn positions it never meets, or inputs it does not read.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
+
+from rummy_env.train.rewards import hand_reward
+
+
+def file_moves(config: Any, adapter: Any) -> dict[str, np.ndarray]:
+    """The warm start's data from ``config.imitation_file`` (the first ``imitation_samples``
+    decisions): each line's observation, legal mask, chosen move and the seat's hand reward
+    (as ``reward`` and ``win_bonus`` say, the value's target). The lines must be of this
+    run's game and rules, in the view the network reads (``adapter.engine_encoding``:
+    ``flat``), of single hands, at a table size of ``players``."""
+    from rummy_env.core.traces import read_decisions
+
+    game, path = adapter.game, config.imitation_file
+    rules = game.load_rules(config.rules)
+    view = adapter.engine_encoding
+    size = int(np.prod(game.encoding(view).shape(rules)))
+    sizes = sorted(config.table_sizes)
+    obs, mask, act, ret = [], [], [], []
+    for number, line in read_decisions(path):
+        where = f"imitation_file {path} line {number}"
+        if line["game"] != game.name:
+            raise ValueError(f"{where}: a decision of {line['game']!r}, but this run trains {game.name!r}; export a "
+                             f"tournament of {game.title}")
+        try:
+            theirs = game.load_rules(line["rules"]).to_dict()
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{where}: its rules are not {game.title}'s ({exc})") from None
+        differ = [name for name, value in rules.to_dict().items() if theirs[name] != value]
+        if differ:
+            raise ValueError(f"{where}: played under other rules than this run's {config.rules or game.default_preset!r} "
+                             f"({', '.join(f'{n}: {theirs[n]!r} there, {getattr(rules, n)!r} here' for n in differ)})")
+        if line["view"] != view:
+            raise ValueError(f"{where}: view {line['view']!r}, but the network reads the {view!r} observation; "
+                             f"export with --view {view}")
+        if line["mode"] != "hands":
+            raise ValueError(f"{where}: a decision of a match (its observation holds the match points), but the "
+                             "trainer plays single hands; export a tournament played in hands")
+        if line["num_players"] not in sizes:
+            raise ValueError(f"{where}: a decision at a table of {line['num_players']}, but this run plays tables of "
+                             f"{', '.join(map(str, sizes))} (players)")
+        legal = [move["id"] for move in line["legal"]]
+        if len(line["observation"]) != size or line["action"]["id"] not in legal or \
+                not all(0 <= a < game.num_actions for a in legal):
+            raise ValueError(f"{where}: an observation that is not {size} numbers, or a move outside the legal ones")
+        obs.append(line["observation"])
+        row = np.zeros(game.num_actions, dtype=bool)
+        row[legal] = True
+        mask.append(row)
+        act.append(line["action"]["id"])
+        ret.append(float(hand_reward(line["reward"], config.reward, config.win_bonus)))
+        if len(act) >= config.imitation_samples:
+            break
+    if not act:
+        raise ValueError(f"imitation_file {path} holds no decisions")
+    return {"obs": np.array(obs, dtype=np.float32), "mask": np.array(mask, dtype=bool),
+            "act": np.array(act, dtype=np.int64), "ret": np.array(ret, dtype=np.float32)}
 
 
 def pretrain(net: torch.nn.Module, data: dict[str, np.ndarray], epochs: int, lr: float, batch_size: int,

@@ -100,13 +100,18 @@ class Trainer:
         if (run_dir / "checkpoint.pt").exists() or (run_dir / "config.yaml").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run; continue it with --resume {run_dir}")
         init = _init_weights(config) if config.init_policy else None  # a bad file fails before the folder exists
+        moves = None
+        if config.imitation_file and config.imitation_samples:  # so does a file of moves of another game or rules
+            from rummy_env.train.imitation import file_moves
+
+            moves = file_moves(config, adapter_for(config.game))
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_config(run_dir, config)
         trainer = cls(config, run_dir)
         trainer._open_writer(purge_step=None)
         trainer._log_config()
-        if config.imitation_teacher and config.imitation_samples:
-            trainer._imitate()
+        if moves is not None or (config.imitation_teacher and config.imitation_samples):
+            trainer._imitate(moves)
         elif init is not None:
             trainer._init_from(init)
         return trainer
@@ -119,8 +124,9 @@ class Trainer:
             self._log_eval(self.evaluate(), 0)
         self._writer.flush()
 
-    def _imitate(self) -> None:
-        """The warm start (``train.imitation``), logged under ``imitation/`` at step 0; the network
+    def _imitate(self, data: Optional[dict[str, np.ndarray]] = None) -> None:
+        """The warm start (``train.imitation``) on ``data`` (``imitation_file``'s moves, read by
+        ``start``) or else the teacher's hands, logged under ``imitation/`` at step 0; the network
         after it is kept as ``policy_imitation.pt`` (to measure what PPO added)."""
         from tqdm import tqdm
 
@@ -128,9 +134,12 @@ class Trainer:
 
         c = self.config
         start = time.perf_counter()
-        with tqdm(total=c.imitation_samples, disable=not c.progress, desc=f"imitating {c.imitation_teacher}",
-                  unit="move") as bar:
-            data = self.adapter.imitation_data(c, progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
+        if data is None:
+            with tqdm(total=c.imitation_samples, disable=not c.progress, desc=f"imitating {c.imitation_teacher}",
+                      unit="move") as bar:
+                data = self.adapter.imitation_data(c, progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
+        else:
+            self._writer.add_text("imitation_file", str(c.imitation_file), 0)
         collected = time.perf_counter() - start
         stats = pretrain(self.net, data, c.imitation_epochs, c.imitation_lr, c.minibatch_size,
                          torch.Generator().manual_seed(c.seed + 6))

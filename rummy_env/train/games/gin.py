@@ -91,6 +91,9 @@ class GinAdapter(TrainingAdapter):
             fail("opponents", dict(c.opponents), f"unknown kind(s) {unknown}; kinds: {', '.join(OPPONENT_KINDS)}")
         if c.imitation_teacher not in (None, *TEACHERS):
             fail("imitation_teacher", c.imitation_teacher, "choose simple, heuristic or null (no warm start)")
+        if c.imitation_file is not None and c.advice:
+            fail("imitation_file", c.imitation_file, "with advice: true the network also reads the heuristic's advice "
+                 "features, which an exported file does not hold: set advice: false")
         if c.rollout_workers > c.num_envs:
             fail("rollout_workers", c.rollout_workers, f"must be at most num_envs ({c.num_envs}): each worker plays "
                  "its share of the games")
