@@ -36,7 +36,7 @@ from rummy_env.basic.rules import MAX_PLAYERS, RummyRulesSpec, check_num_players
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
-from rummy_env.core.vector import batch_encoding, check_out, checked_deal
+from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
 
 ENGINES = ("auto", "compiled", "states")  # "auto": compiled when numba is there and agrees, else states
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
@@ -194,23 +194,8 @@ class VectorBasicRummy:
         ``IllegalActionError`` naming the game's row and its legal actions, with nothing
         changed. ``active`` (N,) bool, optional: only those games move (the others'
         actions are ignored). A game that ends is dealt again."""
-        a = np.asarray(actions)
         n = self.num_envs
-        if a.shape != (n,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({n},), one per game; got {a.dtype} {a.shape}")
-        if active is None:
-            active = np.ones(n, dtype=bool)
-        else:
-            active = np.asarray(active)
-            if active.shape != (n,) or active.dtype != bool:
-                raise ValueError(f"active must be a bool array of shape ({n},)")
-        mask = self.action_mask()
-        in_range = (a >= 0) & (a < NUM_ACTIONS) & active
-        legal = ~active
-        legal[in_range] = mask[self._rows[in_range], a[in_range]] == 1
-        if not legal.all():
-            raise self._illegal(np.flatnonzero(~legal), a)
-        a = np.where(active, a, -1).astype(np.int64)
+        a = checked_actions(n, NUM_ACTIONS, self.action_mask(), actions, active, self._illegal)
         rewards = np.zeros((n, self.num_players), dtype=np.float32)
         terminated = np.zeros(n, dtype=bool)
         outcome = np.full(n, -1, dtype=np.int8)

@@ -27,7 +27,7 @@ giving it ``encode_batch`` too (reading the engine's arrays), with no change her
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -126,6 +126,31 @@ def checked_deal(num_envs: int, num_players: int, deck_size: int, rows: np.ndarr
             raise ValueError(f"dealers must have shape ({count},) with seats 0..{num_players - 1}; "
                              f"got {dealers.dtype} {dealers.shape}")
     return rows.astype(np.intp), decks, dealers
+
+
+def checked_actions(num_envs: int, num_actions: int, mask: np.ndarray, actions: Any, active: Any,
+                    illegal: Callable[[np.ndarray, np.ndarray], Exception]) -> np.ndarray:
+    """What every engine's ``step`` accepts, checked once for all before any game moves:
+    ``actions`` an integer array (N,), ``active`` None (every game) or a bool array (N,),
+    and each active game's action legal in ``mask`` (N, num_actions); otherwise a
+    ValueError, or ``illegal(bad games, actions)``, the engine's own error naming them.
+    Returns the actions as int64, -1 where a game does not move."""
+    a = np.asarray(actions)
+    if a.shape != (num_envs,) or a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be an integer array of shape ({num_envs},), one per game; got {a.dtype} {a.shape}")
+    if active is None:
+        active = np.ones(num_envs, dtype=bool)
+    else:
+        active = np.asarray(active)
+        if active.shape != (num_envs,) or active.dtype != bool:
+            raise ValueError(f"active must be a bool array of shape ({num_envs},)")
+    in_range = (a >= 0) & (a < num_actions) & active
+    legal = ~active
+    rows = np.flatnonzero(in_range)
+    legal[rows] = mask[rows, a[rows]] == 1
+    if not legal.all():
+        raise illegal(np.flatnonzero(~legal), a)
+    return np.where(active, a, -1).astype(np.int64)
 
 
 def check_out(out: Optional[np.ndarray], shape: tuple[int, ...]) -> None:

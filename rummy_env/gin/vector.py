@@ -39,7 +39,7 @@ from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_value
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import get_game
-from rummy_env.core.vector import batch_encoding, check_out, checked_deal
+from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
 from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
@@ -418,24 +418,13 @@ class VectorGinRummy:
         ``active`` (N,) bool, optional: only those games move; the others' actions are
         ignored and their positions stay as they are.
         """
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        if active is None:
-            active = np.ones(self.num_envs, dtype=bool)
-        else:
-            active = np.asarray(active)
-            if active.shape != (self.num_envs,) or active.dtype != bool:
-                raise ValueError(f"active must be a bool array of shape ({self.num_envs},)")
         mask = self.action_mask()
-        in_range = (a >= 0) & (a < NUM_ACTIONS) & active
-        legal = ~active
-        legal[in_range] = mask[self._rows[in_range], a[in_range]] == 1
-        if not legal.all():
-            bad = np.flatnonzero(~legal)[:5]
-            detail = "; ".join(f"game {g}: action {int(a[g])}, legal {np.flatnonzero(mask[g]).tolist()}" for g in bad)
-            raise IllegalActionError(f"illegal actions in {int((~legal).sum())} game(s): {detail}")
-        a = np.where(active, a, -1).astype(np.intp)
+
+        def illegal(bad: np.ndarray, a: np.ndarray) -> IllegalActionError:
+            detail = "; ".join(f"game {g}: action {int(a[g])}, legal {np.flatnonzero(mask[g]).tolist()}" for g in bad[:5])
+            return IllegalActionError(f"illegal actions in {bad.size} game(s): {detail}")
+
+        a = checked_actions(self.num_envs, NUM_ACTIONS, mask, actions, active, illegal).astype(np.intp)
         n = self.num_envs
         rewards = np.zeros((n, 2), dtype=np.float32)
         terminated = np.zeros(n, dtype=bool)
