@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS
@@ -86,25 +87,31 @@ def encode_flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[S
 
 
 @numba.njit(cache=True)
-def _add(out, jokers, s, cards, start, stop):
-    """The cards ``cards[start:stop]`` (kinds) into card slice ``s``: each adds 1 / the
-    slice's scale to its kind's entry, capped at 1; a joker counts for the slice's joker
-    scalar. (One call per run of cards: a call passing arrays costs as much as many cards.)"""
-    for i in range(start, stop):
-        kind = cards[i]
-        if kind == JOKER:
-            jokers[s] += 1
-        else:
-            at = s * NUM_CARDS + kind
-            out[at] = min(out[at] + _ADD[s], 1.0)
+def _put_mask(out, s, mask):
+    """The kinds of a 52-bit mask into the 0/1 card slice ``s``."""
+    while mask:
+        k = trailing_zeros(np.uint64(mask))
+        out[s * NUM_CARDS + k] = 1.0
+        mask &= mask - 1
 
 
 @numba.njit(cache=True)
-def _put_mask(out, s, mask):
-    """The kinds of a 52-bit mask into the 0/1 card slice ``s``."""
-    for k in range(NUM_CARDS):
-        if (mask >> k) & 1:
-            out[s * NUM_CARDS + k] = 1.0
+def _add_runs(out, jokers, cards, runs, count):
+    """The cards of each run ``runs[r] = (slice, start, stop)`` (r < ``count``) of
+    ``cards`` (kinds) into its card slice: each adds 1 / the slice's scale to its kind's
+    entry, capped at 1; a joker counts for the slice's joker scalar. One call for all the
+    runs of an array: each call passing arrays costs about as much as a run of cards
+    (its arrays' reference counts)."""
+    for r in range(count):
+        s = runs[r, 0]
+        add = _ADD[s]
+        for i in range(runs[r, 1], runs[r, 2]):
+            kind = cards[i]
+            if kind == JOKER:
+                jokers[s] += 1
+            else:
+                at = s * NUM_CARDS + kind
+                out[at] = min(out[at] + add, 1.0)
 
 
 @numba.njit(cache=True)
@@ -120,24 +127,30 @@ def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, tabl
     p, n, dealer, phase, taken, stock_size, turn, turn_points, must, debt, out_start = position
     wrap, adjacent, more, max_turns, come_out_points = rules
     jokers = np.zeros(NUM_CARD_SLICES, np.int64)
+    runs = np.empty((4 + 2 * n + 2 * len(table_sizes), 3), np.int64)  # (slice, start, stop) of the cards' runs
     # hand, pile, public stock, then the known cards and the discards of each seat (absolute)
     hand, pile, public = lens[0], lens[1], lens[2]
-    _add(out, jokers, HAND, cards, 0, hand)
+    runs[0, 0], runs[0, 1], runs[0, 2] = HAND, 0, hand
+    runs[1, 0], runs[1, 1], runs[1, 2] = DISCARD_PILE, hand, hand + pile
+    runs[2, 0], runs[2, 1], runs[2, 2] = PUBLIC_STOCK, hand + pile, hand + pile + public
+    count = 3
     if pile:
-        _add(out, jokers, DISCARD_TOP, cards, hand + pile - 1, hand + pile)
-    _add(out, jokers, DISCARD_PILE, cards, hand, hand + pile)
-    _add(out, jokers, PUBLIC_STOCK, cards, hand + pile, hand + pile + public)
+        runs[3, 0], runs[3, 1], runs[3, 2] = DISCARD_TOP, hand + pile - 1, hand + pile
+        count = 4
     at = hand + pile + public
     for seat in range(n):
         k = (seat - p) % n
         if k > 0:
-            _add(out, jokers, KNOWN_REL1 + k - 1, cards, at, at + lens[3 + seat])
+            runs[count, 0], runs[count, 1], runs[count, 2] = KNOWN_REL1 + k - 1, at, at + lens[3 + seat]
+            count += 1
         at += lens[3 + seat]
     for seat in range(n):
         k = (seat - p) % n
         if k > 0:
-            _add(out, jokers, DISCARDED_REL1 + k - 1, cards, at, at + lens[3 + n + seat])
+            runs[count, 0], runs[count, 1], runs[count, 2] = DISCARDED_REL1 + k - 1, at, at + lens[3 + n + seat]
+            count += 1
         at += lens[3 + n + seat]
+    _add_runs(out, jokers, cards, runs, count)
     # the pending meld: (card, kind it stands for) pairs (a natural card is its kind); the
     # kind a joker stands for goes to pending_joker_as
     for i in range(0, len(pending), 2):
@@ -150,16 +163,20 @@ def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, tabl
     at = 0
     lay = np.int64(0)
     swap = np.int64(0)
+    count = 0
     for slot in range(len(table_sizes)):
         size = table_sizes[slot]
-        _add(out, jokers, TABLE, table_cards, at, at + size)
-        _add(out, jokers, TABLE_REL0 + (table_owners[slot] - p) % n, table_cards, at, at + size)
+        runs[count, 0], runs[count, 1], runs[count, 2] = TABLE, at, at + size
+        runs[count + 1, 0], runs[count + 1, 1], runs[count + 1, 2] = TABLE_REL0 + (table_owners[slot] - p) % n, at, \
+            at + size
+        count += 2
         at += size
         takes, _, _, swaps = table_meld_accepts(codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3],
                                                 codes[slot, 4], wrap != 0, adjacent != 0, more != 0)
         _put_mask(out, SLOT_0 + slot, takes)
         lay |= takes
         swap |= swaps
+    _add_runs(out, jokers, table_cards, runs, count)
     _put_mask(out, LAYOFF_TARGETS, lay)
     _put_mask(out, SWAP_TARGETS, swap)
     if taken == JOKER:

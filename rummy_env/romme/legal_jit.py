@@ -10,7 +10,9 @@ in the same terms by one loop that calls the solver's own compiled search
 (``rummy_env.romme.melds_jit``: ``_completion_rows``, ``_next_cards``, ``_hand``, and
 ``table_meld_accepts`` for what the table takes) with scratch arrays kept between calls,
 keeps the solver's answers per rules (as the Python mask's ``_QUERY_CACHE``), and stops at
-an action's first question that holds.
+an action's first question that holds. ``_draw_kernel`` and ``_play_kernel`` take the
+game's arguments; ``_draw_into`` and ``_play_into``, which they call, read the hand from
+the scratch and write the legal ids into a given array (the vector engine calls them).
 
 It is ``RommeState._legal_actions`` (reference=False) line for line: the same
 completions (per use of cards, the first of its most valuable readings), the same
@@ -25,13 +27,15 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme import melds_jit as K
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, penalty_values
 from rummy_env.romme.game import (
-    COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, Phase, RommeState,
+    COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
+    RommeState,
     _table_arrays,
 )
 from rummy_env.romme.rules import RommeRules
@@ -39,7 +43,10 @@ from rummy_env.romme.rules import RommeRules
 # The scratch, kept between calls in one int64 array (one argument to pass; no allocation
 # per question): the call's stamp, the candidates' de-duplication (all -1 between calls),
 # the completion rows, the state map and the table of the searches of hands of up to
-# _TAB_ROWS states, the hands the questions ask about, the completions' keys.
+# _TAB_ROWS states, the hands the questions ask about, the completions' keys. The kernels
+# pass the scratch itself and offsets into it, not views of it: every array a compiled
+# call takes or makes is reference counted (an atomic operation each way), which was half
+# of the mask's time when each question passed a tuple of nine views.
 _TAB_ROWS = 1 << 15
 _MAX_CONTEXTS = 12  # a question's contexts: run laid (2) x card used (2) x cards left (keep <= 2: 3)
 _ROWS = 256  # completion rows the buffer holds (the kernel makes room for more when a meld has more)
@@ -51,17 +58,25 @@ TAB_AT = SMAP_AT + _TAB_ROWS * 2
 RESTS_AT = TAB_AT + _TAB_ROWS * _MAX_CONTEXTS * 4  # three hands of counts: what a question asks about
 KEYS_AT = RESTS_AT + 3 * NUM_KINDS  # the completions' keys and those kept, for up to _ROWS rows
 KEPT_AT = KEYS_AT + _ROWS
-SCRATCH_SIZE = KEPT_AT + _ROWS
+HAND_AT = KEPT_AT + _ROWS  # the hand's kind counts (the mask's kernels move cards in and out of it)
+PEN_AT = HAND_AT + NUM_KINDS  # each kind's penalty (``penalty_values``): what the solver weighs
+ACC_AT = PEN_AT + NUM_KINDS  # what each table slot accepts (``_accepts``): 4 masks a slot, by mask
+SCRATCH_SIZE = ACC_AT + 4 * MAX_TABLE_MELDS
+REST0, REST1, REST2 = RESTS_AT, RESTS_AT + NUM_KINDS, RESTS_AT + 2 * NUM_KINDS
 # The solver's answers under one set of rules, kept between calls (a question comes back in
-# later positions, as the Python mask's ``_QUERY_CACHE`` knows): an open-addressing table
-# of (key, key, key, answer + 1) rows, row 0 counting those filled; emptied when half full.
-_KNOWN_SLOTS = 1 << 16
+# later positions, as the Python mask's ``_QUERY_CACHE`` knows): rows of (key, key, key,
+# answer + 1) in buckets of 4 (a question is looked for in its bucket only); a new answer
+# goes first in its bucket and the bucket's oldest is forgotten, so the answers are never
+# all forgotten at once. ``KNOWN_ROWS`` by default; the vector engine asks for more rows
+# for a large batch (``_rules_of``).
+BUCKET = 4
+KNOWN_ROWS = 1 << 17
 
 # ``flags``: the rules' numbers the kernels read, one tuple
 C_WRAP, C_ADJACENT, C_MORE, C_NO_DISCARD, C_POINTS, C_NEEDS_RUN = range(6)
 
 _SCRATCH: list = []  # made on the first call
-_RULES: dict = {}  # id(rules) -> (rules, flags, penalties, windows, the solver's answers so far)
+_RULES: dict = {}  # id(rules) -> (rules, flags, penalties, the solver's answers so far)
 
 
 def _scratch() -> np.ndarray:
@@ -70,19 +85,19 @@ def _scratch() -> np.ndarray:
     return scratch
 
 
-def _rules_of(rules: RommeRules) -> tuple:
-    """What the kernels read of ``rules``, and the solver's answers found under them."""
+def _rules_of(rules: RommeRules, rows: int = 0) -> tuple:
+    """What the kernels read of ``rules``, and the solver's answers found under them (a
+    table of ``KNOWN_ROWS`` rows, or at least ``rows``, a power of two: made larger, and
+    emptied, when asked for more than it holds)."""
     got = _RULES.get(id(rules))  # by identity (no hashing), the rules held
-    if got is None or got[0] is not rules:
-        if len(_RULES) >= 8:  # many rule sets in one process (tests): start afresh
+    if got is None or got[0] is not rules or got[3].shape[0] < rows:
+        if got is None and len(_RULES) >= 8:  # many rule sets in one process (tests): start afresh
             _RULES.clear()
         flags = (int(rules.aces_around_the_corner), int(rules.adjacent_jokers),
                  int(rules.naturals_per_meld == "more_than_jokers"), int(rules.go_out_without_discard),
                  int(rules.come_out_points), int(rules.come_out_needs_run))
-        wrap = rules.aces_around_the_corner
-        windows = (K._WINDOWS_WRAP, K._RANK_WINDOWS_WRAP) if wrap else (K._WINDOWS_FLAT, K._RANK_WINDOWS_FLAT)
-        got = _RULES[id(rules)] = (rules, flags, penalty_values(rules), windows,
-                                   np.zeros((_KNOWN_SLOTS + 1, 4), np.int64))
+        size = 1 << (max(rows, KNOWN_ROWS) - 1).bit_length()
+        got = _RULES[id(rules)] = (rules, flags, penalty_values(rules), np.zeros((size, 4), np.int64))
     return got[1:]
 
 
@@ -94,7 +109,7 @@ def legal_actions(state: RommeState) -> list[int]:
     if not _SCRATCH:
         _SCRATCH.append(_scratch())
     rules = state.rules
-    flags, pen, windows, known = _rules_of(rules)
+    flags, pen, known = _rules_of(rules)
     p = state.current_player
     hand = state.hands[p]
     codes = _table_arrays(state._shown_table())[0]
@@ -102,14 +117,14 @@ def legal_actions(state: RommeState) -> list[int]:
         pile = state.discard_pile
         must = not state.came_out[p] and rules.take_discard_before_out == "meld"
         out = _draw_kernel(bytes(hand), KINDS[pile[-1]] if pile else -1, len(state.stock) > 0, state.came_out[p],
-                           must, codes, flags, pen, windows, _SCRATCH[0], known)
+                           must, codes, flags, pen, _SCRATCH[0], known)
     else:
         taken, swapped, pending = state.taken_card, state.swapped_joker, state.pending
         turn = (state.came_out[p], KINDS[taken] if taken is not None and taken in hand else -1, state.must_meld_taken,
                 swapped is not None and swapped in hand, state.turn_points, state.turn_melds, state.turn_run)
         out = _play_kernel(bytes(hand), bytes([k for c, k in pending if c < FIRST_JOKER]),
-                           bytes([k for c, k in pending if c >= FIRST_JOKER]), turn, codes, flags, pen, windows,
-                           _SCRATCH[0], known)
+                           bytes([k for c, k in pending if c >= FIRST_JOKER]), turn, codes, flags, pen, _SCRATCH[0],
+                           known)
     return out.tolist()
 
 
@@ -117,12 +132,9 @@ def legal_actions(state: RommeState) -> list[int]:
 
 
 @numba.njit(cache=True)
-def _counts(cards):
-    """(53,) kind counts of physical card ids."""
-    out = np.zeros(NUM_KINDS, np.int64)
-    for c in cards:
-        out[c % NUM_CARDS if c < FIRST_JOKER else JOKER] += 1
-    return out
+def _lowest(mask):
+    """The lowest kind of a nonzero mask of kinds."""
+    return np.int64(trailing_zeros(np.uint64(mask)))
 
 
 @numba.njit(cache=True)
@@ -151,75 +163,79 @@ def _takes_joker(run, a, b, c, d, flags):
 
 
 @numba.njit(cache=True)
-def _work(scratch, known):
-    """The scratch array's parts, and the answers: (state map, table, de-duplication,
-    completion rows, stamp, answers, three hands, keys, kept), what the kernels pass along."""
-    return (scratch[SMAP_AT:TAB_AT].reshape((_TAB_ROWS, 2)),
-            scratch[TAB_AT:RESTS_AT].reshape((_TAB_ROWS, _MAX_CONTEXTS, 4)), scratch[WHERE_AT:ROWS_AT],
-            scratch[ROWS_AT:SMAP_AT].reshape((_ROWS, 8)), scratch[STAMP_AT:WHERE_AT], known,
-            scratch[RESTS_AT:KEYS_AT].reshape((3, NUM_KINDS)), scratch[KEYS_AT:KEPT_AT], scratch[KEPT_AT:SCRATCH_SIZE])
-
-
-@numba.njit(cache=True)
-def _slot(low, high, meta):
-    """Where a question's answer is looked for first among the answers kept (1 .. _KNOWN_SLOTS)."""
+def _bucket(low, high, meta, rows):
+    """The first row of a question's bucket among ``rows`` answer rows (a power of two)."""
     h = (np.uint64(low) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(high) * np.uint64(0xC2B2AE3D27D4EB4F)) \
         ^ (np.uint64(meta) * np.uint64(0x165667B19E3779F9))
-    return np.int64(h >> np.uint64(48)) % _KNOWN_SLOTS + 1
+    return (np.int64(h >> np.uint64(32)) & (rows // BUCKET - 1)) * BUCKET
 
 
 @numba.njit(cache=True)
-def _solves(rest, target, need_run, need, keep, flags, pen, work):
-    """Whether melds from ``rest`` can be worth ``target`` (none if <= 0), hold a run if
-    ``need_run``, use a card of kind ``need`` (-1: any) and leave ``keep`` cards
-    (``melds.rest_can_come_out``): answered on the spot where no search is needed, else from
-    the answers kept, else by the solver's search (most value per context)."""
+def _solves(scratch, at, target, need_run, need, keep, flags, known):
+    """Whether melds from the hand ``scratch[at:at + 53]`` can be worth ``target`` (none if
+    <= 0), hold a run if ``need_run``, use a card of kind ``need`` (-1: any) and leave
+    ``keep`` cards (``melds.rest_can_come_out``): answered on the spot where no search is
+    needed, else from the answers kept, else by the solver's search (``_search``)."""
     if target <= 0 and not need_run and need < 0:
-        return rest.sum() >= keep
-    if need >= 0 and rest[need] == 0:
+        size = 0
+        for k in range(NUM_KINDS):
+            size += scratch[at + k]
+        return size >= keep
+    if need >= 0 and scratch[at + need] == 0:
         return False
-    smap, tab, where, stamp, known = work[0], work[1], work[2], work[4], work[5]
     points = max(0, target)
     low = high = np.int64(0)  # the question as a key: two bits a kind, then the jokers and the numbers
     for k in range(NUM_CARDS // 2):
-        low |= rest[k] << (2 * k)
-        high |= rest[k + NUM_CARDS // 2] << (2 * k)
-    meta = rest[JOKER] | (need + 1) << 3 | keep << 9 | (1 if need_run else 0) << 11 | points << 12
-    slot = _slot(low, high, meta)
-    while known[slot, 3] != 0:
-        if known[slot, 0] == low and known[slot, 1] == high and known[slot, 2] == meta:
-            return known[slot, 3] == 2
-        slot = slot % _KNOWN_SLOTS + 1
-    stamp[0] += 1  # the kept map's states stamped by earlier calls count as not seen
-    sid = stamp[0]
+        low |= scratch[at + k] << (2 * k)
+        high |= scratch[at + k + NUM_CARDS // 2] << (2 * k)
+    meta = scratch[at + JOKER] | (need + 1) << 3 | keep << 9 | (1 if need_run else 0) << 11 | points << 12
+    base = _bucket(low, high, meta, known.shape[0])
+    for r in range(base, base + BUCKET):
+        if known[r, 3] == 0:  # the bucket's rows are filled first to last
+            break
+        if known[r, 0] == low and known[r, 1] == high and known[r, 2] == meta:
+            return known[r, 3] == 2
+    return _search(scratch, at, points, need_run, need, keep, flags, known, base, low, high, meta)
+
+
+@numba.njit(cache=True)
+def _search(scratch, at, points, need_run, need, keep, flags, known, base, low, high, meta):
+    """``_solves`` of a question not answered before: the solver's search (most value per
+    context); the answer is kept first in its bucket (row ``base`` on), the oldest forgotten."""
+    rest = scratch[at:at + NUM_KINDS]
+    scratch[STAMP_AT] += 1  # the kept map's states stamped by earlier calls count as not seen
+    sid = scratch[STAMP_AT]
+    smap = scratch[SMAP_AT:TAB_AT].reshape((_TAB_ROWS, 2))
     if K._space(rest) > smap.shape[0]:  # more states than the kept map holds: one of its own
         smap = np.zeros((K._space(rest), 2), np.int64)
         sid = 1
-    got = K._hand(rest, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0, pen, points, need_run, need,
-                  keep, True, sid, smap, tab, where)
+    got = K._hand(rest, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0,
+                  scratch[PEN_AT:PEN_AT + NUM_KINDS], points, need_run, need, keep, True, sid, smap,
+                  scratch[TAB_AT:RESTS_AT].reshape((_TAB_ROWS, _MAX_CONTEXTS, 4)), scratch[WHERE_AT:ROWS_AT])
     top, full, t = got[0], got[1], got[2]
     holds = t[top, full, K.T_CHOICE] != K.NONE and t[top, full, K.T_VAL] >= points
-    if known[0, 0] >= _KNOWN_SLOTS // 2:  # half full: forget them all
-        known[:] = 0
-        slot = _slot(low, high, meta)
-    known[slot, 0], known[slot, 1], known[slot, 2], known[slot, 3] = low, high, meta, 2 if holds else 1
-    known[0, 0] += 1
+    for r in range(base + BUCKET - 1, base, -1):
+        known[r, 0], known[r, 1], known[r, 2], known[r, 3] = known[r - 1, 0], known[r - 1, 1], known[r - 1, 2], \
+            known[r - 1, 3]
+    known[base, 0], known[base, 1], known[base, 2], known[base, 3] = low, high, meta, 2 if holds else 1
     return holds
 
 
 @numba.njit(cache=True)
-def _completions(natm, jokm, nn, nj, hand, flags, windows, work):
+def _completions(natm, jokm, nn, nj, hand, flags, scratch):
     """The completions of the meld being built (``melds._completions``): the compiled rows,
     and the indices of those kept (per use of cards, the first of its most valuable
     readings). Returns (rows, kept), in the scratch where they fit."""
-    rows, keys, kept = work[3], work[7], work[8]
-    n = K._completion_rows(natm, jokm, nn, nj, hand, windows[0], K._POSITIONS, flags[C_ADJACENT] != 0,
+    rows = scratch[ROWS_AT:SMAP_AT].reshape((_ROWS, 8))
+    keys = scratch[KEYS_AT:KEPT_AT]
+    kept = scratch[KEPT_AT:KEPT_AT + _ROWS]
+    n = K._completion_rows(natm, jokm, nn, nj, hand, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0,
                            flags[C_MORE] != 0, rows)
     if n > rows.shape[0]:
         rows = np.empty((n, 8), np.int64)
         keys = np.empty(n, np.int64)
         kept = np.empty(n, np.int64)
-        n = K._completion_rows(natm, jokm, nn, nj, hand, windows[0], K._POSITIONS, flags[C_ADJACENT] != 0,
+        n = K._completion_rows(natm, jokm, nn, nj, hand, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0,
                                flags[C_MORE] != 0, rows)
     for i in range(n):
         keys[i] = (rows[i, 1] << 4) | (rows[i, 2] << 1) | rows[i, 0]  # extra kinds, extra jokers, run
@@ -235,7 +251,7 @@ def _completions(natm, jokm, nn, nj, hand, flags, windows, work):
                 kept[m] = i
                 m += 1
     else:
-        order = np.argsort(keys, kind="mergesort")  # stable: a key's rows in their order
+        order = np.argsort(keys[:n], kind="mergesort")  # stable: a key's rows in their order
         i = 0
         while i < n:
             first = order[i]
@@ -251,149 +267,192 @@ def _completions(natm, jokm, nn, nj, hand, flags, windows, work):
 
 
 @numba.njit(cache=True)
-def _can_end(hand, natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, turn_run, slots_joker, flags,
-             pen, windows, work):
-    """Whether the turn can still end (``RommeState._queries`` and ``_evaluate``): ``hand``
-    the kind counts not in the meld being built (natural kinds ``natm``, jokers standing for
-    ``jokm``, ``nn`` and ``nj`` of them); ``tk`` the kind of the card taken from the pile if
-    it is in ``hand`` (-1 none), ``must`` it must be melded, ``debt`` a joker taken by a
-    swap is in ``hand``; the questions asked in order, the first that holds answers."""
-    keep_base = 0 if flags[C_NO_DISCARD] else 1
-    need_run0 = flags[C_NEEDS_RUN] != 0 and not turn_run
-    if natm == 0 and jokm == 0:
-        if not debt and not (must and tk >= 0) and (out or turn_melds == 0):
-            if hand.sum() - (1 if tk >= 0 else 0) >= 1:
-                return True
-        count = 1  # one plan: no meld to finish
-        rows, kept = work[3], work[8]
+def _plan_ends(value, run, uses_joker, used, plan, rrun, ra, rb, rc, rd, out, tk, must, debt, turn_points, turn_melds,
+               need_run0, keep_base, slots_joker, flags, scratch, known):
+    """Whether the turn can end by one plan (``_can_end``): the hand left after it in
+    ``scratch[REST0:]``; the meld it finishes worth ``value`` (a run if ``run``; it uses a
+    joker if ``uses_joker``, the natural kinds of mask ``used``; ``plan``: there is one,
+    read (``rrun``, ``ra`` .. ``rd``)); the questions asked in order, the first that holds
+    answers."""
+    if out:
+        target, need_run = 0, False
     else:
-        rows, kept = _completions(natm, jokm, nn, nj, hand, flags, windows, work)
-        count = len(kept)
-    row = rows[0]
-    rests = work[6]  # the hand left after the plan; less the joker taken by a swap; less the card taken
-    rest = rests[0]
-    for c in range(count):
-        rest[:] = hand
-        if natm == 0 and jokm == 0:
-            value, run, uses_joker, used = 0, False, False, np.int64(0)
-            plan = False
-        else:
-            row = rows[kept[c]]
-            extra = row[1]
-            for k in range(NUM_CARDS):
-                if (extra >> k) & 1:
-                    rest[k] -= 1
-            rest[JOKER] -= row[2]
-            value, run, uses_joker, used = row[3], row[0] != 0, nj > 0 or row[2] > 0, natm | extra
-            plan = True
-        if out:
-            target, need_run = 0, False
-        else:
-            target, need_run = flags[C_POINTS] - turn_points - value, need_run0 and not run
-            if not plan and turn_melds == 0:
-                target = max(target, 0)
-        t = tk
-        need = -1
-        if t >= 0 and ((t < NUM_CARDS and (used >> t) & 1) or (t == JOKER and uses_joker)):
-            t = -1  # the taken card went first into this meld
-        elif t >= 0 and must:
-            need = t
-        for variant in range(2):
-            rest_v, need_v = rest, need
-            if not debt or uses_joker:  # no joker to pay back: one variant
-                if variant == 1:
-                    break
-            elif variant == 0:  # the joker taken by a swap laid off on some meld
-                if rest[JOKER] < 1 or not (slots_joker or (plan and _takes_joker(
-                        row[0] != 0, row[4], row[5], row[6], row[7], flags))):
-                    continue
-                rest_v = rests[1]
-                rest_v[:] = rest
-                rest_v[JOKER] -= 1
-            else:  # or melded
-                if need >= 0:
-                    break
-                need_v = JOKER
-            if t >= 0 and rest_v[t] >= 1:
-                held = rest_v[t]
-                if need_v != t:  # the taken card stays in hand: another card is discarded
-                    ra = rests[2]
-                    ra[:] = rest_v
-                    ra[t] = 0
-                    if need_v < 0 or ra[need_v] >= 1:
-                        if _solves(ra, target, need_run, need_v, max(0, 2 - held), flags, pen, work):
-                            return True
-                if need_v < 0 or need_v == t:  # a card of its kind is melded (the taken one first)
-                    if _solves(rest_v, target, need_run, t, keep_base, flags, pen, work):
+        target, need_run = flags[C_POINTS] - turn_points - value, need_run0 and not run
+        if not plan and turn_melds == 0:
+            target = max(target, 0)
+    t = tk
+    need = -1
+    if t >= 0 and ((t < NUM_CARDS and (used >> t) & 1) or (t == JOKER and uses_joker)):
+        t = -1  # the taken card went first into this meld
+    elif t >= 0 and must:
+        need = t
+    for variant in range(2):
+        at, need_v = REST0, need
+        if not debt or uses_joker:  # no joker to pay back: one variant
+            if variant == 1:
+                break
+        elif variant == 0:  # the joker taken by a swap laid off on some meld
+            if scratch[REST0 + JOKER] < 1 or not (slots_joker or (plan and _takes_joker(rrun != 0, ra, rb, rc, rd,
+                                                                                         flags))):
+                continue
+            at = REST1
+            for k in range(NUM_KINDS):
+                scratch[REST1 + k] = scratch[REST0 + k]
+            scratch[REST1 + JOKER] -= 1
+        else:  # or melded
+            if need >= 0:
+                break
+            need_v = JOKER
+        if t >= 0 and scratch[at + t] >= 1:
+            held = scratch[at + t]
+            if need_v != t:  # the taken card stays in hand: another card is discarded
+                for k in range(NUM_KINDS):
+                    scratch[REST2 + k] = scratch[at + k]
+                scratch[REST2 + t] = 0
+                if need_v < 0 or scratch[REST2 + need_v] >= 1:
+                    if _solves(scratch, REST2, target, need_run, need_v, max(0, 2 - held), flags, known):
                         return True
-            elif _solves(rest_v, target, need_run, need_v, keep_base, flags, pen, work):
-                return True
+            if need_v < 0 or need_v == t:  # a card of its kind is melded (the taken one first)
+                if _solves(scratch, at, target, need_run, t, keep_base, flags, known):
+                    return True
+        elif _solves(scratch, at, target, need_run, need_v, keep_base, flags, known):
+            return True
     return False
 
 
 @numba.njit(cache=True)
-def _accepts(codes, flags):
-    """(4, slots): what each table slot accepts (``melds_jit.table_meld_accepts`` of its
-    meld's numbers), one row per mask."""
-    masks = np.empty((4, codes.shape[0]), np.int64)
+def _can_end(natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, turn_run, slots_joker, flags, scratch,
+             known):
+    """Whether the turn can still end (``RommeState._queries`` and ``_evaluate``): the hand
+    (``scratch[HAND_AT:]``) the kind counts not in the meld being built (natural kinds
+    ``natm``, jokers standing for ``jokm``, ``nn`` and ``nj`` of them); ``tk`` the kind of
+    the card taken from the pile if it is in the hand (-1 none), ``must`` it must be melded,
+    ``debt`` a joker taken by a swap is in the hand; each plan (``_plan_ends``) in order,
+    the first that holds answers."""
+    keep_base = 0 if flags[C_NO_DISCARD] else 1
+    need_run0 = flags[C_NEEDS_RUN] != 0 and not turn_run
+    if natm == 0 and jokm == 0:  # one plan: no meld to finish
+        if not debt and not (must and tk >= 0) and (out or turn_melds == 0):
+            size = 0
+            for k in range(NUM_KINDS):
+                size += scratch[HAND_AT + k]
+            if size - (1 if tk >= 0 else 0) >= 1:
+                return True
+        for k in range(NUM_KINDS):
+            scratch[REST0 + k] = scratch[HAND_AT + k]
+        return _plan_ends(0, False, False, np.int64(0), False, 0, 0, 0, 0, 0, out, tk, must, debt, turn_points,
+                          turn_melds, need_run0, keep_base, slots_joker, flags, scratch, known)
+    rows, kept = _completions(natm, jokm, nn, nj, scratch[HAND_AT:HAND_AT + NUM_KINDS], flags, scratch)
+    for c in range(kept.shape[0]):
+        r = kept[c]
+        extra = rows[r, 1]
+        for k in range(NUM_KINDS):
+            scratch[REST0 + k] = scratch[HAND_AT + k]
+        for k in range(NUM_CARDS):
+            if (extra >> k) & 1:
+                scratch[REST0 + k] -= 1
+        scratch[REST0 + JOKER] -= rows[r, 2]
+        if _plan_ends(rows[r, 3], rows[r, 0] != 0, nj > 0 or rows[r, 2] > 0, natm | extra, True, rows[r, 0],
+                      rows[r, 4], rows[r, 5], rows[r, 6], rows[r, 7], out, tk, must, debt, turn_points, turn_melds,
+                      need_run0, keep_base, slots_joker, flags, scratch, known):
+            return True
+    return False
+
+
+@numba.njit(cache=True, _nrt=False)  # (no array made or kept: no reference counts, ``melds_jit``)
+def _accepts(codes, flags, scratch):
+    """What each table slot accepts (``melds_jit.table_meld_accepts`` of its meld's numbers),
+    into ``scratch[ACC_AT:]`` (mask ``j`` of slot ``s`` at ``ACC_AT + MAX_TABLE_MELDS * j +
+    s``); returns whether any slot takes a joker."""
+    joker = False
     for slot in range(codes.shape[0]):
-        masks[0, slot], masks[1, slot], masks[2, slot], masks[3, slot] = K.table_meld_accepts(
-            codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], flags[C_WRAP] != 0,
-            flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
-    return masks
+        m0, m1, m2, m3 = K.table_meld_accepts(codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3],
+                                              codes[slot, 4], flags[C_WRAP] != 0, flags[C_ADJACENT] != 0,
+                                              flags[C_MORE] != 0)
+        scratch[ACC_AT + slot] = m0
+        scratch[ACC_AT + MAX_TABLE_MELDS + slot] = m1
+        scratch[ACC_AT + 2 * MAX_TABLE_MELDS + slot] = m2
+        scratch[ACC_AT + 3 * MAX_TABLE_MELDS + slot] = m3
+        joker |= m2 != 0
+    return joker
+
+
+@numba.njit(cache=True, _nrt=False)  # (no array made or kept)
+def _set_hand(cards, pen, scratch):
+    """The hand's kind counts (physical ids ``cards``) and the penalties into the scratch."""
+    for k in range(NUM_KINDS):
+        scratch[HAND_AT + k] = 0
+        scratch[PEN_AT + k] = pen[k]
+    for c in cards:
+        scratch[HAND_AT + (c % NUM_CARDS if c < FIRST_JOKER else JOKER)] += 1
 
 
 @numba.njit(cache=True)
-def _draw_kernel(cards, top, stock, came_out, must, codes, flags, pen, windows, scratch, known):
+def _draw_kernel(cards, top, stock, came_out, must, codes, flags, pen, scratch, known):
     """The legal draws (``RommeState._legal_actions`` in the draw phase, ``_can_take``)."""
+    _set_hand(cards, pen, scratch)
     out = np.empty(2, np.int64)
+    return out[:_draw_into(top, stock, came_out, must, codes, flags, scratch, known, out)]
+
+
+@numba.njit(cache=True)
+def _draw_into(top, stock, came_out, must, codes, flags, scratch, known, legal):
+    """``_draw_kernel`` with the hand and the penalties already in the scratch
+    (``HAND_AT``, ``PEN_AT``): the legal ids into ``legal``; returns how many."""
     n = 0
     if stock:
-        out[n] = DRAW_STOCK
+        legal[n] = DRAW_STOCK
         n += 1
     if top >= 0:
-        masks = _accepts(codes, flags)
-        hand = _counts(cards)
-        hand[top] += 1
-        slots_joker = False
-        for slot in range(masks.shape[1]):
-            slots_joker |= masks[2, slot] != 0
-        if _can_end(hand, np.int64(0), np.int64(0), 0, 0, came_out, top, must, False, 0, 1 if must else 0, False,
-                    slots_joker, flags, pen, windows, _work(scratch, known)):
-            out[n] = TAKE_DISCARD
+        slots_joker = _accepts(codes, flags, scratch)
+        scratch[HAND_AT + top] += 1
+        ok = _can_end(np.int64(0), np.int64(0), 0, 0, came_out, top, must, False, 0, 1 if must else 0, False,
+                      slots_joker, flags, scratch, known)
+        scratch[HAND_AT + top] -= 1
+        if ok:
+            legal[n] = TAKE_DISCARD
             n += 1
-    return out[:n]
+    return n
 
 
 @numba.njit(cache=True)
-def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, known):
+def _play_kernel(cards, nat, jok, turn, codes, flags, pen, scratch, known):
     """The legal actions of the play phase (``RommeState._legal_actions``), increasing.
     ``turn``: (came out, the kind of the card taken from the pile if in the hand or -1, it
     must be melded, a joker taken by a swap is in the hand, points, melds and a run laid
     this turn before coming out)."""
-    out_, tk, must, debt, turn_points, turn_melds, turn_run = turn
-    work = _work(scratch, known)
-    masks = _accepts(codes, flags)
-    hand = _counts(cards)
+    _set_hand(cards, pen, scratch)
     natm = np.int64(0)
     jokm = np.int64(0)
     for k in nat:
         natm |= np.int64(1) << k
     for k in jok:
         jokm |= np.int64(1) << k
-    nn, nj = len(nat), len(jok)
+    legal = np.empty(4 + 3 * NUM_KINDS + 4 * NUM_CARDS * codes.shape[0], np.int64)
+    return legal[:_play_into(natm, jokm, len(nat), len(jok), turn, codes, flags, scratch, known, legal)]
+
+
+@numba.njit(cache=True)
+def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
+    """``_play_kernel`` with the hand and the penalties already in the scratch (``HAND_AT``,
+    ``PEN_AT``) and the meld being built as masks (``nn`` and ``nj`` cards): the legal ids
+    into ``legal``, increasing (each kind of move in id order); returns how many."""
+    out_, tk, must, debt, turn_points, turn_melds, turn_run = turn
+    slots_joker = _accepts(codes, flags, scratch)
     pending = nn + nj > 0
-    slots = masks.shape[1]
-    slots_joker = False
-    for slot in range(slots):
-        slots_joker |= masks[2, slot] != 0
+    slots = codes.shape[0]
     no_discard = flags[C_NO_DISCARD] != 0
-    size = hand.sum()
-    legal = np.empty(4 + 3 * NUM_KINDS + 4 * NUM_CARDS * slots, np.int64)
+    size = 0
+    held = np.int64(0)  # the natural kinds held, as a mask: the loops below visit its bits only
+    for k in range(NUM_KINDS):
+        size += scratch[HAND_AT + k]
+    for k in range(NUM_CARDS):
+        if scratch[HAND_AT + k]:
+            held |= np.int64(1) << k
     n = 0
     # commit: the pending meld's best reading
     if pending:
-        rows, kept = _completions(natm, jokm, nn, nj, np.zeros(NUM_KINDS, np.int64), flags, windows, work)
+        rows, kept = _completions(natm, jokm, nn, nj, np.zeros(NUM_KINDS, np.int64), flags, scratch)
         if len(kept):
             best = kept[0]  # the most valuable; among equals the first in ``_completions``' order (a set first)
             for i in kept[1:]:
@@ -410,102 +469,112 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, windows, scratch, kno
                 tk2 = -1 if tk >= 0 and ((tk < NUM_CARDS and (natm >> tk) & 1) or (tk == JOKER and nj > 0)) else tk
                 takes = slots_joker or _takes_joker(run, rows[best, 4], rows[best, 5], rows[best, 6], rows[best, 7],
                                                     flags)
-                if _can_end(hand, np.int64(0), np.int64(0), 0, 0, after_out, tk2, must and tk2 >= 0, debt and nj == 0,
-                            0 if after_out else turn_points + value, turn_melds + 1, turn_run or run, takes, flags, pen,
-                            windows, work):
+                if _can_end(np.int64(0), np.int64(0), 0, 0, after_out, tk2, must and tk2 >= 0, debt and nj == 0,
+                            0 if after_out else turn_points + value, turn_melds + 1, turn_run or run, takes, flags,
+                            scratch, known):
                     legal[n] = COMMIT
                     n += 1
     # discard: a kind held other than the card taken from the pile
     if not pending and not debt and not (must and tk >= 0) and (out_ or turn_melds == 0):
         for k in range(NUM_KINDS):
-            if hand[k] - (1 if k == tk else 0) > 0:
+            if scratch[HAND_AT + k] - (1 if k == tk else 0) > 0:
                 legal[n] = DISCARD + k
                 n += 1
     # cards into the meld being built, when the hand can come out at all
     can_meld = True
     if not out_ and not pending:
-        can_meld = _can_end(hand, np.int64(0), np.int64(0), 0, 0, False, tk, must, False, turn_points,
-                            max(turn_melds, 1), turn_run, slots_joker, flags, pen, windows, work)
+        can_meld = _can_end(np.int64(0), np.int64(0), 0, 0, False, tk, must, False, turn_points, max(turn_melds, 1),
+                            turn_run, slots_joker, flags, scratch, known)
     if can_meld:
         picks, jokers_as = np.int64(0), np.int64(0)
         if K._popcount(natm | jokm) == nn + nj:  # distinct kinds (else nothing finishes the meld)
-            picks, jokers_as = K._next_cards(natm, jokm, nn, nj, hand, windows[1], flags[C_ADJACENT] != 0,
-                                             flags[C_MORE] != 0)
-        for k in range(NUM_CARDS):
-            if (picks >> k) & 1:
-                hand[k] -= 1
-                if _can_end(hand, natm | (np.int64(1) << k), jokm, nn + 1, nj, out_, -1 if tk == k else tk, must,
-                            debt, turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows, work):
-                    legal[n] = PICK + k
-                    n += 1
-                hand[k] += 1
+            picks, jokers_as = K._next_cards(natm, jokm, nn, nj, scratch[HAND_AT:HAND_AT + NUM_KINDS],
+                                             flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
+        while picks:
+            k = _lowest(picks)
+            picks &= picks - 1
+            scratch[HAND_AT + k] -= 1
+            ok = _can_end(natm | (np.int64(1) << k), jokm, nn + 1, nj, out_, -1 if tk == k else tk, must, debt,
+                          turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known)
+            scratch[HAND_AT + k] += 1
+            if ok:
+                legal[n] = PICK + k
+                n += 1
         if jokers_as:
-            hand[JOKER] -= 1
-            for k in range(NUM_CARDS):
-                if (jokers_as >> k) & 1:
-                    if _can_end(hand, natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, -1 if tk == JOKER else tk,
-                                must, debt, turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows, work):
-                        legal[n] = JOKER_AS + k
-                        n += 1
-            hand[JOKER] += 1
+            scratch[HAND_AT + JOKER] -= 1
+            while jokers_as:
+                k = _lowest(jokers_as)
+                jokers_as &= jokers_as - 1
+                if _can_end(natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, -1 if tk == JOKER else tk, must,
+                            debt, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known):
+                    legal[n] = JOKER_AS + k
+                    n += 1
+            scratch[HAND_AT + JOKER] += 1
     # lay-offs and swaps: once out, nothing pending (all lay-offs, then joker lay-offs, then
     # swaps: the action ids increase). A joker owed must still find a place after the move:
     # whether a table meld takes a joker is asked of the table as the move leaves it
     if out_ and not pending:
+        lay, joker_at, swap_at = ACC_AT, ACC_AT + 2 * MAX_TABLE_MELDS, ACC_AT + 3 * MAX_TABLE_MELDS
         taking = 0
         for slot in range(slots):
-            taking += masks[2, slot] != 0
+            taking += scratch[joker_at + slot] != 0
         for slot in range(slots):
-            others = taking - (masks[2, slot] != 0) > 0
-            for k in range(NUM_CARDS):
-                if (masks[0, slot] >> k) & 1 and hand[k]:
-                    hand[k] -= 1
-                    if size == 1:  # the last card: it goes out without a discard, where the rules allow it
+            others = taking - (scratch[joker_at + slot] != 0) > 0
+            ks = scratch[lay + slot] & held
+            while ks:
+                k = _lowest(ks)
+                ks &= ks - 1
+                if size == 1:  # the last card: it goes out without a discard, where the rules allow it
+                    ok = no_discard
+                else:
+                    after = slots_joker
+                    if debt:
+                        after = others or K.takes_joker_after(
+                            codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k,
+                            False, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
+                    scratch[HAND_AT + k] -= 1
+                    ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, debt,
+                                  turn_points, turn_melds, turn_run, after, flags, scratch, known)
+                    scratch[HAND_AT + k] += 1
+                if ok:  # once, though a run of 12 takes its missing rank at both ends
+                    legal[n] = LAYOFF + NUM_CARDS * slot + k
+                    n += 1
+        if scratch[HAND_AT + JOKER]:
+            scratch[HAND_AT + JOKER] -= 1
+            for slot in range(slots):
+                ks = scratch[joker_at + slot]
+                while ks:
+                    k = _lowest(ks)
+                    ks &= ks - 1
+                    if size == 1:
                         ok = no_discard
                     else:
-                        after = slots_joker
-                        if debt:
-                            after = others or K.takes_joker_after(
-                                codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k,
-                                False, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
-                        ok = _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, debt,
-                                      turn_points, turn_melds, turn_run, after, flags, pen, windows, work)
-                    hand[k] += 1
-                    if ok:  # once, though a run of 12 takes its missing rank at both ends
-                        legal[n] = LAYOFF + NUM_CARDS * slot + k
+                        ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == JOKER else tk, must,
+                                      False, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known)
+                    if ok:
+                        legal[n] = LAYOFF_JOKER + NUM_CARDS * slot + k
                         n += 1
-        if hand[JOKER]:
-            hand[JOKER] -= 1
-            for slot in range(slots):
-                for k in range(NUM_CARDS):
-                    if (masks[2, slot] >> k) & 1:
-                        if size == 1:
-                            ok = no_discard
-                        else:
-                            ok = _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == JOKER else tk, must,
-                                          False, turn_points, turn_melds, turn_run, slots_joker, flags, pen, windows,
-                                          work)
-                        if ok:
-                            legal[n] = LAYOFF_JOKER + NUM_CARDS * slot + k
-                            n += 1
-            hand[JOKER] += 1
+            scratch[HAND_AT + JOKER] += 1
         if not debt:
             for slot in range(slots):
-                others = taking - (masks[2, slot] != 0) > 0
-                for k in range(NUM_CARDS):
-                    if (masks[3, slot] >> k) & 1 and hand[k]:
-                        hand[k] -= 1
-                        hand[JOKER] += 1
-                        after = others or K.takes_joker_after(
-                            codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k, True,
-                            flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
-                        if _can_end(hand, np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, True,
-                                    turn_points, turn_melds, turn_run, after, flags, pen, windows, work):
-                            legal[n] = SWAP + NUM_CARDS * slot + k
-                            n += 1
-                        hand[k] += 1
-                        hand[JOKER] -= 1
-    return np.sort(legal[:n])
+                others = taking - (scratch[joker_at + slot] != 0) > 0
+                ks = scratch[swap_at + slot] & held
+                while ks:
+                    k = _lowest(ks)
+                    ks &= ks - 1
+                    after = others or K.takes_joker_after(
+                        codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k, True,
+                        flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
+                    scratch[HAND_AT + k] -= 1
+                    scratch[HAND_AT + JOKER] += 1
+                    ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, True,
+                                  turn_points, turn_melds, turn_run, after, flags, scratch, known)
+                    scratch[HAND_AT + k] += 1
+                    scratch[HAND_AT + JOKER] -= 1
+                    if ok:
+                        legal[n] = SWAP + NUM_CARDS * slot + k
+                        n += 1
+    return n
 
 
 refresh_cache(__name__)  # numba's cache checks only this file: kernels built from an edited import are dropped

@@ -59,48 +59,15 @@ def _allows(n, j, more):
     return n > j if more else n >= 2
 
 
-@numba.njit(cache=True)
-def _grow(a):
-    out = np.empty(2 * a.shape[0], a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@numba.njit(cache=True)
-def _grow2(a):
-    out = np.empty((2 * a.shape[0], a.shape[1]), a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@numba.njit(cache=True)
-def candidates(counts, wrap, adjacent, more, where):
-    """The melds of one hand, as ``melds._candidates`` lists them (same order, same
-    de-duplication), bucketed by lowest slot.
-
-    Returns (slot_of_kind (52,), kinds (m,), nat (C, 13) slots of the natural cards, nn
-    (C,) their number, jk (C,) jokers, val (C,), run (C,), code (C, 4), first (m + 1,)).
-    ``where``: scratch of ``_MAX_CODES`` entries, all -1 (left so on return).
-    the candidates of slot i are rows first[i]..first[i + 1] (in order); ``code`` is
-    (rank, suit mask, jokers, 0) for a set, (suit, start, length, joker place mask) for a run."""
-    jokers = np.int64(counts[JOKER])
-    slot_of = np.full(NUM_CARDS, -1, np.int64)
-    m = 0
-    for k in range(NUM_CARDS):
-        if counts[k] > 0:
-            slot_of[k] = m
-            m += 1
-    kinds = np.empty(m, np.int64)
-    for k in range(NUM_CARDS):
-        if slot_of[k] >= 0:
-            kinds[slot_of[k]] = k
-    cap = 64
-    nat = np.empty((cap, 13), np.int64)
-    nn = np.empty(cap, np.int64)
-    jk = np.empty(cap, np.int64)
-    val = np.empty(cap, np.int64)
-    run = np.empty(cap, np.int64)
-    code = np.empty((cap, 4), np.int64)
+@numba.njit(cache=True, _nrt=False)
+def _fill_candidates(slot_of, jokers, wrap, adjacent, more, where, nat, nn, jk, val, run, code, touched, have, missing,
+                     pick):
+    """``candidates``' melds into the arrays given: returns (how many, keys of ``where``
+    set in ``touched``), or (-1, ...) when they do not hold them all (the caller makes them
+    larger and asks again; ``where`` is cleared of the keys touched either way). The arrays
+    are never replaced inside its loops: a variable rebound in a loop is reference counted
+    at every turn."""
+    n_touched = 0
     c = 0
     # sets, rank by rank
     for rank in range(NUM_RANKS):
@@ -117,7 +84,7 @@ def candidates(counts, wrap, adjacent, more, where):
             for j in range(0, min(jokers, 4 - n) + 1):
                 if n + j >= 3 and _allows(n, j, more):
                     if c == nat.shape[0]:
-                        nat, nn, jk, val, run, code = _grow2(nat), _grow(nn), _grow(jk), _grow(val), _grow(run), _grow2(code)
+                        return -1, n_touched
                     t = 0
                     for s in range(4):
                         if mask >> s & 1:
@@ -127,11 +94,6 @@ def candidates(counts, wrap, adjacent, more, where):
                     code[c, 0], code[c, 1], code[c, 2], code[c, 3] = rank, mask, j, 0
                     c += 1
     # runs, suit by suit: windows by start and length, joker places by the natural cards replaced
-    touched = np.empty(64, np.int64)
-    n_touched = 0
-    have = np.empty(13, np.int64)
-    missing = np.empty(13, np.int64)
-    pick = np.empty(13, np.int64)
     for suit in range(4):
         in_suit = 0
         for q in range(NUM_RANKS):
@@ -189,11 +151,8 @@ def candidates(counts, wrap, adjacent, more, where):
                                     val[w] = value
                                     code[w, 1], code[w, 2], code[w, 3] = start, length, places
                             else:
-                                if c == nat.shape[0]:
-                                    nat, nn, jk, val, run, code = (_grow2(nat), _grow(nn), _grow(jk), _grow(val), _grow(run),
-                                                                   _grow2(code))
-                                if n_touched == touched.shape[0]:
-                                    touched = _grow(touched)
+                                if c == nat.shape[0] or n_touched == touched.shape[0]:
+                                    return -1, n_touched
                                 touched[n_touched] = key
                                 n_touched += 1
                                 where[key] = c
@@ -214,8 +173,49 @@ def candidates(counts, wrap, adjacent, more, where):
                         pick[i] += 1
                         for i2 in range(i + 1, extra):
                             pick[i2] = pick[i2 - 1] + 1
-    for i in range(n_touched):
-        where[touched[i]] = -1
+    return c, n_touched
+
+
+@numba.njit(cache=True)
+def candidates(counts, wrap, adjacent, more, where):
+    """The melds of one hand, as ``melds._candidates`` lists them (same order, same
+    de-duplication), bucketed by lowest slot.
+
+    Returns (slot_of_kind (52,), kinds (m,), nat (C, 13) slots of the natural cards, nn
+    (C,) their number, jk (C,) jokers, val (C,), run (C,), code (C, 4), first (m + 1,)).
+    ``where``: scratch of ``_MAX_CODES`` entries, all -1 (left so on return).
+    the candidates of slot i are rows first[i]..first[i + 1] (in order); ``code`` is
+    (rank, suit mask, jokers, 0) for a set, (suit, start, length, joker place mask) for a run."""
+    jokers = np.int64(counts[JOKER])
+    slot_of = np.full(NUM_CARDS, -1, np.int64)
+    m = 0
+    for k in range(NUM_CARDS):
+        if counts[k] > 0:
+            slot_of[k] = m
+            m += 1
+    kinds = np.empty(m, np.int64)
+    for k in range(NUM_CARDS):
+        if slot_of[k] >= 0:
+            kinds[slot_of[k]] = k
+    cap = 64
+    have = np.empty(13, np.int64)
+    missing = np.empty(13, np.int64)
+    pick = np.empty(13, np.int64)
+    while True:
+        nat = np.empty((cap, 13), np.int64)
+        nn = np.empty(cap, np.int64)
+        jk = np.empty(cap, np.int64)
+        val = np.empty(cap, np.int64)
+        run = np.empty(cap, np.int64)
+        code = np.empty((cap, 4), np.int64)
+        touched = np.empty(cap, np.int64)
+        c, n_touched = _fill_candidates(slot_of, jokers, wrap, adjacent, more, where, nat, nn, jk, val, run, code,
+                                        touched, have, missing, pick)
+        for i in range(n_touched):
+            where[touched[i]] = -1
+        if c >= 0:
+            break
+        cap *= 4
     # bucket by lowest slot, keeping the order (a stable counting sort)
     first = np.zeros(m + 1, np.int64)
     for i in range(c):
@@ -235,7 +235,11 @@ def candidates(counts, wrap, adjacent, more, where):
 
 # The search's recursive functions take few arguments (each array passed costs a
 # reference count in and out): the candidates in one (C, 19) array, the hand's numbers in
-# one vector ``hs``, the tables in one (rows, contexts, 4) array.
+# one vector ``hs``, the tables in one (rows, contexts, 4) array. They allocate nothing and
+# keep no array, so they are compiled without the runtime's reference counts
+# (``_nrt=False``), as are the other kernels of this module that only read and write the arrays
+# they are given (``_fill_candidates``, ``_next_cards``, ``_completion_rows``): each count
+# is an atomic operation (about 10 ns), and the recursion made most of them.
 C_NN, C_JK, C_VAL, C_V, C_R, C_N, C_WIDTH = 13, 14, 15, 16, 17, 18, 19  # columns of the candidates (0..12: slots)
 H_M, H_JRADIX, H_JPEN, H_V, H_R, H_N, H_L, H_TARGET, H_KEEP, H_BYVAL, H_COUNTER, H_SID, H_BASE = range(13)
 T_PEN, T_VAL, T_CHOICE, T_CHILD = range(4)  # per row and context: penalty, value, choice, child's context
@@ -288,7 +292,7 @@ def _give_back(ci, cand, hs):
         hs[H_BASE + m + cand[ci, t]] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _visit(state, rj, cand, hs, smap):
     """The counting pass: give every state the search visits a row, in visit order."""
     if smap[state, 0] == 2 * hs[H_SID] - 1:
@@ -326,7 +330,7 @@ def _offer(tab, row, x, pen, val, choice, child, by_value):
     tab[row, x, T_CHILD] = child
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _solve(state, rj, cand, hs, smap, tab):
     """The best completion per context of ``state`` (``melds._Search.table``) into its row
     of ``tab``; returns the row."""
@@ -631,13 +635,14 @@ _RANKS = (1 << NUM_RANKS) - 1
 _SAME_RANK = sum(1 << (s * NUM_RANKS) for s in range(4))  # the kinds of rank 0 (the aces); << rank: of that rank
 
 
-@numba.njit(cache=True, inline="always")
-def _finishes(natm, jokm, nn, nj, hand, held_by_suit, avail, rank_windows, adjacent, more):
+@numba.njit(cache=True)
+def _finishes(natm, jokm, nn, nj, held, avail, wrap, adjacent, more):
     """``melds._can_finish`` of the meld being built with the natural kinds of mask ``natm``
-    (``nn`` of them) and jokers standing for those of ``jokm`` (``nj``; disjoint), from
-    ``hand`` (``held_by_suit``: its ranks held per suit, as masks) with ``avail`` jokers. A
-    run is tried in the windows holding the lowest card's rank (``_rank_window_table``: a
-    window must hold every card)."""
+    (``nn`` of them) and jokers standing for those of ``jokm`` (``nj``; disjoint), from a
+    hand holding the natural kinds of mask ``held`` with ``avail`` jokers. A run is tried
+    in the windows holding the lowest card's rank (``_rank_window_table``: a window must
+    hold every card). Scalars only: an array passed to a compiled call is reference counted
+    (two atomic operations), which cost more than the test itself at 104 calls a hand."""
     kinds = natm | jokm
     if kinds == 0:
         return False
@@ -646,11 +651,7 @@ def _finishes(natm, jokm, nn, nj, hand, held_by_suit, avail, rank_windows, adjac
     suit = low // NUM_RANKS
     same_rank = _SAME_RANK << rank
     if kinds & ~same_rank == 0:
-        others = 0
-        for s in range(4):
-            k = s * NUM_RANKS + rank
-            if not (kinds >> k) & 1 and hand[k] > 0:
-                others += 1
+        others = _popcount(held & same_rank & ~kinds)
         for size in range(others + 1):
             n = nn + size
             for e in range(avail + 1):
@@ -664,12 +665,13 @@ def _finishes(natm, jokm, nn, nj, hand, held_by_suit, avail, rank_windows, adjac
         nat_r = (natm >> base) & _RANKS
         jok_r = (jokm >> base) & _RANKS
         need = nat_r | jok_r
-        held = held_by_suit[suit]
+        suit_held = (held >> base) & _RANKS
+        rank_windows = _RANK_WINDOWS_WRAP if wrap else _RANK_WINDOWS_FLAT
         for w in range(rank_windows.shape[1]):
             start, length, wm = rank_windows[rank, w, 0], rank_windows[rank, w, 1], rank_windows[rank, w, 2]
             if need & ~wm:
                 continue
-            missing = wm & ~need & ~held
+            missing = wm & ~need & ~suit_held
             if _popcount(missing) > avail:
                 continue
             jokers = jok_r | missing
@@ -684,26 +686,27 @@ def _finishes(natm, jokm, nn, nj, hand, held_by_suit, avail, rank_windows, adjac
     return False
 
 
-@numba.njit(cache=True)
-def _next_cards(natm, jokm, nn, nj, hand, rank_windows, adjacent, more):
+@numba.njit(cache=True, _nrt=False)
+def _next_cards(natm, jokm, nn, nj, hand, wrap, adjacent, more):
+    """(picks, jokers) masks of ``melds.next_cards``: the natural kinds held whose card, and
+    the kinds a joker held may stand for, leave a meld that can still be finished."""
     taken = natm | jokm
     avail = np.int64(hand[JOKER])
-    held_by_suit = np.zeros(4, np.int64)
+    held = np.int64(0)
     for k in range(NUM_CARDS):
         if hand[k] > 0:
-            held_by_suit[k // NUM_RANKS] |= np.int64(1) << (k % NUM_RANKS)
+            held |= np.int64(1) << k
     picks = np.int64(0)
     for k in range(NUM_CARDS):
         bit = np.int64(1) << k
-        if hand[k] > 0 and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, hand, held_by_suit, avail,
-                                                         rank_windows, adjacent, more):
+        if held & bit and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, held, avail, wrap, adjacent,
+                                                        more):
             picks |= bit
     jokers = np.int64(0)
     if avail > 0:
         for k in range(NUM_CARDS):
             bit = np.int64(1) << k
-            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, hand, held_by_suit, avail - 1, rank_windows,
-                                             adjacent, more):
+            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, held, avail - 1, wrap, adjacent, more):
                 jokers |= bit
     return picks, jokers
 
@@ -718,15 +721,14 @@ def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
     if (natm | jokm).bit_count() != len(nat) + len(jok):  # a kind twice: nothing finishes it
         return 0, 0
     wrap, adjacent, more = _flags(rules)
-    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8),
-                                _RANK_WINDOWS_WRAP if wrap else _RANK_WINDOWS_FLAT, adjacent, more)
+    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8), wrap, adjacent, more)
     return int(picks), int(jokers)
 
 
 _ROW = 8  # a completion's row: run, extra natural kinds (mask), extra jokers, worth, then its reading's four numbers
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _emit(out, n, run, extra, extra_jokers, value, a, b, c, d):
     if n < out.shape[0]:
         out[n, 0], out[n, 1], out[n, 2], out[n, 3] = run, extra, extra_jokers, value
@@ -734,8 +736,8 @@ def _emit(out, n, run, extra, extra_jokers, value, a, b, c, d):
     return n + 1
 
 
-@numba.njit(cache=True)
-def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, more, out):
+@numba.njit(cache=True, _nrt=False)
+def _completion_rows(natm, jokm, nn, nj, hand, wrap, adjacent, more, out):
     """The completions ``melds._python_completions`` offers, as rows of ``out``: (run,
     extra natural kinds as a mask, extra jokers, worth, reading) with the reading (rank,
     suits mask, jokers, 0) for a set and (suit, start, length, joker offsets mask) for a
@@ -790,8 +792,8 @@ def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, mor
         for q in range(NUM_RANKS):
             if hand[base + q] > 0:
                 held |= np.int64(1) << q
-        spots = np.empty(NUM_RANKS, np.int64)
-        pick = np.empty(NUM_RANKS, np.int64)
+        windows = _WINDOWS_WRAP if wrap else _WINDOWS_FLAT
+        positions = _POSITIONS
         for w in range(windows.shape[0]):
             start, length, wm = windows[w, 0], windows[w, 1], windows[w, 2]
             if need & ~wm:
@@ -806,21 +808,25 @@ def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, mor
             have_r = wm & held & ~need
             have = ((have_r >> start) | (have_r << (NUM_RANKS - start))) & _RANKS
             value = positions[start + length] - positions[start]
+            # the offsets of the cards held (``spots``) and the indices of those a joker
+            # replaces (``pick``), 4 bits each in one integer: no array made per call
+            spots = np.int64(0)
             h = 0
             for t in range(length):
                 if (have >> t) & 1:
-                    spots[h] = t
+                    spots |= np.int64(t) << (4 * h)
                     h += 1
             for extra in range(min(avail - n_missing, h) + 1):  # jokers in place of natural cards held
                 j = _popcount(fixed | missing) + extra
                 if not _allows(length - j, j, more):
                     break  # more jokers only take natural cards away
+                pick = np.int64(0)
                 for i in range(extra):
-                    pick[i] = i
+                    pick |= np.int64(i) << (4 * i)
                 while True:  # the subsets of ``extra`` spots, as itertools.combinations lists them
                     subs = np.int64(0)
                     for i in range(extra):
-                        subs |= np.int64(1) << spots[pick[i]]
+                        subs |= np.int64(1) << ((spots >> (4 * ((pick >> (4 * i)) & 15))) & 15)
                     places = fixed | missing | subs
                     if adjacent or not places & (places >> 1):
                         kept = have & ~subs
@@ -830,13 +836,13 @@ def _completion_rows(natm, jokm, nn, nj, hand, windows, positions, adjacent, mor
                                 extra_nat |= np.int64(1) << (base + (start + t) % NUM_RANKS)
                         n = _emit(out, n, 1, extra_nat, n_missing + extra, value, suit, start, length, places)
                     i = extra - 1
-                    while i >= 0 and pick[i] == h - extra + i:
+                    while i >= 0 and (pick >> (4 * i)) & 15 == h - extra + i:
                         i -= 1
                     if i < 0:
                         break
-                    pick[i] += 1
+                    pick += np.int64(1) << (4 * i)
                     for u in range(i + 1, extra):
-                        pick[u] = pick[u - 1] + 1
+                        pick = (pick & ~(np.int64(15) << (4 * u))) | ((((pick >> (4 * (u - 1))) & 15) + 1) << (4 * u))
     return n
 
 
@@ -853,10 +859,9 @@ def completion_rows(nat: tuple, jok: tuple, hand: bytes, rules) -> list[list[int
         jokm |= 1 << k
     wrap, adjacent, more = _flags(rules)
     counts = np.frombuffer(hand, np.uint8)
-    windows = _WINDOWS_WRAP if wrap else _WINDOWS_FLAT
     while True:
         out = _ROWS[0]
-        n = _completion_rows(natm, jokm, len(nat), len(jok), counts, windows, _POSITIONS, adjacent, more, out)
+        n = _completion_rows(natm, jokm, len(nat), len(jok), counts, wrap, adjacent, more, out)
         if n <= out.shape[0]:
             return out[:n].tolist()
         _ROWS[0] = np.empty((2 * n, _ROW), np.int64)

@@ -34,7 +34,7 @@ import numpy as np
 
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
-from rummy_env.core.vector import batch_encoding, check_out, checked_deal
+from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
 from rummy_env.romme.cards import NUM_KINDS, num_physical
 from rummy_env.romme.game import (
     DRAW_STOCK, LEGAL_KERNEL, MAX_TABLE_MELDS, NUM_ACTIONS, TAKE_DISCARD, Phase, RommeHandResult, _seed_of,
@@ -49,6 +49,10 @@ OUTCOMES = (("out", ""), ("hand_rummy", ""), ("stalemate", "stock"), ("stalemate
 # Room for the legal ids of a position (a row of the mask holds more only in rare
 # positions: a long hand that is out, with many table melds; ``random_actions`` then reads the mask)
 MAX_LEGAL = 256
+# Rows of the solver's answers kept per game of the batch (``legal_jit._rules_of``; the
+# table holds at least ``legal_jit.KNOWN_ROWS``): at 8,192 games the default table forgot
+# answers before the batch's next step could use them
+ANSWERS_PER_GAME = 64
 
 
 class RommeStep(NamedTuple):
@@ -128,13 +132,14 @@ class VectorRomme:
 
     def _kernel_rules(self) -> tuple:
         """What the game's compiled mask reads of the rules, and the solver's answers kept
-        under them (``legal_jit._rules_of``), with its scratch."""
+        under them (``legal_jit._rules_of``: room for a few dozen answers per game, the
+        questions of a batch's positions to come back in its next steps), with its scratch."""
         from rummy_env.romme import legal_jit
 
         if not legal_jit._SCRATCH:
             legal_jit._SCRATCH.append(legal_jit._scratch())
-        flags, pen, windows, answers = legal_jit._rules_of(self.rules)
-        return flags, pen, windows, legal_jit._SCRATCH[0], answers
+        flags, pen, answers = legal_jit._rules_of(self.rules, ANSWERS_PER_GAME * self.num_envs)
+        return flags, pen, legal_jit._SCRATCH[0], answers
 
     # ------------------------------------------------------------------ dealing
 
@@ -177,11 +182,11 @@ class VectorRomme:
     def action_mask(self) -> np.ndarray:
         """int8 (N, 5776): the legal actions of the player to move in each game."""
         if self._mask is None:
-            mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
-            flags, pen, windows, scratch, answers = self._kernel_rules()
+            mask = np.empty((self.num_envs, NUM_ACTIONS), dtype=np.int8)  # each row zeroed by the kernel
+            flags, pen, scratch, answers = self._kernel_rules()
             self._jit.legal_moves(self.st, self.hands, self.came_out, self.pile, self.codes,
-                                  self.rules.take_discard_before_out == "meld", flags, pen, windows, scratch, answers,
-                                  mask, self._num_legal, self._legal_ids)
+                                  self.rules.take_discard_before_out == "meld", flags, pen, scratch, answers, mask,
+                                  self._num_legal, self._legal_ids)
             self._mask = mask
         return self._mask
 
@@ -199,32 +204,17 @@ class VectorRomme:
         ``IllegalActionError`` naming the game's row and its legal actions, with nothing
         changed. ``active`` (N,) bool, optional: only those games move (the others'
         actions are ignored). A game that ends is dealt again."""
-        a = np.asarray(actions)
         n = self.num_envs
-        if a.shape != (n,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({n},), one per game; got {a.dtype} {a.shape}")
-        if active is None:
-            active = np.ones(n, dtype=bool)
-        else:
-            active = np.asarray(active)
-            if active.shape != (n,) or active.dtype != bool:
-                raise ValueError(f"active must be a bool array of shape ({n},)")
-        mask = self.action_mask()
-        in_range = (a >= 0) & (a < NUM_ACTIONS) & active
-        legal = ~active
-        legal[in_range] = mask[self._rows[in_range], a[in_range]] == 1
-        if not legal.all():
-            raise self._illegal(np.flatnonzero(~legal), a)
-        a = np.where(active, a, -1).astype(np.int64)
+        a = checked_actions(n, NUM_ACTIONS, self.action_mask(), actions, active, self._illegal)
         rewards = np.zeros((n, self.num_players), dtype=np.float32)
         terminated = np.zeros(n, dtype=bool)
         outcome = np.full(n, -1, dtype=np.int8)
         with_discard = np.zeros(n, dtype=bool)
         shuffle = np.zeros(n, dtype=bool)
-        flags, pen, windows, scratch, answers = self._kernel_rules()
+        flags, pen, scratch, answers = self._kernel_rules()
         self._jit.apply_actions(a, self.num_players, self.st, self.hands, self.known, self.discarded, self.came_out,
                                 self.sizes, self.stock, self.pile, self.codes, self.owners, self._game_rules, flags,
-                                pen, windows, scratch, answers, rewards, terminated, outcome, with_discard, shuffle)
+                                pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle)
         for g in np.flatnonzero(shuffle & ~terminated).tolist():
             self._shuffle_stock(g)
         results: list[Optional[RommeHandResult]] = [None] * n
@@ -304,11 +294,8 @@ class VectorRomme:
             if (seats.shape != (self.num_envs,) or seats.dtype.kind not in "iu"
                     or not ((seats >= 0) & (seats < self.num_players)).all()):
                 raise ValueError(f"players must be seats 0..{self.num_players - 1}, one per game ({self.num_envs},)")
-        if out is None:
-            flat = np.zeros((self.num_envs, FLAT_SIZE), dtype=np.float32)
-        else:
-            flat = out
-            flat[...] = 0.0
+        # each row is zeroed by the kernel before it is written (in cache), not here
+        flat = np.empty((self.num_envs, FLAT_SIZE), dtype=np.float32) if out is None else out
         from rummy_env.romme.encoding_jit import _rules_numbers
 
         self._jit.observe_flat(seats.astype(np.int64), self.num_players, self.st, self.hands, self.known,

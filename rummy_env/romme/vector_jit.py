@@ -7,10 +7,12 @@ them), ``apply_actions`` (draws, the pending meld card by card, commits, lay-off
 swaps, discards, going out, the stock turned over, stalemates), ``legal_moves`` (the mask
 and the legal ids in increasing order) and ``observe_flat`` (the ``flat`` observation of
 any seat). The legal actions and the observation are the game's own compiled kernels
-(``rummy_env.romme.legal_jit``'s ``_draw_kernel`` and ``_play_kernel``,
-``rummy_env.romme.encoding_jit``'s ``_encode_kernel``), called per game with the arrays
-they take; the meld being committed is read by the solver's ``_completions`` as the game
-reads it.
+(``rummy_env.romme.legal_jit``'s ``_draw_into`` and ``_play_into``, which read the hand's
+kind counts from the mask's scratch, so the engine writes them there from its own counts;
+``rummy_env.romme.encoding_jit``'s ``_encode_kernel``), called per game; the meld being
+committed is read by the solver's ``_completions`` as the game reads it. The mask and the
+observation arrays are made uninitialised and each game's row is zeroed just before it
+is written (then in cache), not the whole array first.
 
 Kinds, not physical cards. Two copies of a card are the same to every rule and to every
 player (the pure game shows kinds only), so the engine keeps kind counts: per seat the
@@ -45,7 +47,7 @@ from rummy_env.romme.encoding_jit import _encode_kernel
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
 )
-from rummy_env.romme.melds_jit import _run_legal
+from rummy_env.romme.melds_jit import _popcount, _run_legal
 from rummy_env.romme.rules import MAX_PLAYERS
 
 # the columns of ``st``: the player to move, the dealer, the phase, turns played, turnovers,
@@ -112,21 +114,6 @@ def deal_games(rows, decks, dealers, num_players, game_rules, st, hands, known, 
 
 
 @numba.njit(cache=True)
-def _physical(counts, out):
-    """A physical card of each card of kind ``counts`` (a natural kind's copies k and k + 52,
-    the jokers from 104) into ``out``, as the game's kernels take a hand; returns how many."""
-    n = 0
-    for k in range(NUM_CARDS):
-        for copy in range(counts[k]):
-            out[n] = k + NUM_CARDS * copy
-            n += 1
-    for j in range(counts[JOKER]):
-        out[n] = FIRST_JOKER + j
-        n += 1
-    return n
-
-
-@numba.njit(cache=True)
 def _pending_kinds(natm, jokm, nat, jok):
     """The pending meld's natural kinds and the kinds its jokers stand for, increasing, into
     ``nat`` and ``jok``; returns how many of each."""
@@ -142,46 +129,63 @@ def _pending_kinds(natm, jokm, nat, jok):
 
 
 @numba.njit(cache=True)
-def _can_take(i, p, st, hands, came_out, pile, codes, take_meld, flags, pen, windows, scratch, answers, cards):
-    """Whether seat ``p`` (drawing) may take the top discard (``RommeState._can_take``)."""
-    if st[i, PILE_LEN] == 0:
-        return False
-    out = came_out[i, p] != 0
-    legal = L._draw_kernel(cards[:_physical(hands[i, p], cards)], np.int64(pile[i, st[i, PILE_LEN] - 1]), False, out,
-                           take_meld and not out, codes[i, :st[i, NUM_TABLE]], flags, pen, windows, scratch, answers)
-    return legal.shape[0] > 0
+def _set_pen(pen, scratch):
+    """The penalties into the scratch where the mask's kernels read them (``legal_jit.PEN_AT``)."""
+    for k in range(NUM_KINDS):
+        scratch[L.PEN_AT + k] = pen[k]
 
 
 @numba.njit(cache=True)
-def legal_moves(st, hands, came_out, pile, codes, take_meld, flags, pen, windows, scratch, answers, mask, num_legal,
-                legal_ids):
-    """Per game: the legal-action ``mask`` row (zeroed by the caller) and the legal ids in
-    increasing order (``legal_ids[i, :num_legal[i]]``; ids past its width are not listed,
-    the count says so), from the game's compiled mask (``legal_jit``)."""
+def _set_hand(counts, scratch):
+    """A hand's kind counts into the scratch where the mask's kernels read them (``legal_jit.HAND_AT``)."""
+    for k in range(NUM_KINDS):
+        scratch[L.HAND_AT + k] = counts[k]
+
+
+@numba.njit(cache=True)
+def _can_take(i, p, st, hands, came_out, pile, codes, take_meld, flags, scratch, answers, legal):
+    """Whether seat ``p`` (drawing) may take the top discard (``RommeState._can_take``); the
+    penalties already in the scratch."""
+    if st[i, PILE_LEN] == 0:
+        return False
+    out = came_out[i, p] != 0
+    _set_hand(hands[i, p], scratch)
+    return L._draw_into(np.int64(pile[i, st[i, PILE_LEN] - 1]), False, out, take_meld and not out,
+                        codes[i, :st[i, NUM_TABLE]], flags, scratch, answers, legal) > 0
+
+
+@numba.njit(cache=True)
+def legal_moves(st, hands, came_out, pile, codes, take_meld, flags, pen, scratch, answers, mask, num_legal, legal_ids):
+    """Per game: the legal-action ``mask`` row (zeroed here, a row at a time: the row is then
+    in cache for the ids written into it) and the legal ids in increasing order
+    (``legal_ids[i, :num_legal[i]]``; ids past its width are not listed, the count says so),
+    from the game's compiled mask (``legal_jit``: its kernels read the hand from the scratch)."""
     cap = legal_ids.shape[1]
-    cards = np.empty(128, np.uint8)
-    nat = np.empty(NUM_CARDS, np.uint8)
-    jok = np.empty(NUM_CARDS, np.uint8)
+    legal = np.empty(4 + 3 * NUM_KINDS + 4 * NUM_CARDS * MAX_TABLE_MELDS, np.int64)
+    _set_pen(pen, scratch)
+    width = mask.shape[1]
     for i in range(st.shape[0]):
         p = st[i, CUR]
-        nc = _physical(hands[i, p], cards)
+        _set_hand(hands[i, p], scratch)
         out = came_out[i, p] != 0
         table = codes[i, :st[i, NUM_TABLE]]
         if st[i, PHASE] == _DRAW:
             top = np.int64(pile[i, st[i, PILE_LEN] - 1]) if st[i, PILE_LEN] > 0 else np.int64(-1)
-            legal = L._draw_kernel(cards[:nc], top, st[i, STOCK_LEN] > 0, out, take_meld and not out, table, flags,
-                                   pen, windows, scratch, answers)
+            n = L._draw_into(top, st[i, STOCK_LEN] > 0, out, take_meld and not out, table, flags, scratch, answers,
+                             legal)
         else:
-            nn, nj = _pending_kinds(st[i, NATM], st[i, JOKM], nat, jok)
             turn = (out, st[i, TAKEN] if st[i, HELD] else np.int64(-1), st[i, MUST] != 0, st[i, DEBT] != 0,
                     st[i, POINTS], st[i, MELDS], st[i, RUN] != 0)
-            legal = L._play_kernel(cards[:nc], nat[:nn], jok[:nj], turn, table, flags, pen, windows, scratch, answers)
-        row, ids = mask[i], legal_ids[i]
-        for j in range(legal.shape[0]):
-            row[legal[j]] = 1
+            natm, jokm = st[i, NATM], st[i, JOKM]
+            n = L._play_into(natm, jokm, _popcount(natm), _popcount(jokm), turn, table, flags, scratch, answers,
+                             legal)
+        for a in range(width):
+            mask[i, a] = 0
+        for j in range(n):
+            mask[i, legal[j]] = 1
             if j < cap:
-                ids[j] = legal[j]
-        num_legal[i] = legal.shape[0]
+                legal_ids[i, j] = legal[j]
+        num_legal[i] = n
 
 
 @numba.njit(cache=True)
@@ -213,11 +217,11 @@ def _forget(i, p, kind, st, known):
 
 
 @numba.njit(cache=True)
-def _best_reading(natm, jokm, flags, windows, work, nat, jok):
+def _best_reading(natm, jokm, flags, scratch, nat, jok):
     """The pending meld's reading as the game lays it (``RommeState._commit``: the most
     valuable, a set first among equals): (run, value, the reading's four numbers)."""
     nn, nj = _pending_kinds(natm, jokm, nat, jok)
-    rows, kept = L._completions(natm, jokm, nn, nj, np.zeros(NUM_KINDS, np.int64), flags, windows, work)
+    rows, kept = L._completions(natm, jokm, nn, nj, np.zeros(NUM_KINDS, np.int64), flags, scratch)
     best = kept[0]
     for j in kept[1:]:
         if rows[j, 3] > rows[best, 3] or (rows[j, 3] == rows[best, 3] and rows[j, 0] < rows[best, 0]):
@@ -286,16 +290,15 @@ def _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, ou
 
 @numba.njit(cache=True)
 def apply_actions(actions, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
-                  game_rules, flags, pen, windows, scratch, answers, rewards, terminated, outcome, with_discard,
-                  shuffle):
+                  game_rules, flags, pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle):
     """Apply checked ``actions`` (-1: the game does not move) in place, as
     ``RommeState.step``; a game that ends gets ``terminated``, its ``outcome`` code,
     ``with_discard`` (went out by discarding) and its ``rewards`` (the hand's, per seat);
     a game whose pile was turned over into a stock to be shuffled gets ``shuffle``."""
-    work = L._work(scratch, answers)
     wrap, adjacent, more = flags[L.C_WRAP] != 0, flags[L.C_ADJACENT] != 0, flags[L.C_MORE] != 0
     take_meld = game_rules[G_TAKE_MELD] != 0
-    cards = np.empty(128, np.uint8)
+    legal = np.empty(4, np.int64)  # the draws ``_can_take`` finds legal
+    _set_pen(pen, scratch)
     nat = np.empty(NUM_CARDS, np.uint8)
     jok = np.empty(NUM_CARDS, np.uint8)
     for i in range(actions.shape[0]):
@@ -324,7 +327,7 @@ def apply_actions(actions, num_players, st, hands, known, discarded, came_out, s
             st[i, MUST] = 1 if take_meld and not came_out[i, p] else 0
             st[i, PHASE] = _PLAY
         elif a == COMMIT:
-            run, value, ra, rb, rc, rd = _best_reading(st[i, NATM], st[i, JOKM], flags, windows, work, nat, jok)
+            run, value, ra, rb, rc, rd = _best_reading(st[i, NATM], st[i, JOKM], flags, scratch, nat, jok)
             slot = st[i, NUM_TABLE]
             codes[i, slot, 0], codes[i, slot, 1], codes[i, slot, 2] = run, ra, rb
             codes[i, slot, 3], codes[i, slot, 4] = rc, rd
@@ -360,8 +363,8 @@ def apply_actions(actions, num_players, st, hands, known, discarded, came_out, s
                 with_discard[i] = True
                 terminated[i] = True
                 continue
-            _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, pen, windows,
-                      scratch, answers, cards, outcome, terminated, shuffle)
+            _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, scratch, answers,
+                      legal, outcome, terminated, shuffle)
         elif a < JOKER_AS:
             k = a - PICK
             if _take(i, p, k, st, hands, known, sizes) == _THE_TAKEN:
@@ -391,8 +394,8 @@ def apply_actions(actions, num_players, st, hands, known, discarded, came_out, s
 
 
 @numba.njit(cache=True)
-def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, pen, windows, scratch,
-              answers, cards, outcome, terminated, shuffle):
+def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_rules, flags, scratch, answers, legal,
+              outcome, terminated, shuffle):
     """``RommeState._end_turn``: the turn's marks cleared; an empty stock refilled from the
     pile below its top (flipped, or left in pile order and flagged to be shuffled); a
     stalemate at ``max_turns``; else the next player draws, unless they can neither draw
@@ -424,7 +427,7 @@ def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_r
     st[i, OUT_START] = came_out[i, q]
     st[i, PHASE] = _DRAW
     if st[i, STOCK_LEN] == 0 and not _can_take(i, q, st, hands, came_out, pile, codes, game_rules[G_TAKE_MELD] != 0,
-                                               flags, pen, windows, scratch, answers, cards):
+                                               flags, scratch, answers, legal):
         outcome[i] = STALEMATE_STOCK
         st[i, PHASE] = _OVER
         terminated[i] = True
@@ -448,7 +451,7 @@ def _kinds(counts, cap, joker_cap, out, at):
 @numba.njit(cache=True)
 def observe_flat(players, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
                  rules_numbers, out):
-    """The ``flat`` observation of seat ``players[i]`` in each game into ``out`` (zeros),
+    """The ``flat`` observation of seat ``players[i]`` in each game into ``out`` (any values),
     written by the game's compiled writer (``encoding_jit._encode_kernel``) from the kinds
     that seat's information set holds (single hands: no table totals)."""
     n = num_players
@@ -457,7 +460,10 @@ def observe_flat(players, num_players, st, hands, known, discarded, came_out, si
     pending = np.empty(4 * NUM_CARDS, np.uint8)
     table_cards = np.empty(128, np.uint8)
     table_sizes = np.empty(MAX_TABLE_MELDS, np.uint8)
+    width = out.shape[1]
     for i in range(players.shape[0]):
+        for a in range(width):  # zeroed here, a row at a time: the row is then in cache for the writer
+            out[i, a] = 0.0
         q = players[i]
         at = _kinds(hands[i, q], 2, 6, cards, 0)
         lens[0] = at
