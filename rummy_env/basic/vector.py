@@ -37,8 +37,8 @@ from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
 from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
+from rummy_env.core.vector_states import chosen_engine
 
-ENGINES = ("auto", "compiled", "states")  # "auto": compiled when numba is there and agrees, else states
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
 OUTCOMES = (("out", ""), ("rummy", ""), ("stalemate", "stock"), ("stalemate", "max_turns"))
 # Room for the legal ids of a position: 2 draws; in play a hand of at most 11 cards gives
@@ -285,17 +285,7 @@ def engine(num_envs: int, num_players: int = 2, engine: str = "auto", **options:
     or the pure hands stepped in a loop (``"states"``: ``StatesEngine``), or (``"auto"``)
     the compiled one where it can be used, else the pure hands. ``options``: ``rules``,
     ``encoding``, ``seed``."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    module = None if engine == "states" else compiled_engine()
-    if module is None:
-        if engine == "compiled":
-            raise ValueError("engine='compiled' needs numba (pip install 'rummy-env[fast]'), RUMMY_ENV_NO_NUMBA unset "
-                             "and kernels that compile here (a warning said why not); use engine='auto' or 'states'")
-        from rummy_env.core.vector_states import StatesEngine
-
-        return StatesEngine(get_game("basic"), num_envs, num_players, **options)
-    return VectorBasicRummy(num_envs, num_players, kernels=module, **options)
+    return chosen_engine(get_game("basic"), engine, compiled_engine, VectorBasicRummy, num_envs, num_players, **options)
 
 
 def _load_engine() -> Any:

@@ -6,11 +6,13 @@ game, before the game has an engine of its own and where its compiled engine can
 used (no numba, ``RUMMY_ENV_NO_NUMBA=1``). Each row is the game's own state
 (``Game.deal``), so this engine is the rules exactly and the reference a game's fast engine
 is held to; its cost is the pure game's per move, in a Python loop over the rows.
+``chosen_engine`` is what each game's ``engine`` function does: its compiled engine where
+it can be used, else this one.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -162,3 +164,25 @@ class StatesEngine:
             return np.stack(rows).astype(np.float32, copy=False)
         out[...] = rows
         return out
+
+
+ENGINES = ("auto", "compiled", "states")  # "auto": the game's compiled engine where it agrees, else states
+
+
+def chosen_engine(game: Any, kind: str, compiled: Callable[[], Any], make: Callable[..., Any], num_envs: int,
+                  num_players: int, **options: Any) -> Any:
+    """What a game's ``engine`` function (its ``vector_module``'s, ``Game.vector``) gives:
+    the compiled engine ``make(num_envs, num_players, kernels=..., **options)`` (``kind``
+    ``"compiled"``), the pure hands of ``game`` stepped in a loop (``"states"``:
+    ``StatesEngine``), or (``"auto"``) the compiled one where ``compiled()`` gives its
+    kernels (numba there, and the engine agreeing with the pure hands), else the pure hands.
+    ``game``: the registered ``Game``."""
+    if kind not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {kind!r}")
+    module = None if kind == "states" else compiled()
+    if module is None:
+        if kind == "compiled":
+            raise ValueError("engine='compiled' needs numba (pip install 'rummy-env[fast]'), RUMMY_ENV_NO_NUMBA unset "
+                             "and kernels that compile here (a warning said why not); use engine='auto' or 'states'")
+        return StatesEngine(game, num_envs, num_players, **options)
+    return make(num_envs, num_players, kernels=module, **options)

@@ -35,6 +35,7 @@ import numpy as np
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
 from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
+from rummy_env.core.vector_states import chosen_engine
 from rummy_env.romme.cards import NUM_KINDS, num_physical
 from rummy_env.romme.game import (
     DRAW_STOCK, LEGAL_KERNEL, MAX_TABLE_MELDS, NUM_ACTIONS, TAKE_DISCARD, Phase, RommeHandResult, _seed_of,
@@ -43,7 +44,6 @@ from rummy_env.romme.game import (
 from rummy_env.romme.layout import FLAT_SIZE
 from rummy_env.romme.rules import MAX_PLAYERS, RommeRulesSpec, check_num_players, load_romme_rules
 
-ENGINES = ("auto", "compiled", "states")  # "auto": compiled when numba is there and agrees, else states
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
 OUTCOMES = (("out", ""), ("hand_rummy", ""), ("stalemate", "stock"), ("stalemate", "max_turns"))
 # Room for the legal ids of a position (a row of the mask holds more only in rare
@@ -309,17 +309,7 @@ def engine(num_envs: int, num_players: int = 2, engine: str = "auto", **options:
     the pure hands stepped in a loop (``"states"``: ``StatesEngine``), or (``"auto"``) the
     compiled one where it can be used, else the pure hands. ``options``: ``rules``,
     ``encoding``, ``seed``."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    module = None if engine == "states" else compiled_engine()
-    if module is None:
-        if engine == "compiled":
-            raise ValueError("engine='compiled' needs numba (pip install 'rummy-env[fast]'), RUMMY_ENV_NO_NUMBA unset "
-                             "and kernels that compile here (a warning said why not); use engine='auto' or 'states'")
-        from rummy_env.core.vector_states import StatesEngine
-
-        return StatesEngine(get_game("romme"), num_envs, num_players, **options)
-    return VectorRomme(num_envs, num_players, kernels=module, **options)
+    return chosen_engine(get_game("romme"), engine, compiled_engine, VectorRomme, num_envs, num_players, **options)
 
 
 def _load_engine() -> Any:
