@@ -36,7 +36,7 @@ from rummy_env.basic.rules import MAX_PLAYERS, RummyRulesSpec, check_num_players
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
-from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
+from rummy_env.core.vector import EngineBase, check_out, checked_actions, checked_deal
 from rummy_env.core.vector_states import chosen_engine
 
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
@@ -60,7 +60,7 @@ class BasicStep(NamedTuple):
     results: list[Optional[RummyHandResult]]
 
 
-class VectorBasicRummy:
+class VectorBasicRummy(EngineBase):
     """N hands of Basic Rummy at ``num_players`` as arrays, stepped by compiled kernels
     (module docstring). Build it with ``engine`` (or ``Game.vector``), which falls back to
     the pure hands where the kernels cannot be used; made directly it needs them
@@ -69,14 +69,7 @@ class VectorBasicRummy:
 
     def __init__(self, num_envs: int, num_players: int = 2, rules: RummyRulesSpec = None, encoding: Any = "flat",
                  seed: Optional[int] = None, kernels: Any = None) -> None:
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.num_envs = int(num_envs)
-        self.num_players = check_num_players(num_players)
-        self.rules = load_rummy_rules(rules)
-        self._encoder = batch_encoding(get_game("basic"), encoding)
-        self.encoding = None if self._encoder is None else self._encoder.name
-        self.observation_shape = None if self._encoder is None else tuple(self._encoder.shape(self.rules))
+        self._set_up(get_game("basic"), num_envs, check_num_players(num_players), load_rummy_rules(rules), encoding)
         self._jit = compiled_engine() if kernels is None else kernels
         if self._jit is None:
             raise ValueError("VectorBasicRummy needs numba (pip install 'rummy-env[fast]'), RUMMY_ENV_NO_NUMBA unset "
@@ -249,14 +242,6 @@ class VectorBasicRummy:
 
     # ------------------------------------------------------------------ observations
 
-    def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations (N, ...) of ``players`` (default: the player to move in each game)
-        in the engine's encoding, into ``out`` when given (float32 of their shape)."""
-        if self._encoder is None:
-            raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
-        assert self.observation_shape is not None
-        check_out(out, (self.num_envs, *self.observation_shape))
-        return self._encoder.encode_batch(self, players, out)
 
     def observe_flat(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
         """The ``flat`` observations (N, 910) of ``players`` (default: the player to move in

@@ -128,6 +128,37 @@ def checked_deal(num_envs: int, num_players: int, deck_size: int, rows: np.ndarr
     return rows.astype(np.intp), decks, dealers
 
 
+class EngineBase:
+    """What every game's own engine shares: its size, rules and encoding set up the same way
+    (``_set_up``), and ``observe`` in that encoding (``BatchEncoding.encode_batch``)."""
+
+    num_envs: int
+    observation_shape: Optional[tuple[int, ...]]
+    _encoder: Any
+
+    def _set_up(self, game: Any, num_envs: Any, num_players: int, rules: Any, encoding: Any) -> None:
+        """``num_envs`` checked (a positive integer), ``num_players`` and ``rules`` (checked and
+        loaded by the caller) kept, and ``encoding`` looked up for ``game`` (None: none)."""
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self.num_players = num_players
+        self.rules = rules
+        self._encoder = batch_encoding(game, encoding)
+        self.encoding = None if self._encoder is None else self._encoder.name
+        self.observation_shape = None if self._encoder is None else tuple(self._encoder.shape(rules))
+
+    def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations (N, ...) of ``players`` (default: the player to move in each game) in
+        the engine's encoding; with ``out`` (float32, of their shape; a view into a larger
+        array is fine) they are written there and ``out`` is returned."""
+        if self._encoder is None:
+            raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
+        assert self.observation_shape is not None
+        check_out(out, (self.num_envs, *self.observation_shape))
+        return self._encoder.encode_batch(self, players, out)
+
+
 def checked_actions(num_envs: int, num_actions: int, mask: np.ndarray, actions: Any, active: Any,
                     illegal: Callable[[np.ndarray, np.ndarray], Exception]) -> np.ndarray:
     """What every engine's ``step`` accepts, checked once for all before any game moves:

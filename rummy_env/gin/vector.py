@@ -39,7 +39,7 @@ from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, card_value
 from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import get_game
-from rummy_env.core.vector import batch_encoding, check_out, checked_actions, checked_deal
+from rummy_env.core.vector import EngineBase, batch_encoding, check_out, checked_actions, checked_deal
 from rummy_env.gin.game import BIG_GIN, DISCARD, HAND_SIZE, KNOCK, NUM_ACTIONS, GinRummyState, IllegalActionError, Phase
 from rummy_env.gin.rules import RulesSpec, load_rules
 from rummy_env.gin.scoring import OUTCOMES, Outcome, score_showdown
@@ -73,7 +73,7 @@ class StepResult(NamedTuple):
     defender_deadwood: np.ndarray
 
 
-class VectorGinRummy:
+class VectorGinRummy(EngineBase):
     """N hands of Gin Rummy as arrays. See the module docstring."""
 
     def __init__(
@@ -581,16 +581,6 @@ class VectorGinRummy:
             defender_deadwood=out.defender_deadwood,
         )
 
-    def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations (N, ...) of ``players`` (default: the player to move in each game) in
-        the engine's encoding; with ``out`` (float32, of their shape; a view into a larger
-        array is fine) they are written there and ``out`` is returned: a caller that adds
-        columns after them (the ``ppo`` agent's advice features) writes each observation once."""
-        if self._encoder is None:
-            raise ValueError("this engine was made with encoding=None: it has no observations; give an encoding name")
-        assert self.observation_shape is not None
-        check_out(out, (self.num_envs, *self.observation_shape))
-        return self._encoder.encode_batch(self, players, out)
 
     def observe_flat(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
         """The ``flat`` observations (N, flat size) of ``players`` (default: the player to move
