@@ -81,6 +81,9 @@ async function join(event) {
 let turnEnds = null; // when the time for my move runs out (Date.now() ms), while it is my move
 
 function receive(answer) {
+  // an answer and the live stream may arrive out of order: a position older than the one
+  // shown is never drawn over it (the moves played only grow at a table)
+  if (message && message.table && answer.table && answer.table.position < message.table.position) return;
   message = answer;
   const data = answer.table;
   const mine = data !== null && !data.over && data.to_move === data.you && data.moves.length > 0;
