@@ -132,11 +132,13 @@ class TrainingAdapter:
             return f"opponent(s) {', '.join(slow)} of {game.title} have no array version (Agent.batch_policy)"
         return ""
 
-    def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
-        """The warm start's moves of ``imitation_teacher`` with their legal masks and results."""
-        from rummy_env.train.hands import teacher_moves
+    def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None,
+                       folder: Optional[Path] = None) -> dict[str, np.ndarray]:
+        """The warm start's moves of ``imitation_teacher`` with their legal masks and results,
+        played in-process and kept in ``folder`` as they end (``train.teacher_moves``)."""
+        from rummy_env.train.teacher_moves import teacher_moves
 
-        return teacher_moves(config, self, progress)
+        return teacher_moves(config, self, progress, folder)
 
     def scripted_kinds(self, config: Any) -> tuple[str, ...]:
         """The agents the in-process source makes afresh each update (a seed drawn for each, in this order)."""

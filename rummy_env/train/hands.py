@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -309,27 +309,3 @@ class HandsWorker:
             "seconds": time.perf_counter() - start,
         }
 
-
-def teacher_moves(config: Any, adapter: Any, progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
-    """The warm start's data: ``imitation_teacher`` plays every seat of hands at the ``players``
-    mix, 64 at a time, until ``imitation_samples`` decisions are recorded; each with its legal
-    mask and its seat's hand reward (the value's target)."""
-    from rummy_env import agents
-
-    c = config
-    rng = np.random.default_rng([c.seed, 5])
-    teacher = agents.make(c.imitation_teacher, seed=c.seed + 5, game=adapter.game.name)
-    dealer = Dealer(c, adapter)
-    obs, mask, act, ret = [], [], [], []
-    while len(act) < c.imitation_samples:
-        states = [dealer.deal(rng)[0] for _ in range(64)]
-        seats = [[Seat(agent=teacher, record=True) for _ in range(s.num_players)] for s in states]
-        played = play_hands(states, seats, [], adapter, dealer.rules, rng)
-        obs += played.obs
-        mask += played.mask
-        act += played.act
-        ret += [float(hand_reward(played.results[g].rewards[p], c.reward, c.win_bonus)) for g, p in played.hand]
-        if progress is not None:
-            progress(len(act))
-    return {"obs": np.array(obs, dtype=np.float32), "mask": np.array(mask, dtype=bool),
-            "act": np.array(act, dtype=np.int64), "ret": np.array(ret, dtype=np.float32)}

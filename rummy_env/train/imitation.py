@@ -4,11 +4,14 @@ From scratch, PPO spends its first millions of steps learning what any scripted 
 knows (discard the card that leaves the least deadwood, knock when you may). Imitation
 copies the teacher's moves instead: the game's training adapter collects teacher-vs-teacher
 hands (``TrainingAdapter.imitation_data``: Gin Rummy's on its vector engine, the others'
-in-process, ``rummy_env.train.hands.teacher_moves``), recording for every move the mover's
-input, legal mask, the teacher's action and the mover's result of the hand; ``pretrain``
-fits the policy to the actions (cross-entropy over legal moves) and the value to the
-results, so PPO then starts from the teacher's strength with a value function that
-already fits it. Enabled by ``imitation_teacher`` in the training config.
+in-process and kept in the run's folder as they end: ``rummy_env.train.teacher_moves``),
+recording for every move the mover's input, legal mask, the teacher's action and the
+mover's result of the hand; ``pretrain`` fits the policy to the actions (cross-entropy
+over legal moves) and the value to the results, so PPO then starts from the teacher's
+strength with a value function that already fits it. Enabled by ``imitation_teacher`` in
+the training config. A teacher may play moves the network never chooses (Rommé's network
+leaves building a meld to the heuristic's planner): those decisions are left out of the
+policy's fit, counted as ``unplayable``, and still fit the value.
 
 Or the moves come from a file (``imitation_file``): decisions exported from a
 tournament's records by ``rummy export --view flat`` (``rummy_env.eval.export``), e.g. a
@@ -82,17 +85,25 @@ def file_moves(config: Any, adapter: Any) -> dict[str, np.ndarray]:
             "act": np.array(act, dtype=np.int64), "ret": np.array(ret, dtype=np.float32)}
 
 
+UNPLAYABLE = -1e6  # a log-probability below this: the network never plays that move (its logit is masked out)
+
+
 def pretrain(net: torch.nn.Module, data: dict[str, np.ndarray], epochs: int, lr: float, batch_size: int,
              generator: torch.Generator) -> dict[str, float]:
     """Fit ``net`` to the teacher's moves and results (any network ``net(obs, mask) ->
-    (log-probabilities, values)`` over its ``num_actions``); returns the last epoch's losses and
-    the share of moves where the policy's most probable action is the teacher's."""
+    (log-probabilities, values)`` over its ``num_actions``); returns the last epoch's losses,
+    the share of moves where the policy's most probable action is the teacher's, and the
+    share of the teacher's moves the network cannot play (left out of the policy's loss)."""
     obs = torch.from_numpy(data["obs"])
     mask = torch.from_numpy(data["mask"])
     act = torch.from_numpy(data["act"])
     ret = torch.from_numpy(data["ret"])
     if mask.shape[1] != net.num_actions or not bool(mask[torch.arange(len(act)), act].all()):
         raise ValueError("imitation data holds actions outside their legal masks")
+    net.eval()
+    with torch.no_grad():  # which moves the network can play depends on its input, not its weights
+        playable = torch.cat([net(obs[i : i + 4096], mask[i : i + 4096])[0].gather(1, act[i : i + 4096, None])[:, 0]
+                              > UNPLAYABLE for i in range(0, len(act), 4096)])
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
     net.train()
     stats: dict[str, float] = {}
@@ -102,7 +113,9 @@ def pretrain(net: torch.nn.Module, data: dict[str, np.ndarray], epochs: int, lr:
         for start in range(0, len(act), batch_size):
             idx = order[start : start + batch_size]
             logp, value = net(obs[idx], mask[idx])
-            policy_loss = -logp.gather(1, act[idx, None]).mean()
+            keep = playable[idx]
+            chosen = logp.gather(1, act[idx, None])[:, 0]
+            policy_loss = -torch.where(keep, chosen, torch.zeros_like(chosen)).sum() / max(1, int(keep.sum()))
             value_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
             optimizer.zero_grad()
             (policy_loss + value_loss).backward()
@@ -112,5 +125,6 @@ def pretrain(net: torch.nn.Module, data: dict[str, np.ndarray], epochs: int, lr:
                 totals["value_loss"] += float(value_loss) * len(idx)
                 totals["agreement"] += float((logp.argmax(1) == act[idx]).float().sum())
         stats = {k: v / len(act) for k, v in totals.items()}
+        stats["unplayable"] = 1.0 - float(playable.float().mean())
     net.eval()
     return stats

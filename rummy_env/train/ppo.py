@@ -52,6 +52,7 @@ from rummy_env.train.config import PPOConfig, make_config
 from rummy_env.train.evaluation import evaluate
 from rummy_env.train.files import CheckpointError, init_weights, read_checkpoint
 from rummy_env.train.lr_schedule import Line, from_checkpoint
+from rummy_env.train.teacher_moves import FOLDER as TEACHER_FOLDER
 from rummy_env.train.ppo_loss import STATS, explained_variance, minibatch_losses
 from rummy_env.train.workers import LocalRollouts, state_from_checkpoint
 
@@ -99,6 +100,12 @@ class Trainer:
         run_dir = Path(run_dir)
         if (run_dir / "checkpoint.pt").exists() or (run_dir / "config.yaml").exists():
             raise FileExistsError(f"{str(run_dir)!r} already holds a run; continue it with --resume {run_dir}")
+        return cls._begin(config, run_dir, purge_step=None)
+
+    @classmethod
+    def _begin(cls, config: PPOConfig, run_dir: Path, purge_step: Optional[int]) -> "Trainer":
+        """Set up the run in ``run_dir``: its config, TensorBoard events from ``purge_step`` on
+        (None: a new folder), and the warm start."""
         init = _init_weights(config) if config.init_policy else None  # a bad file fails before the folder exists
         moves = None
         if config.imitation_file and config.imitation_samples:  # so does a file of moves of another game or rules
@@ -108,7 +115,7 @@ class Trainer:
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_config(run_dir, config)
         trainer = cls(config, run_dir)
-        trainer._open_writer(purge_step=None)
+        trainer._open_writer(purge_step=purge_step)
         trainer._log_config()
         if moves is not None or (config.imitation_teacher and config.imitation_samples):
             trainer._imitate(moves)
@@ -137,7 +144,8 @@ class Trainer:
         if data is None:
             with tqdm(total=c.imitation_samples, disable=not c.progress, desc=f"imitating {c.imitation_teacher}",
                       unit="move") as bar:
-                data = self.adapter.imitation_data(c, progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n))
+                data = self.adapter.imitation_data(c, progress=lambda n: bar.update(min(n, c.imitation_samples) - bar.n),
+                                                   folder=self.run_dir / TEACHER_FOLDER)
         else:
             self._writer.add_text("imitation_file", str(c.imitation_file), 0)
         collected = time.perf_counter() - start
@@ -157,7 +165,9 @@ class Trainer:
 
     @classmethod
     def resume(cls, run_dir: Union[str, Path], overrides: Optional[dict[str, Any]] = None) -> "Trainer":
-        """Continue the run in ``run_dir`` from its checkpoint (see the module docstring)."""
+        """Continue the run in ``run_dir`` from its checkpoint (see the module docstring); a run
+        stopped before its first checkpoint starts again in its folder, reusing the warm
+        start's teacher hands kept there (``train.teacher_moves``)."""
         run_dir = Path(run_dir)
         config_file = run_dir / "config.yaml"
         if not config_file.is_file():
@@ -168,6 +178,10 @@ class Trainer:
                 f"cannot change {bad} when resuming (it would change what is learned); "
                 f"allowed: {', '.join(RESUMABLE_OVERRIDES)}"
             )
+        if not (run_dir / "checkpoint.pt").exists():  # stopped before its first checkpoint, e.g. during the warm start
+            values = read_mapping(config_file, "training config", "fields")
+            config = make_config({**values, **(overrides or {})})
+            return cls._begin(config, run_dir, purge_step=0)  # a teacher's hands on disk are reused
         state = load_checkpoint(run_dir / "checkpoint.pt")
         saved = make_config(state["config"])
         values = read_mapping(config_file, "training config", "fields")

@@ -21,6 +21,12 @@ Basic Rummy's rollouts moved to its vector engine (``rummy_env.train.engine_roll
 the opponents' draws keyed per hand and seat), so ``basic_mix``, which plays there by
 default, was made again by the one trainer (``python tests/train/test_train_reference.py
 basic_mix``, run twice: identical): it pins the engine rollouts, ``basic`` the in-process ones.
+Later that day the warm start's teacher hands moved to batches of 8 hands, each dealt
+from its own generator and kept in the run folder (``rummy_env.train.teacher_moves``, so
+that a slow teacher's collection resumes), which changes the imitated moves of both Basic
+Rummy cases: both were made again by the one trainer (``python
+tests/train/test_train_reference.py basic basic_mix``, run twice: identical); the Gin
+Rummy cases, whose teachers play on the vector engine, were not touched and still pass.
 """
 
 from pathlib import Path

@@ -70,7 +70,10 @@ class GinAdapter(TrainingAdapter):
 
         return RolloutWorker(config, index, share, net, critic, generator)
 
-    def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None) -> dict[str, np.ndarray]:
+    def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None,
+                       folder: Optional[Path] = None) -> dict[str, np.ndarray]:
+        """Gin Rummy's teachers (``simple``, ``heuristic``) have array versions: their hands are
+        played on the vector engine in seconds, so nothing is kept in ``folder``."""
         c = config
         return collect(c.imitation_teacher, c.rules, c.reward, c.imitation_samples, seed=c.seed + 5, advice=c.advice,
                        win_bonus=c.win_bonus, progress=progress)
