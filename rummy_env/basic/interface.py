@@ -7,7 +7,7 @@ Glue only: every method hands over to the modules of this package, where the rul
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from rummy_env.basic import encoding, text
 from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState, RummyInformationSet, action_name
 from rummy_env.basic.match import BasicRummyMatch
 from rummy_env.basic.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, BasicRummyRules, load_rummy_rules
-from rummy_env.core.game import BatchHand, BatchPolicy, Game, Seed, register_game
+from rummy_env.core.game import Game, Seed, register_game
 
 
 class BasicRummy(Game):
@@ -57,18 +57,6 @@ class BasicRummy(Game):
 
     def new_match(self, rules: Any, num_players: int, first_dealer: Optional[int] = None) -> BasicRummyMatch:
         return BasicRummyMatch.create(num_players, rules, first_dealer)
-
-    def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
-                     policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:
-        from rummy_env.core.batch import EngineTable, play_hands
-
-        rules = self.load_rules(rules)
-        shape = np.shape(seats)
-        if len(shape) != 2 or not MIN_PLAYERS <= shape[1] <= MAX_PLAYERS:
-            raise ValueError(f"seats must have a column per player ({MIN_PLAYERS}..{MAX_PLAYERS}), got shape {shape}")
-        players = shape[1]
-        return play_hands(lambda n, encoding: EngineTable(self.vector(n, players, rules=rules, encoding=encoding)),
-                          self.deck_size_of(rules), players, decks, dealers, seats, keys, policies, width)
 
     def state_vector(self, state: Any) -> np.ndarray:
         return encoding.state_vector(state)

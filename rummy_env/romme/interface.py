@@ -27,6 +27,7 @@ class Romme(Game):
     view_module = "rummy_env.romme.view"  # its view for people's screens (Game.view)
     vector_module = "rummy_env.romme.vector"  # VectorRomme, or the pure hands in a loop without numba
     training_module = "rummy_env.train.games.romme"  # its training adapter (rummy train): the network with advice
+    batched = True  # the vector engine plays many hands at once (rummy_env.core.batch)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     deck_size = MAX_PHYSICAL  # 110 physical cards with the default 6 jokers
     num_actions = NUM_ACTIONS

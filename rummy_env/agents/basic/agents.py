@@ -29,8 +29,7 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
-from rummy_env.agents.draws import pick
-from rummy_env.agents.random_policy import RandomPolicy
+from rummy_env.agents.random_policy import RandomAgentBase
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
 from rummy_env.basic.game import DISCARD, LAYOFF, MELD, TAKE_DISCARD, Phase, RummyInformationSet
@@ -41,22 +40,13 @@ from rummy_env.basic.rules import BasicRummyRules
 GAME = "basic"
 
 
-class RummyRandomAgent(Agent):
+class RummyRandomAgent(RandomAgentBase):
     """``random``: a uniformly random legal action, the ``floor(u * k)``-th of the k legal
     actions with ``u`` the counter-based draw of its key and decision index
     (``rummy_env.agents.draws``), so that its array policy picks the same in tournaments
     played many hands at once (``rummy_env.agents.random_policy``)."""
 
-    name = "random"
     game = GAME
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        game_input(self, observation, info)
-        legal = legal_actions(observation)
-        return int(legal[pick(self.key, self.next_decision(), legal.size)])
-
-    def batch_policy(self) -> Optional[BatchPolicy]:
-        return RandomPolicy()
 
 
 class RummyHeuristicAgent(Agent):

@@ -41,6 +41,7 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.random_policy import RandomAgentBase
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import JOKER, NUM_KINDS, num_physical, penalty_values
@@ -53,16 +54,16 @@ from rummy_env.romme.rules import RommeRules
 GAME = "romme"
 
 
-class RommeRandomAgent(Agent):
-    """``random``: a uniformly random legal action (seeded). Every masked-in Rommé
-    action can be completed, so random play always finishes its turns."""
+class RommeRandomAgent(RandomAgentBase):
+    """``random``: a uniformly random legal action, the ``floor(u * k)``-th of the k legal
+    actions with ``u`` the counter-based draw of its key and decision index
+    (``rummy_env.agents.draws``), so that its array policy picks the same in tournaments
+    played many hands at once on the vector engine (``rummy_env.agents.random_policy``).
+    Every masked-in Rommé action can be completed, so random play always finishes its turns.
+    It reads the mask alone (an engine's rows have no information sets)."""
 
-    name = "random"
     game = GAME
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        game_input(self, observation, info)
-        return int(self.rng.choice(legal_actions(observation)))
+    needs_information = False
 
 
 # ----------------------------------------------------------------------------- helpers
