@@ -15,10 +15,11 @@ from rummy_env.basic import encoding, text
 from rummy_env.basic.game import NUM_ACTIONS, BasicRummyState, RummyInformationSet, action_name
 from rummy_env.basic.match import BasicRummyMatch
 from rummy_env.basic.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, BasicRummyRules, load_rummy_rules
+from rummy_env.core.batch import OnEngine
 from rummy_env.core.game import Game, Seed, register_game
 
 
-class BasicRummy(Game):
+class BasicRummy(OnEngine, Game):
     name = "basic"
     title = "Basic Rummy"
     aliases = ("rummy",)
@@ -27,7 +28,6 @@ class BasicRummy(Game):
     view_module = "rummy_env.basic.view"  # its view for people's screens (Game.view)
     training_module = "rummy_env.train.games.basic"  # its training adapter (rummy train)
     vector_module = "rummy_env.basic.vector"  # VectorBasicRummy, or the pure hands in a loop without numba
-    batched = True  # the vector engine plays many hands at once (rummy_env.core.batch)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     num_actions = NUM_ACTIONS
     state_type = BasicRummyState

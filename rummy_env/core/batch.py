@@ -17,9 +17,10 @@ stays full until the last hands.
 What a game gives the loop is a ``BatchTable``: its engine, which the policies read,
 dealing explicit hands into some of its rows, and a step that says which hands ended and
 their results. ``EngineTable`` is that for an engine whose steps carry each ended hand's
-result (``results``) and that deals rows (``deal_rows``: Basic Rummy's engine and the
-pure hands in a loop, ``StatesEngine``); a game whose engine works otherwise writes its
-own (``rummy_env.gin.batch``).
+result (``results``) and that deals rows (``deal_rows``: Basic Rummy's and Rommé's
+engines and the pure hands in a loop, ``StatesEngine``), and ``OnEngine`` the
+``Game.play_batched`` of a game whose vector engine is such (a mixin); a game whose engine
+works otherwise writes its own (``rummy_env.gin.batch``).
 """
 
 from __future__ import annotations
@@ -144,3 +145,23 @@ def play_hands(make_table: Callable[[int, Optional[str]], BatchTable], deck_size
             next_job += fresh
         live[done[fresh:]] = False
         yield finished
+
+
+class OnEngine:
+    """A ``Game`` mixin (listed before ``Game``): ``batched``, and ``play_batched`` on the
+    game's own vector engine (``Game.vector``) through ``EngineTable``, for a game whose
+    engine carries its ended hands' results and deals rows."""
+
+    batched = True
+
+    def play_batched(self, rules: Any, decks: np.ndarray, dealers: np.ndarray, seats: np.ndarray, keys: np.ndarray,
+                     policies: Sequence[BatchPolicy], width: int = 2048) -> Iterator[list[BatchHand]]:
+        game: Any = self
+        rules = game.load_rules(rules)
+        shape = np.shape(seats)
+        if len(shape) != 2 or not game.min_players <= shape[1] <= game.max_players:
+            raise ValueError(f"seats must have a column per player ({game.min_players}..{game.max_players}), "
+                             f"got shape {shape}")
+        players = shape[1]
+        return play_hands(lambda n, encoding: EngineTable(game.vector(n, players, rules=rules, encoding=encoding)),
+                          game.deck_size_of(rules), players, decks, dealers, seats, keys, policies, width)

@@ -316,21 +316,9 @@ class Game(ABC):
         ``dealers[i]``, up to ``width`` at once on the game's batch engine; seat ``s`` of
         hand ``i`` is played by ``policies[seats[i, s]]`` with key ``keys[i, s]`` (uint64).
         Yields the hands finished at each step of the engine (any order). Only games with
-        ``batched`` set play it; tournaments play the others one hand at a time. By default
-        the hands are stepped on the game's vector engine (``vector``) by the shared batch
-        player (``rummy_env.core.batch``); a game may play them its own way."""
-        if not self.batched:
-            raise NotImplementedError(f"{self.title} has no batch engine: its hands are played one at a time")
-        from rummy_env.core.batch import EngineTable, play_hands
-
-        rules = self.load_rules(rules)
-        shape = np.shape(seats)
-        if len(shape) != 2 or not self.min_players <= shape[1] <= self.max_players:
-            raise ValueError(f"seats must have a column per player ({self.min_players}..{self.max_players}), "
-                             f"got shape {shape}")
-        players = shape[1]
-        return play_hands(lambda n, encoding: EngineTable(self.vector(n, players, rules=rules, encoding=encoding)),
-                          self.deck_size_of(rules), players, decks, dealers, seats, keys, policies, width)
+        ``batched`` set implement it (a game with a vector engine by ``core.batch.OnEngine``);
+        tournaments play the others one hand at a time."""
+        raise NotImplementedError(f"{self.title} has no batch engine: its hands are played one at a time")
 
     def vector(self, num_envs: int, num_players: Optional[int] = None, **options: Any) -> Any:
         """A vector engine (``rummy_env.core.vector.VectorEngine``): ``num_envs`` hands at

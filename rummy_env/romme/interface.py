@@ -12,6 +12,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from rummy_env.core.batch import OnEngine
 from rummy_env.core.game import Game, Seed, register_game
 from rummy_env.romme import encoding, text
 from rummy_env.romme.cards import MAX_PHYSICAL, kind_of, num_physical
@@ -19,7 +20,7 @@ from rummy_env.romme.game import NUM_ACTIONS, OUTCOMES, RommeInformationSet, Rom
 from rummy_env.romme.match import RommeTable
 from rummy_env.romme.rules import DEFAULT_PRESET, MAX_PLAYERS, MIN_PLAYERS, PRESETS, RommeRules, load_romme_rules
 
-class Romme(Game):
+class Romme(OnEngine, Game):
     name = "romme"
     title = "Rommé"
     env_module = "rummy_env.romme.env"
@@ -27,7 +28,6 @@ class Romme(Game):
     view_module = "rummy_env.romme.view"  # its view for people's screens (Game.view)
     vector_module = "rummy_env.romme.vector"  # VectorRomme, or the pure hands in a loop without numba
     training_module = "rummy_env.train.games.romme"  # its training adapter (rummy train): the network with advice
-    batched = True  # the vector engine plays many hands at once (rummy_env.core.batch)
     min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
     deck_size = MAX_PHYSICAL  # 110 physical cards with the default 6 jokers
     num_actions = NUM_ACTIONS

@@ -36,18 +36,15 @@ def _batch_file(folder: Path, k: int) -> Path:
     return folder / f"teacher-{k:05d}.npz"
 
 
-def play_batch(job: tuple[dict[str, Any], int]) -> tuple[int, dict[str, np.ndarray]]:
-    """Batch ``k`` of the teacher's hands for the config ``values`` (a worker's job): every
-    decision with more than one legal move, with its network input, legal mask, the
-    teacher's move and its seat's hand reward (the value's target)."""
+def play_batch(job: tuple[Any, Any, int]) -> tuple[int, dict[str, np.ndarray]]:
+    """Batch ``k`` of the teacher's hands for the config and training adapter of ``job``
+    (a worker's job: both are pickled to it): every decision with more than one legal
+    move, with its network input, legal mask, the teacher's move and its seat's hand
+    reward (the value's target)."""
     from rummy_env import agents
-    from rummy_env.train.adapter import adapter_for
-    from rummy_env.train.config import make_config
     from rummy_env.train.hands import Dealer, Seat, play_hands
 
-    values, k = job
-    c = make_config(values)
-    adapter = adapter_for(c.game)
+    c, adapter, k = job
     rng = np.random.default_rng([c.seed, 5, k])
     teacher = agents.make(c.imitation_teacher, seed=int(rng.integers(2**31)), game=adapter.game.name)
     dealer = Dealer(c, adapter)
@@ -96,7 +93,6 @@ def teacher_moves(config: Any, adapter: Any, progress: Optional[Callable[[int], 
                 return k + 1
         return 0
 
-    values = c.to_dict()
     workers = max(1, c.rollout_workers)
     while not enough():
         # the batches that should hold enough moves, going by those held (a first one alone if none)
@@ -104,7 +100,7 @@ def teacher_moves(config: Any, adapter: Any, progress: Optional[Callable[[int], 
         missing = [k for k in range(want) if k not in batches]
         if not missing:  # the estimate fell short: as many more as there are workers
             missing = [k for k in range(want, want + len(batches) + workers) if k not in batches][:workers]
-        for k, data in run_jobs(play_batch, [(values, k) for k in missing], workers):
+        for k, data in run_jobs(play_batch, [(c, adapter, k) for k in missing], workers):
             if folder is not None:
                 write_npz(_batch_file(folder, k), data)
             batches[k] = data

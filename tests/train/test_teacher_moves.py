@@ -30,7 +30,7 @@ def counting(monkeypatch):
     real = tm.play_batch
 
     def spy(job):
-        played.append(job[1])
+        played.append(job[2])
         return real(job)
 
     monkeypatch.setattr(tm, "play_batch", spy)
@@ -78,7 +78,7 @@ def test_a_run_stopped_during_its_warm_start_resumes_to_the_straight_runs_networ
     calls = []
 
     def crash_on_the_third(job):
-        calls.append(job[1])
+        calls.append(job[2])
         if len(calls) == 3:
             raise KeyboardInterrupt
         return real(job)
