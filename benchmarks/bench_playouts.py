@@ -11,6 +11,16 @@ figure, with the ratio of the mean to it: a ratio above 1 says the declaration i
 on this machine.
 
     python benchmarks/bench_playouts.py [--games gin basic romme] [--hands 6]
+
+``--search SPEC`` measures a search's moves instead, with its playouts in Python, on the
+game's vector engine and as ``auto`` chooses (``search``'s ``playouts=python``, ``engine``
+and ``auto``: the engine for rounds of ``ENGINE_ROWS`` playouts or more), in the same run:
+CPU seconds a move over ``--moves`` decisions (more than one legal move) of
+hands the game's default rollout agent plays in every seat, at every table size, each
+decision searched once each way with the same seed (the moves and values must agree;
+the script stops if not). A game whose engine cannot take the playouts says why.
+
+    python benchmarks/bench_playouts.py --games basic --search expert --moves 40
 """
 
 from __future__ import annotations
@@ -21,11 +31,13 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine  # noqa: E402
 
 from rummy_env import agents  # noqa: E402
-from rummy_env.agents.search import SearchAgent, rollout_agent  # noqa: E402
+from rummy_env.agents.search import SearchAgent, default_rollout, rollout_agent  # noqa: E402
 from rummy_env.core.game import games, get_game  # noqa: E402
 
 
@@ -46,14 +58,94 @@ def rollouts(game: str) -> list[str]:
     return found
 
 
+def positions(game: str, players: int, count: int) -> list:
+    """``count`` decisions with more than one legal move, from hands the game's default
+    rollout agent plays in every seat (hand ``h`` dealt from seed ``h``, seat ``p``'s agent
+    seeded ``h + p``), in the order they come."""
+    played = get_game(game)
+    rules = played.load_rules()
+    out: list = []
+    hand = 0
+    while len(out) < count:
+        state = played.deal(rules, players, seed=hand)
+        seats = [agents.make(default_rollout(game), seed=hand + p, game=game) for p in range(players)]
+        while not state.is_over and len(out) < count:
+            obs, info = search_input(state)
+            if len(state.legal_actions()) > 1:
+                out.append(state.clone())
+            state.step(int(seats[state.current_player].act(obs, info)))
+        hand += 1
+    return out
+
+
+def search_input(state) -> tuple[dict, dict]:
+    """What the env's ``last()`` gives the player to move: the mask, the information set and rules."""
+    seat = state.current_player
+    return {"action_mask": state.legal_mask()}, {"information_set": state.information_set(seat), "rules": state.rules}
+
+
+def with_playouts(spec: str, where: str) -> str:
+    return f"{spec}{',' if ':' in spec else ':'}playouts={where}"
+
+
+def time_search(game: str, spec: str, moves: int) -> None:
+    """Seconds a move of search ``spec`` with its playouts in Python, on the engine and by
+    ``auto`` (module docstring)."""
+    played = get_game(game)
+    if not isinstance(agents.make(with_playouts(spec, "python"), game=game), SearchAgent):
+        raise ValueError(f"--search {spec!r} is not a search agent of {played.title}")
+    try:
+        agents.make(with_playouts(spec, "engine"), game=game)
+    except ValueError as e:  # the spec itself was made above: this is the engine's refusal
+        print(f"{game:8s} {spec}: {e}")
+        return
+    for players in range(played.min_players, played.max_players + 1):
+        states = positions(game, players, moves)
+        spent = {"python": 0.0, "engine": 0.0, "auto": 0.0}
+        deviations = 0
+        for k, state in enumerate(states):
+            found = []
+            for where in spent:
+                agent = agents.make(with_playouts(spec, where), seed=k, game=game)
+                if k == 0:  # warm up: imports, compiled kernels
+                    agent.act(*search_input(state))
+                    agent = agents.make(with_playouts(spec, where), seed=k, game=game)
+                start = time.process_time()
+                move = agent.act(*search_input(state))
+                spent[where] += time.process_time() - start
+                found.append((move, agent.last_search))
+            move, (cands, values) = found[0]
+            for again, (cands2, values2) in found[1:]:
+                if again != move or cands2 != cands or not np.array_equal(values2, values, equal_nan=True):
+                    sys.exit(f"{game} {spec}, {players} players, decision {k}: the engine playouts disagree with "
+                             "Python's")
+            deviations += move != cands[0]
+        python, engine, auto = (spent[where] / len(states) for where in ("python", "engine", "auto"))
+        print(f"{game:8s} {spec} {players} players, {len(states)} moves ({deviations} off the rollout's move): "
+              f"python {python:.3f} s a move, engine {engine:.3f} s (python/engine {python / engine:.2f}), "
+              f"auto {auto:.3f} s (python/auto {python / auto:.2f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=games(), choices=games())
     parser.add_argument("--hands", type=int, default=6, help="hands from the deal per game, rollout and table size")
+    parser.add_argument("--search", metavar="SPEC", help="time this search's moves with both playouts instead "
+                        "(a spec or level, e.g. expert or search:simulations=100)")
+    parser.add_argument("--moves", type=int, default=20, help="with --search: decisions per game and table size")
     args = parser.parse_args()
     if args.hands < 1:
         parser.error(f"--hands must be >= 1, got {args.hands}")
+    if args.moves < 1:
+        parser.error(f"--moves must be >= 1, got {args.moves}")
     print(machine())
+    if args.search:
+        for name in args.games:
+            try:
+                time_search(name, args.search, args.moves)
+            except ValueError as e:  # a spec that is not a search of this game
+                parser.error(str(e))
+        return
     print(f"{'game':8s} {'rollout':16s} {'table':>5s} {'mean ms':>8s} {'worst ms':>9s} {'declared ms':>12s} {'mean/declared':>14s}")
     for name in args.games:
         game = get_game(name)

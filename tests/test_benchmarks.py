@@ -40,6 +40,8 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
          "given the opponent's true hand vs heuristic:knock=turn, classic, 4 hands"),
         ("bench_belief.py", ["--hands", "2", "--worlds", "3"], "opponent discards all"),
         ("bench_playouts.py", ["--games", "basic", "--hands", "1"], "basic    heuristic"),
+        ("bench_playouts.py", ["--games", "basic", "--search", "search:simulations=8", "--moves", "1"],
+         "python/auto"),
         ("bench_romme.py", ["--seconds", "0.1", "--repeats", "1", "--players", "3"], "romme_v0.env(num_players=3)"),
         ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
          "after/before"),

@@ -42,6 +42,19 @@ seconds a move when given (then the moves depend on the machine's speed). ``dept
 each playout after that many moves, worth what ``evaluate`` says (below) or nothing to
 anyone: the search then compares moves only by the hands that end within the horizon.
 
+Where the playouts are played (``playouts``): ``python`` one at a time, each seat's
+agent's ``act`` on the pure game (``_play_out``, the reference); ``engine`` all the
+playouts of a round at once, as rows of the game's vector engine stepped by the rollout
+agent's array policy (``rummy_env.agents.search_playouts``), with exactly the same values
+and so the same moves; ``auto`` (the default) the engine for rounds of ``ENGINE_ROWS``
+playouts or more (smaller ones cost less in Python), where it can be used: the game's
+engine loads states (``rummy_env.core.vector.LoadsStates``: Basic Rummy's compiled engine,
+Gin Rummy's), the rollout agent has an array version (``Agent.batch_policy``) and no
+``evaluate`` is plugged in (only Python playouts call it); ``engine`` where it cannot be
+used is refused, saying why. Basic Rummy's ``expert`` (100 playouts) thinks 1.5 to 1.65
+times as fast with ``auto`` as in Python, at 2 to 4 players, 2026-12-06
+(``benchmarks/bench_playouts.py --search expert``; docs/findings/generic-search.md).
+
 Plug-ins, for Python callers: ``belief``, a game's model of the hidden cards (a callable
 ``(information_set, rules, rng) -> GameState``, or an object with such a
 ``sample_world`` method) in place of the uniform ``Game.sample_world``; ``evaluate``, a
@@ -65,6 +78,9 @@ import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.registry import make, register_generic, resolve
+from rummy_env.agents.search_playouts import (
+    ENGINE_ROWS, PLAYOUTS, engine_loads_states, engine_refusal, engine_rewards, seat_seeds,
+)
 from rummy_env.core.game import Game, GameState, get_game
 
 ROUND = 16  # at most this many worlds a round; clearly worse candidates are dropped after each
@@ -113,6 +129,7 @@ class SearchAgent(Agent):
         depth: Optional[int] = None,
         belief: Optional[Any] = None,
         evaluate: Optional[Callable[[GameState], Sequence[float]]] = None,
+        playouts: str = "auto",
     ) -> None:
         super().__init__(seed)
         played: Game = get_game(game)
@@ -128,6 +145,8 @@ class SearchAgent(Agent):
         if evaluate is not None and not callable(evaluate):
             raise ValueError(f"evaluate must be a callable state -> points per seat (set from Python), "
                              f"got {evaluate!r}")
+        if playouts not in PLAYOUTS:
+            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, got {playouts!r}")
         self.simulations = simulations
         self.depth = depth
         self.evaluate = evaluate
@@ -138,6 +157,15 @@ class SearchAgent(Agent):
         self._encoding = played.encoding(ENCODING)
         # one rollout agent per seat, made on first use; the first now, so a bad spec is refused here
         self._policies: list[Agent] = [rollout_agent(self.rollout, self.game)]
+        # where the playouts go: the rollout agent's array policy on the game's engine (None: in Python)
+        self.playouts = playouts
+        self._batch = None if playouts == "python" or evaluate is not None else self._policies[0].batch_policy()
+        if playouts == "engine":
+            why = engine_refusal(played, self._batch, self.rollout, evaluate)
+            if why:
+                raise ValueError(f"playouts=engine cannot be honoured: {why}; use playouts=auto (the engine where it "
+                                 "can be used) or playouts=python")
+        self._on_engine: dict[int, bool] = {}  # per table size: whether the game's engine loads states
         # searched decisions, and those where it did not play the base move, over the agent's
         # life (not cleared by reset: for reports over many games); the last search's moves
         # (the base move first) and values (worlds x moves, NaN where a move was dropped)
@@ -184,14 +212,17 @@ class SearchAgent(Agent):
                     break
                 n = 1
             rows = np.full((n, len(moves)), np.nan)
+            starts, world_seeds = [], []  # every active move played in every world of the round
             for w in range(n):
                 world_seed = int(seeds.integers(1 << 62))
                 world = self._sample(infoset, rules, np.random.default_rng(world_seed))
-                me = world.current_player  # the mover: the search only runs on its turn
                 for i in active:
                     state = world.clone()
                     state.step(moves[i])
-                    rows[w, i] = self._play_out(state, world_seed)[me]
+                    starts.append(state)
+                    world_seeds.append(world_seed)
+            me = world.current_player  # the mover: the search only runs on its turn
+            rows[:, active] = self._play_outs(starts, world_seeds)[:, me].reshape(n, len(active))
             values = np.vstack([values, rows])
             spent += n * len(active)
             if len(values) >= MIN_WORLDS:
@@ -199,13 +230,33 @@ class SearchAgent(Agent):
                 active = [0] + [i for i in active[1:] if mean[i] + ELIMINATE_SE * se[i] > 0]
         return values
 
+    def _play_outs(self, states: list[GameState], seeds: list[int]) -> np.ndarray:
+        """(len(states), num_players): each state's playout (``_play_out``, in world
+        ``seeds[k]``), all of them at once on the game's vector engine where the playouts
+        may go there (``rummy_env.agents.search_playouts``; under ``auto`` a round of at least
+        ``ENGINE_ROWS`` playouts), else one by one in Python: the same values either way."""
+        played = get_game(self.game)
+        wanted = self.playouts == "engine" or len(states) >= ENGINE_ROWS  # ``auto``: a round worth an engine
+        if self._batch is not None and wanted and self._engine_loads(played, states[0].num_players):
+            return engine_rewards(played, self._batch, states, seeds, self.depth)
+        return np.array([self._play_out(state, seed) for state, seed in zip(states, seeds)], dtype=float)
+
+    def _engine_loads(self, played: Game, num_players: int) -> bool:
+        """Whether the game's engine at this table size loads states (asked once)."""
+        if num_players not in self._on_engine:
+            self._on_engine[num_players] = engine_loads_states(played, num_players)
+            if not self._on_engine[num_players] and self.playouts == "engine":
+                raise ValueError(f"playouts=engine cannot be honoured: the {played.title} vector engine at "
+                                 f"{num_players} players cannot load states; use playouts=auto or python")
+        return self._on_engine[num_players]
+
     def _play_out(self, state: GameState, seed: int) -> tuple[int, ...]:
         """The rewards at the end of the hand (or at ``depth``: ``evaluate``'s, else none),
         every seat playing the rollout policy from its own information set in this world
-        (each seat's agent reseeded with ``seed``)."""
+        (each seat's agent reseeded with ``seed`` plus its seat: ``seat_seeds``)."""
         policies = [self._policy(p) for p in range(state.num_players)]
-        for p, policy in enumerate(policies):
-            policy.reset(seed + p)
+        for policy, own in zip(policies, seat_seeds(seed, state.num_players)):
+            policy.reset(own)
         rules = state.rules
         moves = 0
         while not state.is_over:

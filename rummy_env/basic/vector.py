@@ -17,6 +17,10 @@ pure hands stepped in a loop (``rummy_env.core.vector_states.StatesEngine``): ``
 game: the dealer, then the deck's shuffle, from one numpy generator), so they play the
 same games; tests hold every step of the two equal, under every rule option.
 
+``load_states(rows, states)`` puts pure hands (``BasicRummyState``, mid-hand) into rows,
+to play on from there exactly as they would: the generic search plays its playouts so
+(``rummy_env.agents.search_playouts``). The pure hands in a loop cannot.
+
 Hands are single hands (no match scores in observations, as ``episode="hand"``).
 ``encoding`` names any of the game's encodings with a batch writer (``flat``, ``planes``,
 or a user's with ``encode_batch``) or None for no observations.
@@ -24,12 +28,12 @@ or a user's with ``encode_batch``) or None for no observations.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from rummy_env.basic.game import (
-    DRAW_STOCK, MAX_TABLE_MELDS, NUM_ACTIONS, TAKE_DISCARD, Phase, RummyHandResult, action_name,
+    DRAW_STOCK, MAX_TABLE_MELDS, NUM_ACTIONS, TAKE_DISCARD, BasicRummyState, Phase, RummyHandResult, action_name,
 )
 from rummy_env.basic.layout import FLAT_SIZE
 from rummy_env.basic.rules import MAX_PLAYERS, RummyRulesSpec, check_num_players, load_rummy_rules
@@ -154,6 +158,50 @@ class VectorBasicRummy(EngineBase):
                              self.stock_len, self.stock_mask, self.pile, self.pile_len, self.pile_mask, self.num_table,
                              self.dealer, self.current, self.phase, self.turn, self.turnovers, self.stock_public,
                              self.taken, self.rummy_possible)
+        self._mask = None
+
+    def load_states(self, rows: np.ndarray, states: Sequence[BasicRummyState]) -> None:
+        """Put the pure hands ``states`` (``BasicRummyState``s of this engine's table size and
+        rules, none over) into games ``rows`` (distinct indices), the others left as they
+        are: each row then plays on from where its state stands, its masks, observations,
+        steps and result those of the state stepped alike (``rummy_env.core.vector.LoadsStates``;
+        the generic search plays its playouts so). The engine keeps no history, so a state's
+        ``history`` and ``deck`` are not taken; everything an observation or a rule reads is."""
+        rows = checked_deal(self.num_envs, self.num_players, NUM_CARDS, rows)[0]
+        states = list(states)
+        if len(states) != rows.size:
+            raise ValueError(f"load_states needs one state per row: {rows.size} rows, {len(states)} states")
+        for k, state in enumerate(states):
+            if not isinstance(state, BasicRummyState):
+                raise ValueError(f"states[{k}] must be a Basic Rummy state (BasicRummyState), "
+                                 f"got {type(state).__name__}")
+            if state.num_players != self.num_players or state.rules != self.rules:
+                raise ValueError(f"states[{k}] must be a hand at this engine's {self.num_players} players and rules; "
+                                 f"it has {state.num_players} players and rules {state.rules}")
+            if state.phase == Phase.OVER:
+                raise ValueError(f"states[{k}] is a hand that is over: an engine's games are always live hands")
+        if not states:
+            return
+        for name in ("hands", "known", "played", "discarded", "has_melded"):
+            getattr(self, name)[rows] = [getattr(state, name) for state in states]
+        scalars = [(s.dealer, s.current_player, int(s.phase), s.turn, s.turnovers, s.stock_public,
+                    -1 if s.taken_card is None else s.taken_card, s.rummy_possible, len(s.stock),
+                    len(s.discard_pile), s.pile_mask, len(s.table)) for s in states]
+        (self.dealer[rows], self.current[rows], self.phase[rows], self.turn[rows], self.turnovers[rows],
+         self.stock_public[rows], self.taken[rows], self.rummy_possible[rows], self.stock_len[rows],
+         self.pile_len[rows], self.pile_mask[rows], self.num_table[rows]) = zip(*scalars)
+        for row, state in zip(rows.tolist(), states):
+            stock_mask = 0
+            for c in state.stock:
+                stock_mask |= 1 << c
+            self.stock[row, : len(state.stock)] = state.stock
+            self.stock_mask[row] = stock_mask
+            self.pile[row, : len(state.discard_pile)] = state.discard_pile
+            table = state.table
+            self.table_cards[row, : len(table)] = [m.cards for m in table]
+            self.table_run[row, : len(table)] = [m.is_run for m in table]
+            self.table_owner[row, : len(table)] = [m.owner for m in table]
+            self.table_ext[row, : len(table)] = state.table_ext
         self._mask = None
 
     # ------------------------------------------------------------------ stepping

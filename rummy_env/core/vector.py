@@ -15,7 +15,11 @@ plays every registered engine deal for deal against its pure game) needs no game
   step's rewards (N, num_players) and which games ended (a game that ends is dealt again
   at once, so every row always holds a live game);
 - ``deal_rows(rows, decks=None, dealers=None)`` deals some games anew, the others playing on;
-- ``observe(players=None, out=None)``, ``action_mask()``, ``random_actions(rng)``.
+- ``observe(players=None, out=None)``, ``action_mask()``, ``random_actions(rng)``;
+- optionally ``load_states(rows, states)`` (``LoadsStates``): games ``rows`` made to hold
+  the game's own pure states (``GameState``, mid-hand) and play on from where each stands,
+  as that state would. The generic search plays its playouts on an engine that has it
+  (``rummy_env.agents.search``); an engine without it leaves them in Python.
 
 An engine writes observations in any encoding that has a batch writer (``BatchEncoding``:
 ``encode_batch(engine, players, out)``). A game's ``flat`` and ``planes`` encodings have
@@ -27,7 +31,7 @@ giving it ``encode_batch`` too (reading the engine's arrays), with no change her
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -83,6 +87,18 @@ class VectorEngine(Protocol):
     def observe(self, players: Optional[np.ndarray] = None, out: Optional[np.ndarray] = None) -> np.ndarray: ...
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class LoadsStates(Protocol):
+    """An engine that can take the game's pure states into its games (optional: module
+    docstring). ``load_states(rows, states)``: ``rows`` distinct game indices, ``states``
+    one ``GameState`` per row of the engine's table size and rules, none of them over (a
+    ValueError says which is not). Afterwards each row's mask, observations, steps, rewards
+    and result are those the state would give stepped with the same actions; the others
+    play on untouched. Tests hold it so over many random positions of the game."""
+
+    def load_states(self, rows: np.ndarray, states: Sequence[Any]) -> None: ...
 
 
 def batch_encoding(game: Any, spec: Any) -> Optional[BatchEncoding]:
