@@ -17,6 +17,11 @@ random vs heuristic and heuristic vs ``heuristic:danger_weight=0``, the heuristi
 policy (``rummy_env.agents.basic.heuristic_vector``) playing them many at once.
 
     python benchmarks/bench_tournament.py --game basic --deals 100 --batch-deals 2000
+
+``--game romme`` measures Rommé's random vs heuristic (2 players), the heuristic's array
+policy (``rummy_env.agents.romme.heuristic_vector``) playing them many at once.
+
+    python benchmarks/bench_tournament.py --game romme --deals 20 --batch-deals 200
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from rummy_env.eval.tournament import run  # noqa: E402
 PAIRS = [("random", "random:seed=1"), ("simple", "simple:seed=1"),
          ("heuristic:knock=turn", "heuristic:knock=turn,seed=1"), ("heuristic", "heuristic:seed=1"), ("ppo", "ppo:seed=1")]
 BASIC_PAIRS = [("random", "heuristic"), ("heuristic", "heuristic:danger_weight=0")]  # --game basic
+GAME_PAIRS = {"basic": BASIC_PAIRS, "romme": [("random", "heuristic")]}  # --game basic, --game romme
 
 
 def measure(pair: tuple[str, str], deals: int, workers: int, batch: str, game: str = "gin"
@@ -60,11 +66,12 @@ def main() -> None:
                     help="deals (x2 hands) per pair, many at once (10,000 hands: the comparison the issue names)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1], help="local worker counts to measure")
     ap.add_argument("--no-ppo", action="store_true", help="leave out ppo vs ppo")
-    ap.add_argument("--game", choices=("gin", "basic"), default="gin", help="whose pairs (basic: BASIC_PAIRS)")
+    ap.add_argument("--game", choices=("gin", *GAME_PAIRS), default="gin",
+                    help="whose pairs (basic and romme: GAME_PAIRS)")
     args = ap.parse_args()
     print(f"machine: {machine()}")
-    if args.game == "basic":
-        pairs = BASIC_PAIRS
+    if args.game in GAME_PAIRS:
+        pairs = GAME_PAIRS[args.game]
     else:
         has_ppo = importlib.util.find_spec("torch") is not None and not args.no_ppo
         if not has_ppo:

@@ -46,6 +46,12 @@ Rommé's engine (``rummy_env.romme.vector.VectorRomme``, compiled; 4 players by 
 ``--romme-players``; empty skips it) is measured the same way, in the same rounds.
 
     python benchmarks/bench_vector.py --sizes 1024 --basic-players "" --romme-players 2,4,6
+
+``--game romme --policy heuristic`` plays Rommé's ``heuristic`` so: its array policy
+(``rummy_env.agents.romme.heuristic_vector.HeuristicPolicy``) in every seat of the compiled
+engine at each table size of ``--romme-players``, against ``RommeHeuristicAgent.act``.
+
+    python benchmarks/bench_vector.py --game romme --policy heuristic --sizes 64,1024 --romme-players 2,4
 """
 
 from __future__ import annotations
@@ -65,7 +71,9 @@ from rummy_env.agents.gin.heuristic import KNOCK_RULES, HeuristicAgent  # noqa: 
 from rummy_env.agents.gin.heuristic_vector import heuristic_actions  # noqa: E402
 from rummy_env.agents.gin.simple_vector import simple_actions  # noqa: E402
 from rummy_env.agents.basic.agents import RummyHeuristicAgent  # noqa: E402
+from rummy_env.agents.romme.agents import RommeHeuristicAgent  # noqa: E402
 from rummy_env.basic.game import BasicRummyState  # noqa: E402
+from rummy_env.romme.game import RommeState  # noqa: E402
 from rummy_env.basic.vector import VectorBasicRummy  # noqa: E402
 from rummy_env.basic.vector import compiled_engine as basic_compiled_engine  # noqa: E402
 from rummy_env.gin.game import GinRummyState  # noqa: E402
@@ -143,11 +151,21 @@ def per_game_heuristic_rate(seconds: float, knock: str = "turn") -> float:
     return moves / (time.perf_counter() - start)
 
 
-def basic_heuristic_rate(num_envs: int, players: int, seconds: float) -> float:
-    """Moves/s of Basic Rummy's ``heuristic`` array policy in every seat of the compiled
+# per game measured with ``--policy heuristic``: its title, compiled engine class, scripted
+# agent, pure hand dealer, compiled engine check and the table sizes' option
+HEURISTICS = {
+    "basic": ("Basic Rummy", VectorBasicRummy, RummyHeuristicAgent, BasicRummyState.new_hand, basic_compiled_engine,
+              "basic_players"),
+    "romme": ("Rommé", VectorRomme, RommeHeuristicAgent, RommeState.new_hand, romme_compiled_engine, "romme_players"),
+}
+
+
+def heuristic_rate(game: str, num_envs: int, players: int, seconds: float) -> float:
+    """Moves/s of ``game``'s ``heuristic`` array policy in every seat of its compiled
     engine (a step: one move in every game), each seat's decisions counted per hand."""
-    policy = RummyHeuristicAgent().batch_policy()
-    env = VectorBasicRummy(num_envs, players, seed=0, encoding=None)
+    _, engine, agent, _, _, _ = HEURISTICS[game]
+    policy = agent().batch_policy()
+    env = engine(num_envs, players, seed=0, encoding=None)
     env.reset()
     rows = np.arange(num_envs)
     keys = np.random.default_rng(0).integers(0, 2**63, (num_envs, players), dtype=np.uint64)
@@ -163,14 +181,15 @@ def basic_heuristic_rate(num_envs: int, players: int, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def per_game_basic_heuristic_rate(players: int, seconds: float) -> float:
-    """Moves/s of ``RummyHeuristicAgent.act`` on the pure game, one game at a time (each
-    move's mask and information set built as the env gives them)."""
-    agent = RummyHeuristicAgent(seed=0)
+def per_game_heuristic_rate_of(game_name: str, players: int, seconds: float) -> float:
+    """Moves/s of ``game_name``'s ``heuristic`` agent's ``act`` on the pure game, one game at a
+    time (each move's mask and information set built as the env gives them)."""
+    _, _, agent_class, deal, _, _ = HEURISTICS[game_name]
+    agent = agent_class(seed=0)
     moves, seed = 0, 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        game = BasicRummyState.new_hand(players, None, seed)
+        game = deal(players, None, seed)
         while not game.is_over:
             p = game.current_player
             game.step(agent.act({"action_mask": game.legal_mask()},
@@ -180,17 +199,18 @@ def per_game_basic_heuristic_rate(players: int, seconds: float) -> float:
     return moves / (time.perf_counter() - start)
 
 
-def basic_policy(args: argparse.Namespace) -> None:
-    """``--game basic --policy heuristic``: the array policy against the per-game agent."""
-    if basic_compiled_engine() is None:
-        print("Basic Rummy: not measured (its compiled engine is not in use here)")
+def game_policy(args: argparse.Namespace) -> None:
+    """``--game basic|romme --policy heuristic``: the array policy against the per-game agent."""
+    title, _, agent, _, compiled, option = HEURISTICS[args.game]
+    if compiled() is None:
+        print(f"{title}: not measured (its compiled engine is not in use here)")
         return
-    print("policy: Basic Rummy heuristic in every seat (array version, compiled engine, no observations)")
-    for players in (int(p) for p in args.basic_players.split(",") if p):
-        base = per_game_basic_heuristic_rate(players, args.seconds)
-        print(f"{players} players: per-game RummyHeuristicAgent.act on the pure game: {base:,.0f} moves/s")
+    print(f"policy: {title} heuristic in every seat (array version, compiled engine, no observations)")
+    for players in (int(p) for p in getattr(args, option).split(",") if p):
+        base = per_game_heuristic_rate_of(args.game, players, args.seconds)
+        print(f"{players} players: per-game {agent.__name__}.act on the pure game: {base:,.0f} moves/s")
         for size in (int(s) for s in args.sizes.split(",")):
-            r = basic_heuristic_rate(size, players, args.seconds)
+            r = heuristic_rate(args.game, size, players, args.seconds)
             print(f"{players} players, batch {size:5d}: {r:>12,.0f} moves/s   {r / base:6.1f}x per-game")
 
 
@@ -206,16 +226,18 @@ def main() -> None:
                     help="Basic Rummy table sizes measured with Gin (random policy; empty: none)")
     ap.add_argument("--romme-players", default="4",
                     help="Rommé table sizes measured with Gin (random policy; empty: none)")
-    ap.add_argument("--game", choices=("gin", "basic"), default="gin",
-                    help="whose --policy heuristic (basic: Basic Rummy's, at --basic-players tables)")
+    ap.add_argument("--game", choices=("gin", *HEURISTICS), default="gin",
+                    help="whose --policy heuristic (basic: Basic Rummy's, at --basic-players tables; romme: "
+                         "Rommé's, at --romme-players tables)")
     args = ap.parse_args()
     if args.knock != "turn" and args.policy != "heuristic":
         ap.error("--knock is a setting of --policy heuristic")
-    if args.game == "basic" and (args.policy != "heuristic" or args.knock != "turn"):
-        ap.error("--game basic measures Basic Rummy's heuristic: give --policy heuristic (without --knock)")
+    if args.game != "gin" and (args.policy != "heuristic" or args.knock != "turn"):
+        ap.error(f"--game {args.game} measures {HEURISTICS[args.game][0]}'s heuristic: give --policy heuristic "
+                 "(without --knock)")
     print(f"machine: {machine()}")
-    if args.game == "basic":
-        basic_policy(args)
+    if args.game != "gin":
+        game_policy(args)
         return
     if args.policy != "random":
         knock = f", knock={args.knock}" if args.policy == "heuristic" else ""

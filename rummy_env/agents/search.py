@@ -48,8 +48,8 @@ playouts of a round at once, as rows of the game's vector engine stepped by the 
 agent's array policy (``rummy_env.agents.search_playouts``), with exactly the same values
 and so the same moves; ``auto`` (the default) the engine for rounds of ``ENGINE_ROWS``
 playouts or more (smaller ones cost less in Python), where it can be used: the game's
-engine loads states (``rummy_env.core.vector.LoadsStates``: Basic Rummy's compiled engine,
-Gin Rummy's), the rollout agent has an array version (``Agent.batch_policy``) and no
+engine loads states (``rummy_env.core.vector.LoadsStates``: the compiled engines of Basic
+Rummy, Gin Rummy and Rommé), the rollout agent has an array version (``Agent.batch_policy``) and no
 ``evaluate`` is plugged in (only Python playouts call it); ``engine`` where it cannot be
 used is refused, saying why. Basic Rummy's ``expert`` (100 playouts) thinks 1.5 to 1.65
 times as fast with ``auto`` as in Python, at 2 to 4 players, 2026-12-06

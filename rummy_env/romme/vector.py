@@ -21,14 +21,17 @@ tests hold every step of the two equal.
 The engine keeps kinds, not physical cards (``vector_jit`` says why that plays and shows
 exactly the pure game's hands), and each game's deal order, from which a turnover's
 shuffle is drawn as the pure game draws it (the hand's own seed and the turnover's
-number). Hands are single hands (no table totals in observations, as ``episode="hand"``).
+number). ``load_states(rows, states)`` puts pure hands (``RommeState``, mid-hand) into
+rows, to play on from there exactly as they would: the generic search plays its playouts
+so (``rummy_env.agents.search_playouts``); the pure hands in a loop cannot. Hands are
+single hands (no table totals in observations, as ``episode="hand"``).
 ``encoding`` names any of the game's encodings with a batch writer (``flat``, ``planes``,
 or a user's with ``encode_batch``) or None for no observations.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -36,19 +39,22 @@ from rummy_env.core.compiled import Compiled
 from rummy_env.core.game import IllegalActionError, get_game
 from rummy_env.core.vector import EngineBase, check_out, checked_actions, checked_deal
 from rummy_env.core.vector_states import chosen_engine
-from rummy_env.romme.cards import NUM_KINDS, num_physical
+from rummy_env.romme.cards import FIRST_JOKER, KINDS, NUM_KINDS, num_physical
 from rummy_env.romme.game import (
-    DRAW_STOCK, LEGAL_KERNEL, MAX_TABLE_MELDS, NUM_ACTIONS, TAKE_DISCARD, Phase, RommeHandResult, _seed_of,
-    action_name,
+    DISCARD, DRAW_STOCK, LEGAL_KERNEL, MAX_TABLE_MELDS, NUM_ACTIONS, PICK, TAKE_DISCARD, Phase, RommeHandResult,
+    RommeState, _meld_code, _seed_of, action_name,
 )
 from rummy_env.romme.layout import FLAT_SIZE
-from rummy_env.romme.rules import MAX_PLAYERS, RommeRulesSpec, check_num_players, load_romme_rules
+from rummy_env.romme.rules import MAX_PLAYERS, RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
 
 # how a hand ended, by the code ``vector_jit.apply_actions`` gives: (outcome, stalemate reason)
 OUTCOMES = (("out", ""), ("hand_rummy", ""), ("stalemate", "stock"), ("stalemate", "max_turns"))
 # Room for the legal ids of a position (a row of the mask holds more only in rare
 # positions: a long hand that is out, with many table melds; ``random_actions`` then reads the mask)
 MAX_LEGAL = 256
+# The bit of ``passes`` (and of ``VectorRomme.passed``) that marks a draw from the stock with
+# the upcard on top of the pile, the kinds 0..52 being bits 0..52
+PASSED_UPCARD = NUM_KINDS  # (``vector_jit`` sets it so too: it cannot import this module)
 # Rows of the solver's answers kept per game of the batch (``legal_jit._rules_of``; the
 # table holds at least ``legal_jit.KNOWN_ROWS``): at 8,192 games the default table forgot
 # answers before the batch's next step could use them
@@ -94,6 +100,7 @@ class VectorRomme(EngineBase):
         self.known = np.zeros((n, p, NUM_KINDS), dtype=np.uint8)  # cards known to be in each hand
         self.discarded = np.zeros((n, p, NUM_KINDS), dtype=np.uint8)  # each seat's discards this hand
         self.came_out = np.zeros((n, p), dtype=np.uint8)
+        self.passed = np.zeros((n, p), dtype=np.int64)  # per seat the kinds it let go by (``passes``), as bits
         self.sizes = np.zeros((n, p), dtype=np.uint8)  # cards in each hand
         self.stock = np.zeros((n, self._size), dtype=np.int8)  # kinds; top is stock[st[STOCK_LEN] - 1]
         self.pile = np.zeros((n, self._size), dtype=np.int8)  # kinds, bottom to top
@@ -167,8 +174,84 @@ class VectorRomme(EngineBase):
         for row in rows.tolist():
             self._seeds.pop(row, None)
         self._jit.deal_games(rows, decks, dealers.astype(np.int64), self.num_players, self._game_rules, self.st,
-                             self.hands, self.known, self.discarded, self.came_out, self.sizes, self.stock, self.pile)
+                             self.hands, self.known, self.discarded, self.came_out, self.sizes, self.stock, self.pile, self.passed)
         self._mask = None
+
+    def load_states(self, rows: np.ndarray, states: Sequence[RommeState]) -> None:
+        """Put the pure hands ``states`` (``RommeState``s of this engine's table size and
+        rules, none over) into games ``rows`` (distinct indices), the others left as they
+        are: each row then plays on from where its state stands, its masks, observations,
+        steps (a turnover's shuffle from the state's own seed) and result those of the
+        state stepped alike (``rummy_env.core.vector.LoadsStates``; the generic search plays
+        its playouts so). Physical cards become kinds (``vector_jit`` says why nothing is
+        lost): the card taken from the pile and the joker taken by a swap become the flags
+        the engine keeps of them, each seat's discards and the kinds it let go by are read
+        from the state's ``history``; its ``deck`` is not taken."""
+        rows = checked_deal(self.num_envs, self.num_players, self._size, rows)[0]
+        states = list(states)
+        if len(states) != rows.size:
+            raise ValueError(f"load_states needs one state per row: {rows.size} rows, {len(states)} states")
+        for k, state in enumerate(states):
+            if not isinstance(state, RommeState):
+                raise ValueError(f"states[{k}] must be a Rommé state (RommeState), got {type(state).__name__}")
+            if state.num_players != self.num_players or state.rules != self.rules:
+                raise ValueError(f"states[{k}] must be a hand at this engine's {self.num_players} players and rules; "
+                                 f"it has {state.num_players} players and rules {state.rules}")
+            if state.phase == Phase.OVER:
+                raise ValueError(f"states[{k}] is a hand that is over: an engine's games are always live hands")
+        jit = self._jit
+        for row, state in zip(rows.tolist(), states):
+            self._load(row, state, jit)
+        self._mask = None
+
+    def _load(self, g: int, state: RommeState, jit: Any) -> None:
+        """Game ``g`` made to hold ``state`` (checked by ``load_states``)."""
+        n = self.num_players
+        st = self.st[g]
+        st[:] = 0
+        cur = state.current_player
+        held = state.hands[cur]
+        taken, swapped = state.taken_card, state.swapped_joker
+        pending_cards = [c for c, _ in state.pending]
+        natm = jokm = 0
+        for c, k in state.pending:
+            if c < FIRST_JOKER:
+                natm |= 1 << k
+            else:
+                jokm |= 1 << k
+        for field, value in ((jit.CUR, cur), (jit.DEALER, state.dealer), (jit.PHASE, int(state.phase)),
+                             (jit.TURN, state.turn), (jit.TURNOVERS, state.turnovers),
+                             (jit.PUBLIC, state.stock_public), (jit.POINTS, state.turn_points),
+                             (jit.MELDS, state.turn_melds), (jit.RUN, state.turn_run),
+                             (jit.OUT_START, state.out_at_turn_start),
+                             (jit.TAKEN, -1 if taken is None else KINDS[taken]),
+                             (jit.HELD, taken is not None and taken in held),
+                             (jit.IN_PENDING, taken is not None and taken in pending_cards),
+                             (jit.MUST, state.must_meld_taken),
+                             (jit.DEBT, swapped is not None and swapped in held),
+                             (jit.NATM, natm), (jit.JOKM, jokm), (jit.STOCK_LEN, len(state.stock)),
+                             (jit.PILE_LEN, len(state.discard_pile)), (jit.NUM_TABLE, len(state.table))):
+            st[field] = int(value)
+        masks, up_stays = passes(state.history, n, self.rules)
+        st[jit.UP_STAYS] = up_stays
+        self.passed[g] = masks
+        kinds = np.asarray(KINDS, dtype=np.intp)
+        for seat in range(n):
+            self.hands[g, seat] = np.bincount(kinds[state.hands[seat]], minlength=NUM_KINDS)
+            self.known[g, seat] = np.bincount(kinds[state.known[seat]], minlength=NUM_KINDS)
+        discarded = np.zeros((n, NUM_KINDS), dtype=np.int64)
+        for seat, action in state.history:
+            if DISCARD <= action < PICK:
+                discarded[seat, action - DISCARD] += 1
+        self.discarded[g] = np.minimum(discarded, 255)
+        self.came_out[g] = state.came_out
+        self.sizes[g] = [len(h) for h in state.hands]
+        self.stock[g, : len(state.stock)] = kinds[state.stock]
+        self.pile[g, : len(state.discard_pile)] = kinds[state.discard_pile]
+        for slot, meld in enumerate(state.table):
+            self.codes[g, slot] = _meld_code(meld.meld)
+            self.owners[g, slot] = meld.owner
+        self._seeds[g] = state.seed  # the turnovers' shuffles: the hand's own seed, whatever dealt it
 
     # ------------------------------------------------------------------ stepping
 
@@ -207,7 +290,7 @@ class VectorRomme(EngineBase):
         flags, pen, scratch, answers = self._kernel_rules()
         self._jit.apply_actions(a, self.num_players, self.st, self.hands, self.known, self.discarded, self.came_out,
                                 self.sizes, self.stock, self.pile, self.codes, self.owners, self._game_rules, flags,
-                                pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle)
+                                pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle, self.passed)
         for g in np.flatnonzero(shuffle & ~terminated).tolist():
             self._shuffle_stock(g)
         results: list[Optional[RommeHandResult]] = [None] * n
@@ -287,6 +370,30 @@ class VectorRomme(EngineBase):
                                self.discarded, self.came_out, self.sizes, self.stock, self.pile, self.codes,
                                self.owners, _rules_numbers(self.rules), flat)
         return flat
+
+
+def passes(history: Sequence[tuple[int, int]], num_players: int, rules: RommeRules) -> tuple[list[int], bool]:
+    """What a hand's public history (``(seat, action)`` pairs from the deal) says each seat let
+    go by: per seat, as bits, the kinds that lay on top of the discard pile when it drew from
+    the stock instead, and bit ``vector_jit.PASSED_UPCARD`` if that top was the upcard while
+    it still lay at the bottom of the pile; and whether it still lies there (never taken,
+    never turned over into the stock). The history does not name the upcard (the pile shows
+    it while it stays): the pile is replayed from the public moves, turnovers included."""
+    masks = [0] * num_players
+    stock = num_physical(rules) - rules.cards_dealt(True) - (num_players - 1) * rules.cards_dealt(False) - 1
+    pile: list[int] = [-1]  # kinds, -1 the upcard while it stays
+    for seat, action in history:
+        if action == DRAW_STOCK:
+            if pile:
+                masks[seat] |= 1 << (PASSED_UPCARD if pile[-1] < 0 else pile[-1])
+            stock -= 1
+        elif action == TAKE_DISCARD:
+            pile.pop()
+        elif DISCARD <= action < PICK:
+            pile.append(action - DISCARD)
+            if stock == 0 and len(pile) > 1:  # the stock is turned over: the pile keeps its top
+                stock, pile = len(pile) - 1, pile[-1:]
+    return masks, bool(pile) and pile[0] < 0
 
 
 def engine(num_envs: int, num_players: int = 2, engine: str = "auto", **options: Any) -> Any:

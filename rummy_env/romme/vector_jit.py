@@ -29,7 +29,8 @@ columns below), per seat kind counts (``hands``, ``known``, ``discarded``), came
 flags and hand sizes; the stock and the discard pile as kinds (top last); the table as
 up to 36 melds each read as the five numbers the game's kernels take (``_meld_code``:
 a set (0, rank, suits mask, jokers, 0), a run (1, suit, start, length, joker offsets
-mask)) with its owner. The turnover's shuffle is the pure game's generator (seeded by
+mask)) with its owner; per seat the kinds it let go by (``passed``, what the heuristic
+reads of the public history, ``rummy_env.romme.vector.passes``). The turnover's shuffle is the pure game's generator (seeded by
 the hand's deal order): ``apply_actions`` lays the pile below its top as the stock in
 pile order and flags the game (``shuffle``); the engine then orders it in Python.
 """
@@ -56,10 +57,14 @@ from rummy_env.romme.rules import MAX_PLAYERS
 # card taken from the pile this turn (-1: none), whether it is still held, whether it went
 # into the pending meld, whether it must still be melded, whether a joker taken by a swap
 # is held, the pending meld (natural kinds and the kinds its jokers stand for, as masks),
-# the stock's and the pile's lengths, the melds on the table
+# the stock's and the pile's lengths, the melds on the table, whether the upcard still lies at
+# the bottom of the pile (never taken, never turned over into the stock)
 (CUR, DEALER, PHASE, TURN, TURNOVERS, PUBLIC, POINTS, MELDS, RUN, OUT_START, TAKEN, HELD, IN_PENDING, MUST, DEBT,
- NATM, JOKM, STOCK_LEN, PILE_LEN, NUM_TABLE) = range(20)
-NUM_FIELDS = 20
+ NATM, JOKM, STOCK_LEN, PILE_LEN, NUM_TABLE, UP_STAYS) = range(21)
+NUM_FIELDS = 21
+# ``passed[i, seat]``: the kinds the seat let go by, as ``rummy_env.romme.vector.passes`` gives them
+# (bits 0..52), and the bit after the kinds' (``vector.PASSED_UPCARD``) for the upcard let go by
+PASSED_UPCARD = NUM_KINDS
 
 # how a hand ended (``apply_actions``' ``outcome``; -1: it did not): rummy_env.romme.vector.OUTCOMES
 OUT, HAND_RUMMY, STALEMATE_STOCK, STALEMATE_TURNS = 0, 1, 2, 3
@@ -76,7 +81,7 @@ _NO_TOTALS = np.zeros(0, np.float64)
 
 @numba.njit(cache=True)
 def deal_games(rows, decks, dealers, num_players, game_rules, st, hands, known, discarded, came_out, sizes, stock,
-               pile):
+               pile, passed):
     """Deal game ``rows[j]`` from ``decks[j]`` (physical ids) with dealer ``dealers[j]``,
     as ``RommeState.from_deck``: 14 cards (13 without ``deal_extra_card``) to the player
     left of the dealer, then 13 to each next seat, the dealer last; the upcard; the rest is
@@ -90,7 +95,9 @@ def deal_games(rows, decks, dealers, num_players, game_rules, st, hands, known, 
         known[i] = 0
         discarded[i] = 0
         came_out[i] = 0
+        passed[i] = 0
         st[i] = 0
+        st[i, UP_STAYS] = 1
         at = 0
         for s in range(n):
             seat = (d + 1 + s) % n
@@ -290,11 +297,12 @@ def _go_out(i, p, num_players, st, hands, came_out, pen, game_rules, rewards, ou
 
 @numba.njit(cache=True)
 def apply_actions(actions, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
-                  game_rules, flags, pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle):
+                  game_rules, flags, pen, scratch, answers, rewards, terminated, outcome, with_discard, shuffle, passed):
     """Apply checked ``actions`` (-1: the game does not move) in place, as
     ``RommeState.step``; a game that ends gets ``terminated``, its ``outcome`` code,
     ``with_discard`` (went out by discarding) and its ``rewards`` (the hand's, per seat);
-    a game whose pile was turned over into a stock to be shuffled gets ``shuffle``."""
+    a game whose pile was turned over into a stock to be shuffled gets ``shuffle``. A draw
+    from the stock marks the pile's top as let go by in ``passed``."""
     wrap, adjacent, more = flags[L.C_WRAP] != 0, flags[L.C_ADJACENT] != 0, flags[L.C_MORE] != 0
     take_meld = game_rules[G_TAKE_MELD] != 0
     legal = np.empty(4, np.int64)  # the draws ``_can_take`` finds legal
@@ -307,6 +315,11 @@ def apply_actions(actions, num_players, st, hands, known, discarded, came_out, s
             continue
         p = st[i, CUR]
         if a == DRAW_STOCK:
+            if st[i, PILE_LEN] > 0:
+                if st[i, UP_STAYS] and st[i, PILE_LEN] == 1:
+                    passed[i, p] |= np.int64(1) << PASSED_UPCARD
+                else:
+                    passed[i, p] |= np.int64(1) << np.int64(pile[i, st[i, PILE_LEN] - 1])
             st[i, STOCK_LEN] -= 1
             k = stock[i, st[i, STOCK_LEN]]
             hands[i, p, k] += 1
@@ -318,6 +331,8 @@ def apply_actions(actions, num_players, st, hands, known, discarded, came_out, s
             st[i, PHASE] = _PLAY
         elif a == TAKE_DISCARD:
             st[i, PILE_LEN] -= 1
+            if st[i, PILE_LEN] == 0:  # the bottom card taken: the upcard, if it lay there, is gone
+                st[i, UP_STAYS] = 0
             k = pile[i, st[i, PILE_LEN]]
             hands[i, p, k] += 1
             sizes[i, p] += 1
@@ -417,6 +432,7 @@ def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_r
         st[i, PILE_LEN] = 1
         st[i, STOCK_LEN] = below
         st[i, TURNOVERS] += 1
+        st[i, UP_STAYS] = 0
     if st[i, TURN] >= game_rules[G_MAX_TURNS]:
         outcome[i] = STALEMATE_TURNS
         st[i, PHASE] = _OVER

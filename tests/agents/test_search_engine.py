@@ -260,9 +260,9 @@ def test_auto_plays_the_rounds_worth_an_engine_there(monkeypatch):
 
 
 def test_the_python_playouts_stay_where_the_engine_cannot_play_them(monkeypatch):
-    """``evaluate`` (which only Python playouts call), ``playouts=python`` and rollout agents
-    without an array version (Basic Rummy's made so here, Rommé's) keep the Python playouts
-    under ``auto``."""
+    """``evaluate`` (which only Python playouts call), ``playouts=python``, rollout agents
+    without an array version (Basic Rummy's made so here) and rounds too small for the engine
+    (Rommé's four playouts) keep the Python playouts under ``auto``."""
     calls = count_engine_rounds(monkeypatch)
     state = decisions(2, {}, 1, seed=3)[0]
     for options in ({"evaluate": lambda s: [0] * s.num_players, "depth": 4}, {"playouts": "python"}):
@@ -324,11 +324,18 @@ def test_without_the_compiled_engine_the_search_plays_in_python_and_engine_is_re
     ("basic", {"playouts": "gpu"}, "playouts must be one of auto, engine, python, got 'gpu'"),
     ("basic", {"playouts": "engine", "evaluate": lambda s: [0, 0], "depth": 3},
      "playouts=engine cannot be honoured: an evaluate plug-in"),
-    ("romme", {"playouts": "engine"}, "the rollout agent 'heuristic' has no array version"),
 ])
 def test_playouts_engine_is_refused_where_it_cannot_be_honoured(game, options, message):
     with pytest.raises(ValueError, match=message):
         SearchAgent(game=game, **options)
+
+
+def test_playouts_engine_is_refused_for_a_rollout_agent_without_an_array_version(monkeypatch):
+    from rummy_env.agents.romme.agents import RommeHeuristicAgent
+
+    monkeypatch.setattr(RommeHeuristicAgent, "batch_policy", lambda self: None)
+    with pytest.raises(ValueError, match="the rollout agent 'heuristic' has no array version"):
+        SearchAgent(game="romme", playouts="engine")
 
 
 def test_the_option_is_taken_from_a_spec():

@@ -31,6 +31,11 @@ it never needs to remember a plan between calls:
 Whatever the plan, only legal actions are played: if a planned step is not in the mask
 (edge cases the mask's family of plans does not cover), it falls back to the best legal
 discard, then to a random legal action (every masked-in Rommé action can be completed).
+
+Both have array versions (``batch_policy``) that make the same moves over many hands at
+once on Rommé's vector engine: tournaments play them batched and the generic search its
+playouts (``heuristic``'s: ``rummy_env.agents.romme.heuristic_vector``, which reads the
+engine's arrays into the same inputs, ``Position``, and decides by the same ``decide``).
 """
 
 from __future__ import annotations
@@ -41,13 +46,14 @@ from typing import Any, Optional
 import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
+from rummy_env.agents.romme.position import Position, passed_kinds, position_of  # noqa: F401 (passed_kinds: its old home)
 from rummy_env.agents.random_policy import RandomAgentBase
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.romme import melds as M
-from rummy_env.romme.cards import JOKER, NUM_KINDS, num_physical, penalty_values
+from rummy_env.core.game import BatchPolicy
+from rummy_env.romme.cards import JOKER, NUM_KINDS, penalty_values
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, Phase,
-    RommeInformationSet,
 )
 from rummy_env.romme.rules import RommeRules
 
@@ -106,39 +112,6 @@ def _near(hand: np.ndarray, kind: int) -> int:
     return count
 
 
-def passed_kinds(info: RommeInformationSet, rules: RommeRules) -> list[set[int]]:
-    """Per seat, the kinds that lay on top of the discard pile when that seat drew from
-    the stock instead (public: the pile is replayed from the public moves, stock
-    turnovers included)."""
-    n = info.num_players
-    passed: list[set[int]] = [set() for _ in range(n)]
-    dealt = rules.cards_dealt(True) + (n - 1) * rules.cards_dealt(False)
-    stock = num_physical(rules) - dealt - 1
-    upcard = -1  # the history does not name the upcard: it is the pile's bottom card while it stays there
-    pile = [upcard]
-    upcard_stays = True
-    passes: list[tuple[int, int]] = []
-    for seat, action in info.public_history:
-        if action == DRAW_STOCK:
-            if pile:
-                passes.append((seat, pile[-1]))
-            stock -= 1
-        elif action == TAKE_DISCARD:
-            upcard_stays &= pile.pop() != upcard
-        elif DISCARD <= action < PICK:
-            pile.append(action - DISCARD)
-            if stock == 0 and len(pile) > 1:  # the stock is turned over: the pile keeps its top
-                upcard_stays &= pile[0] != upcard
-                stock, pile = len(pile) - 1, pile[-1:]
-    up_kind = info.discard_pile[0] if upcard_stays and info.discard_pile else None
-    for seat, kind in passes:
-        if kind != upcard:
-            passed[seat].add(kind)
-        elif up_kind is not None:
-            passed[seat].add(up_kind)
-    return passed
-
-
 # ----------------------------------------------------------------------------- the heuristic
 
 
@@ -158,35 +131,57 @@ class RommeHeuristicAgent(Agent):
         self.partial_weight = float(partial_weight)
         self.danger_weight = float(danger_weight)
         self.joker_hold = int(joker_hold)
+        self.rng = np.random.default_rng(self.key)
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """As every agent's, its tie-break generator made from the seed's 64-bit key: the
+        seed's own generator for seeds below 2**64, and the one the array policy makes
+        from the key it is given for any seed (``rummy_env.agents.romme.heuristic_vector``)."""
+        super().reset(seed)
+        if seed is not None:
+            self.rng = np.random.default_rng(self.key)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
             return legal[0]
-        if infoset.phase == Phase.DRAW:
-            if TAKE_DISCARD in legal and self._wants_top(infoset, rules):
+        return self.decide(position_of(infoset, rules), infoset.phase, rules, legal, self.rng)
+
+    def batch_policy(self) -> Optional[BatchPolicy]:
+        """The array version (``rummy_env.agents.romme.heuristic_vector``), with this agent's
+        settings and, per game, the tie-breaks of its generator seeded as the game seeds it."""
+        from rummy_env.agents.romme.heuristic_vector import HeuristicPolicy
+
+        twin = RommeHeuristicAgent(0, self.partial_weight, self.danger_weight, self.joker_hold)
+        return HeuristicPolicy(self.partial_weight, self.danger_weight, self.joker_hold, twin.decide)
+
+    def decide(self, pos: Position, phase: Phase, rules: RommeRules, legal: list[int], rng: Any) -> int:
+        """The move at ``pos`` (in ``phase``) among ``legal`` (two or more, increasing), ties
+        broken by ``rng.choice``: what ``act`` plays, and the array policy per game."""
+        if phase == Phase.DRAW:
+            if TAKE_DISCARD in legal and self._wants_top(pos, rules):
                 return TAKE_DISCARD
             return DRAW_STOCK if DRAW_STOCK in legal else legal[0]
         legal_set = set(legal)
-        planned = self._plan(infoset, rules, legal_set)
+        planned = self._plan(pos, rules, legal_set)
         if planned is not None and planned in legal_set:
             return planned
         discards = [a for a in legal if DISCARD <= a < PICK]
         if discards:
-            return self._discard(infoset, rules, discards)
-        return int(self.rng.choice(legal))
+            return self._discard(pos, rules, discards, rng)
+        return int(rng.choice(legal))
 
     # ------------------------------------------------------------------ drawing
 
-    def _wants_top(self, info: RommeInformationSet, rules: RommeRules) -> bool:
-        top = info.discard_pile[-1]
+    def _wants_top(self, info: Position, rules: RommeRules) -> bool:
+        top = info.top
         if top == JOKER:
             return True
         out = info.came_out[info.player]
         if not out and rules.take_discard_before_out == "meld":
             return True  # legal only if the hand can come out with it now
-        hand = np.array(info.hand_counts, dtype=np.uint8)
+        hand = info.hand
         more = hand.copy()
         more[top] += 1
         if not out and M.can_come_out(more, rules, need_card=top):
@@ -194,17 +189,17 @@ class RommeHeuristicAgent(Agent):
         before, after = M.least_penalty(np.stack([hand, more]), rules).tolist()
         if after < before + int(penalty_values(rules)[top]):
             return True  # it joins a meld
-        return out and any(top in _accepts(m.meld, rules) for m in info.table)
+        return out and any(top in _accepts(m, rules) for m in info.table)
 
     # ------------------------------------------------------------------ the turn's plan
 
-    def _plan(self, info: RommeInformationSet, rules: RommeRules, legal: set[int]) -> Optional[int]:
+    def _plan(self, info: Position, rules: RommeRules, legal: set[int]) -> Optional[int]:
         """The next step of the best plan for the rest of the turn (None: discard now)."""
         p = info.player
-        hand = np.array(info.hand_counts, dtype=np.uint8)
+        hand = info.hand
         keep = 0 if rules.go_out_without_discard else 1
         out = info.came_out[p]
-        taken = info.taken_card if info.taken_held else None
+        taken = info.taken
         need = taken if info.must_meld_taken else None
         debt = info.joker_debt
         points = 0 if out else rules.come_out_points - info.turn_points
@@ -234,7 +229,7 @@ class RommeHeuristicAgent(Agent):
                 return jokers[0]
         return None
 
-    def _continue_meld(self, info: RommeInformationSet, rules: RommeRules, hand: np.ndarray, points: int,
+    def _continue_meld(self, info: Position, rules: RommeRules, hand: np.ndarray, points: int,
                        need_run: bool, need: Optional[int], keep: int) -> Optional[int]:
         """The next card of the meld being built (or commit it): the completion after
         which the rest of the hand is left with the least penalty."""
@@ -267,7 +262,7 @@ class RommeHeuristicAgent(Agent):
             return JOKER_AS + stands[0]
         return COMMIT
 
-    def _swap(self, info: RommeInformationSet, rules: RommeRules, hand: np.ndarray, keep: int,
+    def _swap(self, info: Position, rules: RommeRules, hand: np.ndarray, keep: int,
               legal: set[int]) -> Optional[int]:
         """A swap after which the joker joins a meld and the hand's least penalty falls."""
         swaps = sorted(a for a in legal if a >= SWAP)
@@ -289,18 +284,16 @@ class RommeHeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ discarding
 
-    def _discard(self, info: RommeInformationSet, rules: RommeRules, discards: list[int]) -> int:
-        hand = np.array(info.hand_counts, dtype=np.uint8)
+    def _discard(self, info: Position, rules: RommeRules, discards: list[int], rng: Any) -> int:
+        hand = info.hand
         kinds = [a - DISCARD for a in discards]
         rests = np.repeat(hand[None, :], len(kinds), axis=0)
         rests[np.arange(len(kinds)), kinds] -= 1
         left = M.least_penalty(rests, rules).astype(float)
         nxt = (info.player + 1) % info.num_players
-        table = set().union(*(_accepts(m.meld, rules) for m in info.table)) if info.table else set()
-        known = np.zeros(NUM_KINDS, dtype=np.uint8)
-        for k in info.known[nxt]:
-            known[k] += 1
-        passed = passed_kinds(info, rules)[nxt] if self.danger_weight else set()
+        table = set().union(*(_accepts(m, rules) for m in info.table)) if info.table else set()
+        known = info.known_next
+        passed = info.passed_next() if self.danger_weight else set()
         costs = []
         for i, k in enumerate(kinds):
             cost = left[i] + self.partial_weight * min(_near(rests[i], k), 2)
@@ -312,4 +305,4 @@ class RommeHeuristicAgent(Agent):
             costs.append(cost)
         costs_arr = np.array(costs)
         best = np.flatnonzero(costs_arr <= costs_arr.min() + 1e-9)
-        return discards[int(self.rng.choice(best))]
+        return discards[int(rng.choice(best))]
