@@ -34,10 +34,14 @@ class TrainingAdapter:
     outcomes: Optional[tuple[str, ...]] = None  # the names of a batch's outcome counts (None: ``Game.outcomes``)
     pool_stand_in = "self"  # who plays a ``pool`` hand while the pool is empty
     takes_advice = False  # whether its network can read advice (``advice: true``)
-    # the encoding of the mover's information set that is the whole of the network's input
-    # (``inputs``), which a vector engine writes for many hands at once; None: the network
-    # reads more than that, so the hands are played in-process (``engine_rollouts``)
+    # the encoding of the mover's information set that the network's input starts with
+    # (``inputs``), which a vector engine writes for many hands at once (``engine_inputs``
+    # adds the rest, if any); None: the engine cannot give the input, so the hands are
+    # played in-process (``engine_rollouts``)
     engine_encoding: Optional[str] = "flat"
+    # whether that encoding is the whole of the input, so that decisions exported in it
+    # (``rummy export --view flat``) can warm-start the network (``imitation_file``)
+    observation_input = True
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -80,6 +84,12 @@ class TrainingAdapter:
     def inputs(self, net: Any, info: Any, rules: Any, legal: list[int]) -> np.ndarray:
         """The network's input for one decision: the ``flat`` encoding of the mover's information set."""
         return self.game.encoding("flat").encode(info, rules)
+
+    def engine_inputs(self, engine: Any, rows: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """The network's inputs in games ``rows`` of a vector engine (``engine_rollouts``) for
+        their players to move, given their ``engine_encoding`` observations ``obs``: what
+        ``inputs`` gives for the same decisions (by default the observations themselves)."""
+        return obs
 
     # ------------------------------------------------------------------ rollouts
 
@@ -176,7 +186,7 @@ class TrainingAdapter:
                     self.check_spec(spec)
                 except (ValueError, TypeError) as exc:
                     fail(name, spec, f"unknown kind ({exc}); {kinds}" if name == "opponents" else str(exc))
-        if config.imitation_file is not None and self.engine_encoding is None:
+        if config.imitation_file is not None and not self.observation_input:
             fail("imitation_file", config.imitation_file, f"{self.game.title}'s network reads more than an observation "
                  "(an exported file holds only the observation): warm start with imitation_teacher instead")
         if config.rollouts == "engine":

@@ -27,8 +27,9 @@ agent per update, so the same seed plays other hands than the in-process source.
 A game's rollouts run here when ``TrainingAdapter.engine_rollouts`` finds nothing
 missing: its compiled engine is in use, every scripted opponent of the config has an
 array version, and the network's input is an encoding the engine writes
-(``TrainingAdapter.engine_encoding``); ``rollouts`` (``auto``, ``engine``, ``hands``)
-chooses (``rummy_env.train.config``).
+(``TrainingAdapter.engine_encoding``) and what the adapter adds from the engine
+(``TrainingAdapter.engine_inputs``: Rommé's heuristic advice, by the heuristic's array
+version); ``rollouts`` (``auto``, ``engine``, ``hands``) chooses (``rummy_env.train.config``).
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ class EngineWorker(HandsWorker):
                 continue
             engine = table.engine
             mover = engine.current.astype(np.intp)[rows]
-            obs = self._encoding.encode_batch(engine)[rows]
+            obs = self.adapter.engine_inputs(engine, rows, self._encoding.encode_batch(engine)[rows])
             waiting.append((rows, mover, table.who[rows, mover], engine.action_mask()[rows] != 0, obs))
         actions = [np.zeros(len(t.hands), dtype=np.int64) for t in tables]
         parts = [[(t, w[0][w[2] == k], w[1][w[2] == k], w[3][w[2] == k], w[4][w[2] == k])

@@ -1,8 +1,8 @@
 """The in-process rollout source for any game: many hands played together over the ``GameState`` protocol.
 
-Why: a game whose hands cannot be played on its vector engine (Rommé, whose network reads
-the heuristic's advice; a game without a compiled engine or whose opponents have no array
-versions: ``TrainingAdapter.engine_rollouts``; or any game with ``rollouts: hands``) is
+Why: a game whose hands cannot be played on its vector engine (a game without a compiled
+engine, whose opponents have no array versions, or whose network reads what its engine
+cannot give: ``TrainingAdapter.engine_rollouts``; or any game with ``rollouts: hands``) is
 trained by stepping many ordinary hands at once in this process. Each round every
 unfinished hand makes one move: scripted seats one by one, and every network seat of all
 the hands in one forward pass (the learner's, and each pool snapshot's). Only the game

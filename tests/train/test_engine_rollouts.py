@@ -26,9 +26,15 @@ needs_engine = pytest.mark.skipif(bool(adapter_for("basic").engine_rollouts(load
                                   reason="Basic Rummy's compiled engine is not in use here")
 
 
-def workers(hands: int = 24, **extra):
-    config = load_config(None, {**BASIC, **extra})
-    adapter = adapter_for("basic")
+ROMME = {"game": "romme", "hands_per_update": 12, "hidden": [16], "players": {2: 1, 4: 1},
+         "opponents": {"heuristic": 0.4, "random": 0.2, "self": 0.2, "pool": 0.2}, "progress": False,
+         "eval_every": 0, "imitation_samples": 0, "torch_threads": 1}
+CONFIGS = {"basic": BASIC, "romme": ROMME}
+
+
+def workers(hands: int = 24, base: dict = BASIC, **extra):
+    config = load_config(None, {**base, **extra})
+    adapter = adapter_for(config.game)
     torch.manual_seed(0)
     net = adapter.make_net(config)
     snapshots = []
@@ -43,18 +49,24 @@ def workers(hands: int = 24, **extra):
 
 
 @needs_engine
-def test_basic_rummy_rollouts_run_on_its_engine_and_rommes_stay_in_process_saying_why():
-    config, adapter, _ = workers()
-    assert isinstance(adapter.make_worker(config, 0, 4, adapter.make_net(config), None, None), EngineWorker)
-    hands = load_config(None, {**BASIC, "rollouts": "hands"})
-    assert type(adapter.make_worker(hands, 0, 4, adapter.make_net(hands), None, None)) is HandsWorker
-    romme = {"game": "romme", "progress": False, "imitation_samples": 0}
-    assert "reads more than" in adapter_for("romme").engine_rollouts(load_config(None, romme))
-    refused = "'rollouts' = 'engine': Rommé's network reads more than .* choose auto or hands"
-    with pytest.raises(ValueError, match=refused):
-        load_config(None, {**romme, "rollouts": "engine"})
+def test_basic_rummys_and_rommes_rollouts_run_on_their_engines():
+    for base in (BASIC, ROMME):
+        config, adapter, _ = workers(base=base)
+        assert adapter.engine_rollouts(config) == ""
+        assert isinstance(adapter.make_worker(config, 0, 4, adapter.make_net(config), None, None), EngineWorker)
+        hands = load_config(None, {**base, "rollouts": "hands"})
+        assert type(adapter.make_worker(hands, 0, 4, adapter.make_net(hands), None, None)) is HandsWorker
     with pytest.raises(ValueError, match="'rollouts' = 'vector': choose auto, engine, hands"):
         load_config(None, {**BASIC, "rollouts": "vector"})
+
+
+def test_a_network_reading_what_the_engine_cannot_give_stays_in_process(monkeypatch):
+    adapter = adapter_for("romme")
+    monkeypatch.setattr(adapter, "engine_encoding", None)
+    assert "reads more than" in adapter.engine_rollouts(load_config(None, ROMME))
+    refused = "'rollouts' = 'engine': Rommé's network reads more than .* choose auto or hands"
+    with pytest.raises(ValueError, match=refused):
+        load_config(None, {**ROMME, "rollouts": "engine"})
 
 
 @needs_engine
@@ -86,14 +98,16 @@ def test_the_engine_batch_has_the_in_process_batchs_structure():
 
 
 @needs_engine
-def test_every_recorded_decision_and_result_is_the_pure_games():
+@pytest.mark.parametrize("name, hands_played", [("basic", 30), ("romme", 12)])
+def test_every_recorded_decision_and_result_is_the_pure_games(name, hands_played):
     """Each hand replayed from its deck and dealer on the pure game: the learner's recorded
-    decisions (every seat's in ``self`` hands) hold the ``flat`` encoding of the mover's
-    information set, the legal mask and the move played; the scripted seats' moves are the
-    per-game agents' seeded with the hand's keys; the results and rewards are the pure game's."""
-    config, adapter, (_, worker) = workers(hands=30)
-    game, rules = get_game("basic"), worker.dealer.rules
-    flat = game.encoding("flat")
+    decisions (every seat's in ``self`` hands) hold the network's input for the mover's
+    information set (``adapter.inputs``: Basic Rummy's the ``flat`` encoding, Rommé's that
+    and the heuristic's advice), the legal mask and the move played; the scripted seats'
+    moves are the per-game agents' seeded with the hand's keys; the results and rewards are
+    the pure game's."""
+    config, adapter, (_, worker) = workers(hands=hands_played, base=CONFIGS[name])
+    game, rules = get_game(name), worker.dealer.rules
     hands, nets = worker._draw_hands()
     keys = worker.rng.integers(0, 2**63, size=(len(hands), 4), dtype=np.uint64)
     worker.net.eval()
@@ -105,14 +119,14 @@ def test_every_recorded_decision_and_result_is_the_pure_games():
     checked = scripted = 0
     for g, hand in enumerate(hands):
         state = game.deal(rules, hand.size, deck=hand.deck.tolist(), dealer=hand.dealer)
-        seat_agents = {s: agents.make(hand.kind, seed=int(keys[g, s]), game="basic") for s in range(hand.size)
+        seat_agents = {s: agents.make(hand.kind, seed=int(keys[g, s]), game=name) for s in range(hand.size)
                        if s != hand.learner and hand.net < 0}
         for action in played.moves[g]:
             p = state.current_player
             legal = state.legal_actions()
             if len(legal) > 1 and (p == hand.learner or hand.kind == "self"):
                 i = recorded[g, p].pop(0)
-                np.testing.assert_array_equal(played.obs[i], flat.encode(state.information_set(p), rules))
+                np.testing.assert_array_equal(played.obs[i], adapter.inputs(None, state.information_set(p), rules, legal))
                 np.testing.assert_array_equal(np.flatnonzero(played.mask[i]), legal)
                 assert played.act[i] == action
                 checked += 1

@@ -1,9 +1,11 @@
 """Rommé's training adapter: its own network (``rummy_env.agents.romme.network``), the one
-Rommé's ``ppo`` agent plays, whose input carries the heuristic's move as advice; the
-rollouts are the generic in-process hands (``rummy_env.train.hands``), not its vector
-engine: the advice is the scripted heuristic's move, which has no array version, so the
-network's input is more than an engine writes (``engine_encoding`` None). Named by the
-game's ``training_module``.
+Rommé's ``ppo`` agent plays, whose input carries the heuristic's move as advice. On the
+vector engine (``rummy_env.train.engine_rollouts``) the advice comes from the heuristic's
+array version (``RommeHeuristicAgent.batch_policy``), asked as the ``ppo`` agent asks the
+heuristic (``rummy_env.agents.romme.ppo.advised_move``): its tie-break generator made
+afresh from ``ADVICE_SEED`` at every decision (decision 0 of that key), so the input is
+the one the in-process hands and the agent compute from the information set (tested
+decision by decision). Named by the game's ``training_module``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,21 @@ class RommeAdapter(TrainingAdapter):
     the rest is generic."""
 
     takes_advice = True
-    engine_encoding = None  # the heuristic's advice has no array version: in-process rollouts
+    observation_input = False  # the flat encoding, then the heuristic's move: an exported file lacks the move
+    _adviser: Any = None  # the heuristic's array policy giving the advice (its own, apart from any opponent's)
+
+    def engine_inputs(self, engine: Any, rows: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """The flat observations of ``rows``, then the heuristic's move there (module docstring)."""
+        from rummy_env.agents.draws import key_of
+        from rummy_env.agents.romme.ppo import ADVICE_SEED
+
+        if self._adviser is None:
+            from rummy_env.agents.romme.agents import RommeHeuristicAgent
+
+            self._adviser = RommeHeuristicAgent(seed=ADVICE_SEED).batch_policy()
+        keys = np.full(rows.size, key_of(ADVICE_SEED), dtype=np.uint64)
+        advice = self._adviser(engine, rows, keys, np.zeros(rows.size, dtype=np.int64))
+        return np.concatenate([obs, np.asarray(advice, dtype=np.float32)[:, None]], axis=1)
 
     def make_net(self, config: Any) -> Any:
         from rummy_env.agents.romme.network import RommePolicyNet
