@@ -32,12 +32,12 @@ row's information set and makes the same moves through the same array code.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, NamedTuple, Optional
 
 import numpy as np
 
+from rummy_env.agents.tie_breaks import SeatGenerators
 from rummy_env.basic.game import DISCARD, LAYOFF, MAX_TABLE_MELDS, MELD, TAKE_DISCARD, Phase
 from rummy_env.basic.rules import BasicRummyRules
 from rummy_env.basic.vector import VectorBasicRummy
@@ -208,39 +208,14 @@ class HeuristicPolicy:
     partial_weight: float
     danger_weight: float
     observation: ClassVar[Optional[str]] = None
-    # per engine (dropped with it): per (row, seat), the key of the hand being played and its generator
-    # (None until the first tie of the hand)
-    _tie_breaks: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary, init=False,
-                                                   compare=False, repr=False)
-
-    def __getstate__(self) -> dict:
-        """Pickled without the generators (a worker process plays hands of its own)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_tie_breaks"}
-
-    def __setstate__(self, state: dict) -> None:
-        for k, v in {**state, "_tie_breaks": weakref.WeakKeyDictionary()}.items():
-            object.__setattr__(self, k, v)
+    # the tie-breaks' generators per engine, row and seat (``rummy_env.agents.tie_breaks``)
+    _tie_breaks: SeatGenerators = field(default_factory=SeatGenerators, init=False, compare=False, repr=False)
 
     def __call__(self, env: Any, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-        rows = np.asarray(rows, dtype=np.intp)
-        row_list, seat_list = rows.tolist(), env.current[rows].tolist()
-        key_list = np.asarray(keys, dtype=np.uint64).tolist()
-        games = self._tie_breaks.setdefault(env, {})
-        for i in np.flatnonzero(np.asarray(decisions) == 0).tolist():  # a seat's first decision: a fresh generator
-            games[row_list[i], seat_list[i]] = [key_list[i], None]
+        seats = self._tie_breaks.ask(env, rows, keys, decisions)
 
         def choose(i: int, discards: list[int]) -> int:
-            kept = games.get((row_list[i], seat_list[i]))
-            if kept is None or kept[0] != key_list[i]:
-                raise ValueError(f"the heuristic's array policy was asked decision {int(decisions[i])} of seat "
-                                 f"{seat_list[i]} in game row {row_list[i]} without that hand's first decision "
-                                 "(decision 0): its tie-breaks draw from one generator per hand and seat, as the "
-                                 "agent's, so it must be asked every decision of a hand in order")
-            if kept[1] is None:
-                kept[1] = np.random.default_rng(kept[0])
-            # the agent's rng.choice(discards): numpy draws the index as integers(0, k) (a test holds it), in a
-            # fifth of the time
-            return discards[kept[1].integers(0, len(discards))]
+            return seats[i].choice(discards)
 
         return heuristic_actions(env, rows, self.partial_weight, self.danger_weight, choose)
 

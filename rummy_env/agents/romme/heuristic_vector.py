@@ -31,12 +31,12 @@ information set (``agents.position_of``) and decides by the same code.
 from __future__ import annotations
 
 import functools
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Optional
 
 import numpy as np
 
+from rummy_env.agents.tie_breaks import SeatGenerators
 from rummy_env.agents.romme.position import Position, passed_set, position_of
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import JOKER
@@ -96,26 +96,6 @@ def positions_of(env: Any, rows: np.ndarray) -> list[tuple[Position, Phase]]:
     return out
 
 
-class _TieBreaks:
-    """One row's seat's tie-breaks as the agent's ``rng.choice``: the generator kept for
-    (row, seat) and made from the hand's key at its first draw (module docstring)."""
-
-    __slots__ = ("kept", "key", "why")
-
-    def __init__(self, kept: Optional[list], key: int, why: str) -> None:
-        self.kept, self.key, self.why = kept, key, why
-
-    def choice(self, options: Any) -> Any:
-        if len(options) == 1:  # numpy draws nothing for a choice among one
-            return options[0]
-        kept = self.kept
-        if kept is None or kept[0] != self.key:
-            raise ValueError(self.why)
-        if kept[1] is None:
-            kept[1] = np.random.default_rng(kept[0])
-        return options[kept[1].integers(0, len(options))]
-
-
 @dataclass(frozen=True)
 class HeuristicPolicy:
     """``heuristic`` with its settings (``RommeHeuristicAgent``) over many games
@@ -129,28 +109,13 @@ class HeuristicPolicy:
     # the agent's ``decide`` with these settings (``RommeHeuristicAgent.batch_policy`` gives it)
     decide: Callable[..., int] = field(compare=False, repr=False)
     observation: ClassVar[Optional[str]] = None
-    # per engine (dropped with it): per (row, seat), the key of the hand being played and its generator
-    # (None until the first tie of the hand)
-    _tie_breaks: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary, init=False,
-                                                   compare=False, repr=False)
-
-    def __getstate__(self) -> dict:
-        """Pickled without the generators (a worker process plays hands of its own)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_tie_breaks"}
-
-    def __setstate__(self, state: dict) -> None:
-        for k, v in {**state, "_tie_breaks": weakref.WeakKeyDictionary()}.items():
-            object.__setattr__(self, k, v)
+    # the tie-breaks' generators per engine, row and seat (``rummy_env.agents.tie_breaks``)
+    _tie_breaks: SeatGenerators = field(default_factory=SeatGenerators, init=False, compare=False, repr=False)
 
     def __call__(self, env: Any, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.intp)
         mask = env.action_mask()
-        row_list, seat_list = rows.tolist(), env.current[rows].tolist()
-        key_list = np.asarray(keys, dtype=np.uint64).tolist()
-        decision_list = np.asarray(decisions).tolist()
-        games = self._tie_breaks.setdefault(env, {})
-        for i in np.flatnonzero(np.asarray(decisions) == 0).tolist():  # a seat's first decision: a fresh generator
-            games[row_list[i], seat_list[i]] = [key_list[i], None]
+        seats = self._tie_breaks.ask(env, rows, keys, decisions)
         out = np.empty(rows.size, dtype=np.int64)
         decide, rules = self.decide, env.rules
         counts = mask[rows].sum(axis=1)
@@ -158,10 +123,6 @@ class HeuristicPolicy:
         out[single] = np.argmax(mask[rows[single]], axis=1)
         choose = np.flatnonzero(~single)
         for i, (pos, phase) in zip(choose.tolist(), positions_of(env, rows[choose])):
-            row, seat = row_list[i], seat_list[i]
-            why = (f"the heuristic's array policy was asked decision {decision_list[i]} of seat {seat} in game row "
-                   f"{row} without that hand's first decision (decision 0): its tie-breaks draw from one generator "
-                   "per hand and seat, as the agent's, so it must be asked every decision of a hand in order")
-            legal = np.flatnonzero(mask[row]).tolist()
-            out[i] = decide(pos, phase, rules, legal, _TieBreaks(games.get((row, seat)), key_list[i], why))
+            legal = np.flatnonzero(mask[rows[i]]).tolist()
+            out[i] = decide(pos, phase, rules, legal, seats[i])
         return out
