@@ -70,8 +70,8 @@ class PPOConfig:
     """Where those hands are played: ``engine`` (the game's vector engine, one network forward a
     step over every hand a network is to move in: ``train.engine_rollouts``), ``hands`` (in this
     process, hand by hand: ``train.hands``) or ``auto`` (the engine wherever the game has a
-    compiled one in use, every scripted opponent an array version and the network reads what the
-    engine writes, else in-process; Rommé's network reads the heuristic's advice: in-process).
+    compiled one in use, every scripted opponent an array version and the network's input one
+    the engine gives, else in-process).
     Gin Rummy's rollouts are its vector engine's whatever this says."""
     total_updates: int = 1000
     """PPO updates of the run."""
