@@ -9,14 +9,17 @@ into the pending meld is one, as is the commit). And the observation alone: ``en
 of the ``flat`` encoder over the information sets (of the player to move) met in a few
 random hands.
 
-    python benchmarks/bench_romme.py [--seconds 5] [--repeats 3] [--players 2,4,6] [--profile 4] [--cpu-time]
+    python benchmarks/bench_romme.py [--seconds 5] [--repeats 3] [--players 2,4,6] [--profile 4] [--split 4]
+                                     [--cpu-time]
 
 Each figure is the best of ``--repeats`` interleaved rounds (Gin's too): on a shared
 machine the speed drifts, and the best round is the one least disturbed. ``--cpu-time``
 times the play loops on this process's own CPU time instead (steps per CPU second), which
 other jobs on the same cores do not change. ``--profile N`` then profiles
 ``romme_v0.raw_env(num_players=N)`` for ``--seconds`` (cProfile) and prints where the time
-goes: the functions of most own time.
+goes: the functions of most own time. ``--split N`` prints where a step of
+``romme_v0.raw_env(num_players=N)`` goes, part by part, without a profiler's cost: the same
+hands replayed with each part replaced by its recorded results (``step_split``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import pstats
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -93,12 +96,116 @@ def profile(n: int, seconds: float, top: int = 15) -> None:
               f"{where}")
 
 
+def _play(env, hands: int, legal_of: Optional[Callable[[], np.ndarray]] = None,
+          record: Optional[list] = None) -> tuple[float, int]:
+    """The loop of ``aec_rate`` over ``hands`` fixed hands (seeds 0..), the legal actions
+    found by ``np.flatnonzero`` of the mask or, with ``legal_of``, given by it; the ones
+    found appended to ``record`` if given. Returns (CPU seconds, steps)."""
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.process_time()
+    for hand in range(hands):
+        env.reset(seed=hand)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = legal_of() if legal_of is not None else np.flatnonzero(obs["action_mask"])
+            if record is not None:
+                record.append(legal)
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return time.process_time() - start, steps
+
+
+def step_split(n: int, hands: int = 50, rounds: int = 5) -> dict[str, float]:
+    """Where a step of ``romme_v0.raw_env(num_players=n)`` goes, in microseconds of CPU time
+    (the best of ``rounds``): ``hands`` hands of the benchmark's loop are played once with
+    every part's results recorded, then replayed with the observation replaced by the one
+    recorded, then also the information set, then also the legal mask (its actions too),
+    then also the loop's ``np.flatnonzero`` of the mask: each part is what its replacement
+    saved (what it costs inside the loop, caches and all). The move (``RommeState.step``)
+    is timed by a wrapper whose own cost is taken off; the rest is PettingZoo's bookkeeping
+    and the loop's own work."""
+    env = romme_v0.raw_env(num_players=n)
+    encoder, hand = env._encoder, RommeState  # (what is replaced: the env's encoder's and the hands' methods)
+    real = {"observation": encoder.encode, "information set": hand._information_set, "legal mask": hand.legal_mask}
+    recorded: dict[str, list] = {name: [] for name in (*real, "loop's flatnonzero")}
+    at = dict.fromkeys(recorded, 0)
+
+    def recording(name: str, fn: Callable) -> Callable:
+        def call(*args):
+            out = fn(*args)
+            recorded[name].append((out.copy(), list(args[0]._legal)) if name == "legal mask" else out)
+            return out
+        return call
+
+    def replaying(name: str) -> Callable:
+        def call(*args):
+            got = recorded[name][at[name]]
+            at[name] += 1
+            if name == "legal mask":
+                args[0]._legal = got[1]
+                return got[0]
+            return got
+        return call
+
+    def install(replaced: tuple[str, ...], make: Callable[[str], Callable]) -> None:
+        encoder.encode = make("observation") if "observation" in replaced else real["observation"]
+        hand._information_set = make("information set") if "information set" in replaced else real["information set"]
+        hand.legal_mask = make("legal mask") if "legal mask" in replaced else real["legal mask"]
+
+    def timed_call(fn: Callable, self, action) -> None:
+        start = time.perf_counter_ns()
+        fn(self, action)
+        spent[0] += time.perf_counter_ns() - start
+        spent[1] += 1
+
+    order = tuple(recorded)
+    best = dict.fromkeys(range(len(order) + 1), float("inf"))
+    move = float("inf")
+    spent = [0, 0]
+    step, nothing = hand.step, (lambda self, action: None)
+    try:
+        _play(env, 2)  # compiled kernels loaded and checked first
+        install(tuple(real), lambda name: recording(name, real[name]))
+        _play(env, hands, record=recorded["loop's flatnonzero"])
+        for _ in range(rounds):
+            for k in range(len(order) + 1):
+                for name in at:
+                    at[name] = 0
+                install(order[:k], replaying)
+                seconds, steps = _play(env, hands, replaying("loop's flatnonzero") if k == len(order) else None)
+                best[k] = min(best[k], 1e6 * seconds / steps)
+            install((), replaying)
+            spent[:] = [0, 0]
+            hand.step = lambda self, action: timed_call(step, self, action)
+            _play(env, hands)
+            timed = spent[0] / spent[1]
+            spent[:] = [0, 0]
+            for _ in range(100_000):
+                timed_call(nothing, None, None)
+            move = min(move, (timed - spent[0] / spent[1]) / 1000)
+            hand.step = step
+    finally:
+        hand.step = step
+        install((), replaying)
+        del encoder.encode  # (the instance's attribute: the class's method again)
+    split = {"whole step": best[0]}
+    split.update({name: best[k] - best[k + 1] for k, name in enumerate(order)})
+    split["move (RommeState.step)"] = move
+    split["rest: PettingZoo's bookkeeping, the loop"] = best[len(order)] - move
+    return split
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     ap.add_argument("--repeats", type=int, default=3, help="rounds; each figure is the best of its rounds")
     ap.add_argument("--players", default="2,4,6", help="table sizes, comma-separated (2..6)")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="then profile raw_env at N players (0: no)")
+    ap.add_argument("--split", type=int, default=0, metavar="N",
+                    help="then print where a step of raw_env at N players goes, part by part (0: no)")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time the loops on this process's CPU time (steps per CPU second), not the time passed")
     args = ap.parse_args()
@@ -118,6 +225,13 @@ def main() -> None:
         print(f"flat observation, {n} players                  {encodes:>10,.0f} encodes/s")
     if args.profile:
         profile(args.profile, args.seconds)
+    if args.split:
+        split = step_split(args.split, rounds=args.repeats)
+        whole = split.pop("whole step")
+        print(f"\nwhere a step of romme_v0.raw_env(num_players={args.split}) goes ({whole:.1f} us of CPU time; "
+              f"each part: what replacing it by its recorded results saved):")
+        for name, us in split.items():
+            print(f"  {name:42s} {us:5.1f} us  {100 * us / whole:4.0f}%")
 
 
 if __name__ == "__main__":

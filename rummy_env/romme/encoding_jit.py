@@ -3,9 +3,11 @@
 Why: the observation is 62 card slices and 64 scalars with seats taken relative to the
 observer; in Python it is a few hundred small operations (every card of every slice, the
 table's slots), the largest part of a step of ``romme_v0.raw_env()``. Here one loop writes
-the same numbers: the information set's cards go in as bytes (kinds are below 256), the
-table's slots as the masks ``game._table_arrays`` keeps per table, and every offset comes
-from ``rummy_env.romme.layout`` (compile-time constants). ``rummy_env.romme.encoding``
+the same numbers: the information set's cards go in as bytes (kinds are below 256: those
+the state made while building the set, ``game._info_bytes``, so a step does not turn the
+set's tuples into bytes again), the table's slots as the numbers ``game._table_arrays``
+keeps per table, and every offset comes from ``rummy_env.romme.layout`` (compile-time
+constants). ``rummy_env.romme.encoding``
 uses it when numba is in use (not switched off with ``RUMMY_ENV_NO_NUMBA=1``) and it
 agrees with the Python encoder on every position of a few random hands
 (``core.encoding.CompiledEncoder``); otherwise it keeps the Python encoder. Tests compare
@@ -14,7 +16,6 @@ the two over many positions, table sizes and rule options.
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Optional, Sequence
 
 import numba
@@ -24,7 +25,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS
 from rummy_env.romme.cards import JOKER
-from rummy_env.romme.game import RommeInformationSet, _table_arrays
+from rummy_env.romme.game import RommeInformationSet, _info_bytes, _table_arrays
 from rummy_env.romme.layout import (
     CAME_OUT_REL0, COUNT_SCALE, DEALER_REL0, DISCARD_PILE, DISCARD_TOP, DISCARDED_REL1, FLAT_SIZE, HAND,
     HAND_SIZE_REL0, HAND_SIZE_SCALE, HANDS_PLAYED, JOKER_DEBT, JOKER_SCALAR, JOKER_SCALE, KNOWN_REL1, LAYOFF_TARGETS,
@@ -33,7 +34,7 @@ from rummy_env.romme.layout import (
     TABLE_REL0, TAKEN, TOTAL_REL0, TURN, TURN_POINTS, check_scores, total_scale,
 )
 from rummy_env.romme.melds_jit import table_meld_accepts
-from rummy_env.romme.rules import MAX_PLAYERS, RommeRules
+from rummy_env.romme.rules import RommeRules
 
 _NO_TOTALS = np.zeros(0, np.float64)
 _RULES: dict = {}  # id(rules) -> (rules, the numbers of them the kernel reads): by identity, no hashing
@@ -52,7 +53,6 @@ def _rules_numbers(rules: RommeRules) -> tuple[int, int, int, int, int]:
     return got[1]
 
 
-_PAD = [(0,) * 2 * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1)]  # the lengths are one tuple of 3 + 2 * 6 ints
 # the layout's per-slice tuples as arrays: numba indexes a global array in place, where it
 # would copy a whole global tuple for each index not known at compile time
 _ADD = np.array([1.0 / x for x in COUNT_SCALE], np.float64)  # what one card adds to a slice's entry
@@ -61,29 +61,39 @@ _JOKER_SCALE = np.array(JOKER_SCALE, np.float32)
 
 
 def encode_flat(info: RommeInformationSet, rules: RommeRules, scores: Optional[Sequence[int]]) -> np.ndarray:
-    """``rummy_env.romme.encoding``'s flat vector of ``info`` (the same numbers, float32)."""
-    n = info.num_players
-    known, discarded = info.known, info.discarded
-    codes, table_cards, table_sizes, table_owners = _table_arrays(info.table)
+    """``rummy_env.romme.encoding``'s flat vector of ``info`` (the same numbers, float32):
+    its cards as bytes (``game._info_bytes``, made by the state with the set), its table as
+    ``game._table_arrays`` keeps it, and its numbers, in one compiled call of few arguments
+    (each argument costs the call about a tenth of a microsecond)."""
     totals, hands_played = _NO_TOTALS, -1.0
     if scores is not None:
-        check_scores(scores, n)
+        check_scores(scores, info.num_players)
         scale = total_scale(rules)
         totals = np.array([x / scale for x in scores], np.float64)
         if rules.hands_per_table > 0:
             hands_played = getattr(scores, "hands_played", 0) / rules.hands_per_table
     taken = info.taken_card
-    position = (info.player, n, info.dealer, int(info.phase), -1 if taken is None else taken, info.stock_size,
-                info.turn, info.turn_points, info.must_meld_taken, info.joker_debt, info.out_at_turn_start)
+    cards, lens, rest = _info_bytes(info)
+    codes, table = _table_arrays(info.table)
     out = np.zeros(FLAT_SIZE, np.float32)
-    _encode_kernel(
-        out, position, _rules_numbers(rules),
-        bytes(chain(info.hand, info.discard_pile, info.public_stock, *known, *discarded)),
-        (len(info.hand), len(info.discard_pile), len(info.public_stock), *map(len, known), *map(len, discarded),
-         *_PAD[n]),
-        bytes(chain.from_iterable(info.pending)), table_cards, table_sizes, table_owners, codes,
-        bytes(info.came_out), bytes(info.hand_sizes), totals, hands_played)
+    _encode_info(out, (info.player, info.num_players, info.dealer, int(info.phase), -1 if taken is None else taken,
+                       info.stock_size, info.turn, info.turn_points, info.must_meld_taken, info.joker_debt,
+                       info.out_at_turn_start),
+                 _rules_numbers(rules), cards, lens, rest, codes, table, totals, hands_played)
     return out
+
+
+@numba.njit(cache=True)
+def _encode_info(out, position, rules, cards, lens, rest, codes, table, totals, hands_played):
+    """``_encode_kernel`` of an information set as ``encode_flat`` passes it: ``rest`` the
+    pending meld's pairs, then each seat's came-out flag, then each seat's hand size
+    (``game._info_bytes``); ``table`` each slot's size, each slot's owner, then the kinds of
+    every meld (``game._table_arrays``)."""
+    n = position[1]
+    end = len(rest)
+    slots = codes.shape[0]
+    _encode_kernel(out, position, rules, cards, lens, rest[:end - 2 * n], table[2 * slots:], table[:slots],
+                   table[slots:2 * slots], codes, rest[end - 2 * n:end - n], rest[end - n:], totals, hands_played)
 
 
 @numba.njit(cache=True)

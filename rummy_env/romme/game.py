@@ -107,6 +107,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import chain
 from typing import Any, ClassVar, Optional, Sequence, Union
 
 import numpy as np
@@ -119,7 +120,7 @@ from rummy_env.romme import melds as M
 from rummy_env.romme.cards import (
     FIRST_JOKER, JOKER, KINDS, NUM_DECKS, NUM_KINDS, kind_of, kind_str, num_physical, parse_kinds, penalty_values,
 )
-from rummy_env.romme.rules import RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
+from rummy_env.romme.rules import MAX_PLAYERS, RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -312,13 +313,23 @@ class RommeState(CardGameState):
     known: list[list[int]] = field(default_factory=list)
     history: list[tuple[int, int]] = field(default_factory=list)
     result: Optional[RommeHandResult] = None
-    # Caches of what the information sets show, shared by clones (they only hold tuples, and
-    # are replaced, never changed): the table as kinds (None: not made yet; a move that
-    # changes the table changes it too, ``_set_slot``), and each seat's discards as kinds with
-    # how much of ``history`` they cover.
+    # What the information sets show, kept between positions (``_information_set`` builds a
+    # set at every step; the tests compare each with one built plainly). Shared by clones,
+    # as they hold tuples and bytes, replaced, never changed: the table as kinds (None: not
+    # made yet; ``_set_slot`` changes it with the table); the known cards per seat as
+    # ``_seat_kinds`` gives them, made again for the seats whose ``known`` a move changed
+    # (bits of ``_known_stale``, -1: all); the came-out flags (None once a seat comes out);
+    # each seat's discards (``_discard`` adds each); the known cards and the discards as
+    # bytes together (``_seat_bytes``, while both views are the same). And each seat's kind
+    # counts (53 ints), changed with its hand (``_give``, ``_take``, ``_discard``): lists
+    # of each state's own, copied by ``clone``.
+    _counts: list[list[int]] = field(default_factory=list, init=False, repr=False, compare=False)
     _table_view: Optional[tuple[TableMeld, ...]] = field(default=None, init=False, repr=False, compare=False)
-    _discards: tuple[tuple[int, ...], ...] = field(default=(), init=False, repr=False, compare=False)
-    _discards_at: int = field(default=0, init=False, repr=False, compare=False)
+    _known_view: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
+    _known_stale: int = field(default=-1, init=False, repr=False, compare=False)
+    _came_out_view: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
+    _discards: tuple = field(default=(), init=False, repr=False, compare=False)
+    _seat_bytes: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -326,6 +337,12 @@ class RommeState(CardGameState):
             self.came_out = [False] * n
         if not self.known:
             self.known = [[] for _ in range(n)]
+        self._counts = [_count_list(h) for h in self.hands]
+        per_seat: list[tuple[int, ...]] = [()] * n
+        for seat, action in self.history:
+            if DISCARD <= action < PICK:
+                per_seat[seat] += (action - DISCARD,)
+        self._discards = _seat_view(tuple(per_seat))
 
     # ----------------------------------------------------------------- construction
 
@@ -420,6 +437,7 @@ class RommeState(CardGameState):
         new = super().clone()
         new.hands = [list(h) for h in self.hands]
         new.known = [list(k) for k in self.known]
+        new._counts = [list(c) for c in self._counts]
         return new
 
     # ----------------------------------------------------------------- queries
@@ -634,12 +652,22 @@ class RommeState(CardGameState):
         return picks, jokers_as
 
     def _compute_legal(self) -> list[int]:
-        kernel = LEGAL_KERNEL.chosen  # read directly: one call per position
-        if kernel is UNDECIDED:
-            kernel = LEGAL_KERNEL.get()
-        if kernel is None or M.KERNELS.chosen is None:  # (tests switch the solver's kernels off alone)
+        kernel = _legal_kernel()
+        if kernel is None:
             return self._legal_actions(reference=False)
         return kernel.legal_actions(self)
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 mask over the actions for the player to move (``CardGameState.legal_mask``);
+        with the compiled mask, on a position not asked about yet, written by the very call
+        that finds the legal actions (a mask made from their list costs as much again)."""
+        if self._legal is None:
+            kernel = _legal_kernel()
+            if kernel is not None:
+                mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+                self._legal = kernel.legal_actions(self, mask)
+                return mask
+        return super().legal_mask()
 
     def _compute_legal_reference(self) -> list[int]:
         """The legal actions computed the plain way: every card tried in the meld being built,
@@ -759,7 +787,7 @@ class RommeState(CardGameState):
                             h2 = _hand_minus(hand, k)
                             h2[JOKER] += 1
                             tk2 = None if tk == k else tk
-                            after = others_take or bool(_accepts(_swapped_meld(tm.meld, k, r), r)[1])
+                            after = others_take or bool(_accepts(_swapped_meld(tm.meld, k), r)[1])
                             groups.append((SWAP + NUM_CARDS * slot + k,
                                            self._queries(h2, (), (), **{**base, "taken_kind": tk2, "debt": True,
                                                                         "slots_take_joker": after})))
@@ -795,12 +823,14 @@ class RommeState(CardGameState):
             self._give(p, card)
             if self.stock_public:
                 self.known[p].append(card)
+                self._known_stale |= 1 << p
             self.taken_card = None
             self.phase = Phase.PLAY
         elif action == TAKE_DISCARD:
             card = self.discard_pile.pop()
             self._give(p, card)
             self.known[p].append(card)
+            self._known_stale |= 1 << p
             self.taken_card = card
             self.must_meld_taken = not self.came_out[p] and r.take_discard_before_out == "meld"
             self.phase = Phase.PLAY
@@ -828,6 +858,7 @@ class RommeState(CardGameState):
         h = self.hands[p]
         h.append(card)
         h.sort()
+        self._counts[p][KINDS[card]] += 1
 
     def _take(self, p: int, kind: int) -> int:
         """Remove and return the physical card of ``kind`` that ``p`` plays (see the module
@@ -840,6 +871,7 @@ class RommeState(CardGameState):
         else:
             card = next(c for c in h if KINDS[c] == kind)
         h.remove(card)
+        self._counts[p][kind] -= 1
         self._forget(p, card)
         return card
 
@@ -849,32 +881,37 @@ class RommeState(CardGameState):
         card taken this turn, which stays (it is never the one discarded). ``known`` so
         depends on the kinds played alone, and holds only cards still in the hand."""
         known = self.known[p]
+        if not known:
+            return
         if card in known:
             known.remove(card)
+            self._known_stale |= 1 << p
             return
         kind = KINDS[card]
         copy_ = next((c for c in known if KINDS[c] == kind and c != self.taken_card), None)
         if copy_ is not None:
             known.remove(copy_)
+            self._known_stale |= 1 << p
 
     def _commit(self, p: int) -> None:
         r = self.rules
         nat = tuple(sorted(k for c, k in self.pending if c < FIRST_JOKER))
         jok = tuple(sorted(k for c, k in self.pending if c >= FIRST_JOKER))
-        best = max(M._completions(nat, jok, _EMPTY, r), key=lambda c: c.value)
+        value, run, meld = _committed(nat, jok, r)
         cards = tuple(sorted(c for c, _ in self.pending))
-        self._set_slot(len(self.table), TableMeld(p, cards, best.meld()))
+        self._set_slot(len(self.table), TableMeld(p, cards, meld))
         if self.swapped_joker in cards:
             self.swapped_joker = None
         if self.taken_card in cards:
             self.must_meld_taken = False
         self.pending = []
         if not self.came_out[p]:
-            self.turn_points += best.value
+            self.turn_points += value
             self.turn_melds += 1
-            self.turn_run |= best.run
+            self.turn_run |= run
             if self.turn_points >= r.come_out_points and (not r.come_out_needs_run or self.turn_run):
                 self.came_out[p] = True
+                self._came_out_view = None
         if not self.hands[p]:
             self._go_out(p, with_discard=False)
 
@@ -904,7 +941,7 @@ class RommeState(CardGameState):
     def _swap(self, p: int, slot: int, kind: int) -> None:
         old = self.table[slot]
         card = self._take(p, kind)
-        new_meld = _swapped_meld(old.meld, kind, self.rules)
+        new_meld = _swapped_meld(old.meld, kind)
         joker = min(c for c in old.cards if c >= FIRST_JOKER)
         cards = tuple(sorted([c for c in old.cards if c != joker] + [card]))
         self._set_slot(slot, TableMeld(old.owner, cards, new_meld))
@@ -912,13 +949,16 @@ class RommeState(CardGameState):
             self.must_meld_taken = False
         self._give(p, joker)
         self.known[p].append(joker)
+        self._known_stale |= 1 << p
         self.swapped_joker = joker
 
     def _discard(self, p: int, kind: int) -> None:
         h = self.hands[p]
         card = next(c for c in h if KINDS[c] == kind and c != self.taken_card)
         h.remove(card)
+        self._counts[p][kind] -= 1
         self._forget(p, card)
+        self._discards = _with_discard(self._discards, p, kind)
         self.discard_pile.append(card)
         self.turn += 1
         if not h:
@@ -989,47 +1029,70 @@ class RommeState(CardGameState):
             view = self._table_view = tuple(TableMeld(m.owner, _kinds(m.cards), m.meld) for m in self.table)
         return view
 
-    def _seat_discards(self) -> tuple[tuple[int, ...], ...]:
-        """Per seat, the kinds it discarded this hand, in order: read from ``history``, the
-        actions not read yet only (the history only grows)."""
-        history = self.history
-        at = self._discards_at
-        discards = self._discards or ((),) * self.num_players
-        if at < len(history):
-            per_seat = None
-            for seat, action in history[at:]:
-                if DISCARD <= action < PICK:
-                    per_seat = per_seat or list(discards)
-                    per_seat[seat] += (action - DISCARD,)
-            if per_seat is not None:
-                discards = tuple(per_seat)
-            self._discards_at = len(history)
-        self._discards = discards
-        return discards
+    def _came_out(self) -> tuple[tuple[bool, ...], bytes]:
+        """Each seat's came-out flag as a tuple and as bytes, kept until a seat comes out
+        (``_came_out_view``, None then)."""
+        view = self._came_out_view = (tuple(self.came_out), bytes(self.came_out))
+        return view
+
+    def _seat_known(self) -> tuple:
+        """Per seat, the cards known to be in its hand as ``_seat_kinds`` gives them, kept
+        between positions: made again for the seats whose ``known`` a move changed (the
+        bits of ``_known_stale``; -1: every seat, no view made yet)."""
+        stale = self._known_stale
+        if stale == -1:
+            view = _seat_kinds(self.known)
+        else:
+            kinds = list(self._known_view[0])
+            for seat, cards in enumerate(self.known):
+                if stale >> seat & 1:
+                    kinds[seat] = tuple(sorted(bytes(cards).translate(_KIND_BYTES)))
+            view = _seat_view(tuple(kinds))
+        self._known_view, self._known_stale = view, 0
+        return view
 
     def _information_set(self, player: int) -> RommeInformationSet:
-        shown = self.result is not None and self.result.winner is not None
-        held = self.hands[self.current_player]
-        hand = _kinds(self.hands[player])
-        counts = [0] * NUM_KINDS
-        for k in hand:
-            counts[k] += 1
-        return RommeInformationSet(
-            player=player, num_players=self.num_players, hand=hand, hand_counts=tuple(counts),
-            table=self._shown_table(), discard_pile=tuple(bytes(self.discard_pile).translate(_KIND_BYTES)),
-            stock_size=len(self.stock),
-            public_stock=tuple(bytes(self.stock[::-1]).translate(_KIND_BYTES)) if self.stock_public else (),
-            hand_sizes=tuple(map(len, self.hands)), came_out=tuple(self.came_out), phase=self.phase,
-            current_player=self.current_player, dealer=self.dealer, turn=self.turn, turnovers=self.turnovers,
-            pending=tuple((KINDS[c], k) for c, k in self.pending), turn_points=self.turn_points,
-            turn_melds=self.turn_melds, turn_run=self.turn_run, out_at_turn_start=self.out_at_turn_start,
-            taken_card=None if self.taken_card is None else KINDS[self.taken_card],
-            taken_held=self.taken_card is not None and self.taken_card in held,
-            must_meld_taken=self.must_meld_taken,
-            joker_debt=self.swapped_joker is not None and self.swapped_joker in held,
-            known=tuple(map(_kinds, self.hands if shown else self.known)), discarded=self._seat_discards(),
-            public_history=tuple(self.history), result=self.result,
-        )
+        """What ``player`` knows (the class documents each field). Built from bytes of kinds
+        (``bytes.translate`` of the physical ids), which are kept beside the set for the
+        compiled observation (``_info_bytes``): the set's cards made once, not once for the
+        set and again for its observation. The fields are passed in their order, not by
+        name (a call naming 28 fields costs four times as much); the tests compare the set
+        with one built plainly."""
+        hands = self.hands
+        result = self.result
+        hand_b = bytes(hands[player]).translate(_KIND_BYTES)
+        pile_b = bytes(self.discard_pile).translate(_KIND_BYTES)
+        public_b = bytes(self.stock[::-1]).translate(_KIND_BYTES) if self.stock_public else b""
+        if result is not None and result.winner is not None:  # after going out every hand is shown
+            known_view = _seat_kinds(hands)
+        else:
+            known_view = self._seat_known() if self._known_stale else self._known_view
+        discards_view = self._discards
+        seats = self._seat_bytes  # the two views' bytes and counts together, kept while both are
+        if seats is None or seats[0] is not known_view or seats[1] is not discards_view:
+            seats = self._seat_bytes = (known_view, discards_view, known_view[1] + discards_view[1],
+                                        known_view[2] + discards_view[2] + _PAD[len(hands)])
+        pending = tuple([(KINDS[c], k) for c, k in self.pending]) if self.pending else ()
+        sizes_b = bytes(map(len, hands))
+        came = self._came_out_view or self._came_out()
+        current = self.current_player
+        held = hands[current]
+        taken, swapped = self.taken_card, self.swapped_joker
+        hand, pile, public, sizes = tuple(sorted(hand_b)), tuple(pile_b), tuple(public_b), tuple(sizes_b)
+        known, discarded = known_view[0], discards_view[0]
+        info = RommeInformationSet(
+            player, self.num_players, hand, tuple(self._counts[player]), self._table_view or self._shown_table(), pile,
+            len(self.stock), public, sizes, came[0], self.phase, current, self.dealer, self.turn, self.turnovers,
+            pending, self.turn_points, self.turn_melds, self.turn_run, self.out_at_turn_start,
+            None if taken is None else KINDS[taken], taken is not None and taken in held, self.must_meld_taken,
+            swapped is not None and swapped in held, known, discarded, tuple(self.history), result)
+        if len(_INFO_BYTES) >= _INFO_BYTES_KEPT:  # (before adding: the set just made stays)
+            _INFO_BYTES.clear()
+        _INFO_BYTES[id(info)] = (
+            info, (b"".join((hand_b, pile_b, public_b, seats[2])), (len(hand_b), len(pile_b), len(public_b)) + seats[3],
+                   (bytes(chain.from_iterable(pending)) if pending else b"") + came[1] + sizes_b),
+            hand, pile, public, known, discarded, pending, came[0], sizes)
+        return info
 
     def redeal_hidden(self, player: int, rng: np.random.Generator) -> "RommeState":
         """A copy with the cards ``player`` cannot know dealt differently among their places:
@@ -1046,6 +1109,7 @@ class RommeState(CardGameState):
         for q in others:
             k = len(hidden[q])
             t.hands[q] = sorted([c for c in self.hands[q] if c in self.known[q]] + pool[:k])
+            t._counts[q] = _count_list(t.hands[q])
             pool = pool[k:]
         if not self.stock_public:
             t.stock = pool
@@ -1185,6 +1249,16 @@ LEGAL_KERNEL = Compiled("Rommé's compiled legal mask", "rummy_env.romme.legal_j
                         "legal actions are computed in Python", needs=M.KERNELS)
 
 
+def _legal_kernel() -> Any:
+    """``rummy_env.romme.legal_jit`` where the compiled mask is used, else None."""
+    kernel = LEGAL_KERNEL.chosen  # read directly: one call per position
+    if kernel is UNDECIDED:
+        kernel = LEGAL_KERNEL.get()
+    if kernel is None or M.KERNELS.chosen is None:  # (tests switch the solver's kernels off alone)
+        return None
+    return kernel
+
+
 # ----------------------------------------------------------------------------- helpers
 
 _EMPTY = bytes(NUM_KINDS)
@@ -1200,15 +1274,69 @@ def _kinds(cards: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(map(_KIND, cards))) if cards else ()
 
 
+def _count_list(cards: Sequence[int]) -> list[int]:
+    """The 53 kind counts of physical ``cards``, as a list (``RommeState._counts``)."""
+    counts = [0] * NUM_KINDS
+    for c in cards:
+        counts[KINDS[c]] += 1
+    return counts
+
+
+def _seat_kinds(seats: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, ...], ...], bytes, tuple[int, ...]]:
+    """``_seat_view`` of the kinds of each seat's physical cards, increasing (as an
+    information set shows them)."""
+    return _seat_view(tuple([tuple(sorted(bytes(cards).translate(_KIND_BYTES))) if cards else () for cards in seats]))
+
+
+def _with_discard(view: tuple, seat: int, kind: int) -> tuple:
+    """``_seat_view`` of each seat's discards once ``seat`` has discarded ``kind``: the
+    card put in, not every seat's made again (every turn ends with a discard)."""
+    kinds, lens = list(view[0]), list(view[2])
+    kinds[seat] += (kind,)
+    lens[seat] += 1
+    at = sum(lens[:seat + 1]) - 1
+    return tuple(kinds), view[1][:at] + bytes((kind,)) + view[1][at:], tuple(lens)
+
+
+def _seat_view(kinds: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[int, ...], ...], bytes, tuple[int, ...]]:
+    """Kinds per seat as an information set shows them, then the same kinds one seat after
+    the other as bytes, and each seat's count: what ``_info_bytes`` hands the compiled
+    observation."""
+    return kinds, bytes(chain.from_iterable(kinds)), tuple(map(len, kinds))
+
+
+# What the compiled observation (``rummy_env.romme.encoding_jit``) reads of an information
+# set, made by ``RommeState._information_set`` from the bytes it builds the set from, kept
+# for the sets made last (by identity, the set held, as ``_table_arrays`` keeps tables):
+# id(info) -> (info, its bytes, then the set's fields they were made from, which
+# ``_info_bytes`` checks are still the set's own).
+_INFO_BYTES: dict = {}
+_INFO_BYTES_KEPT = 64  # the env encodes the set just made; a caller may make a few before encoding them
+_PAD = [(0,) * 2 * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1)]  # ``_info_bytes`` lengths: 3 + 2 * 6 ints
+
+
+def _info_bytes(info: RommeInformationSet) -> tuple[bytes, tuple[int, ...], bytes]:
+    """An information set's cards as the compiled observation reads them: (the kinds of
+    the hand, the discard pile, the public stock, each seat's known cards and each seat's
+    discards, one after the other; their counts, padded with 0 to 3 + 2 * 6; the pending
+    meld's (card, kind it stands for) pairs, then each seat's came-out flag, then each
+    seat's hand size). Those the state made while building ``info`` (the same kinds) when
+    its fields are still the ones they were made from, else made from its fields."""
+    got = _INFO_BYTES.get(id(info))
+    if (got is not None and got[0] is info and got[2] is info.hand and got[3] is info.discard_pile
+            and got[4] is info.public_stock and got[5] is info.known and got[6] is info.discarded
+            and got[7] is info.pending and got[8] is info.came_out and got[9] is info.hand_sizes):
+        return got[1]
+    known, discarded = info.known, info.discarded
+    return (bytes(chain(info.hand, info.discard_pile, info.public_stock, *known, *discarded)),
+            (len(info.hand), len(info.discard_pile), len(info.public_stock), *map(len, known), *map(len, discarded),
+             *_PAD[len(known)]),
+            bytes(chain(chain.from_iterable(info.pending), info.came_out, info.hand_sizes)))
+
+
 def _hand_minus(hand: np.ndarray, kind: int) -> np.ndarray:
     out = hand.copy()
     out[kind] -= 1
-    return out
-
-
-def _one_hot(kind: int) -> np.ndarray:
-    out = np.zeros(NUM_KINDS, dtype=np.uint8)
-    out[kind] = 1
     return out
 
 
@@ -1256,27 +1384,35 @@ def _meld_code(meld: M.Meld) -> tuple[int, int, int, int, int]:
     return code
 
 
-def _table_arrays(table: tuple[TableMeld, ...]) -> tuple[np.ndarray, bytes, bytes, bytes]:
+def _table_arrays(table: tuple[TableMeld, ...]) -> tuple[np.ndarray, bytes]:
     """What the compiled observation and legal mask read of a table shown as kinds
     (``RommeState._shown_table``): each slot's ``_meld_code`` as a row of a (slots, 5)
-    int64 array, then every meld's kinds one after the other, each meld's size and its
-    owner, as bytes. Kept for the tables met last, by identity: a state shows one tuple of
-    its table until a move changes it."""
+    int64 array, then as bytes each meld's size, each meld's owner and every meld's kinds
+    one after the other. Kept for the tables met last, by identity: a state shows one tuple
+    of its table until a move changes it."""
     got = _TABLES.get(id(table))
     if got is not None and got[0] is table:
         return got[1]
     codes = np.array([_meld_code(m.meld) for m in table], dtype=np.int64).reshape(len(table), 5)
-    arrays = (codes, bytes([k for m in table for k in m.cards]), bytes([len(m.cards) for m in table]),
-              bytes([m.owner for m in table]))
+    arrays = (codes, bytes([len(m.cards) for m in table]) + bytes([m.owner for m in table])
+              + bytes([k for m in table for k in m.cards]))
     if len(_TABLES) >= 256:
         _TABLES.clear()
     _TABLES[id(table)] = (table, arrays)  # (holding the view: its id stays its own while the entry lives)
     return arrays
 
 
-def _swapped_meld(meld: M.Meld, kind: int, rules: RommeRules) -> M.Meld:
-    """``meld`` once the natural ``kind`` has taken the place of its joker standing for it."""
-    return next(m for k, m in M.joker_swaps(meld, _one_hot(kind), rules) if k == kind)
+_COMMITS: dict = {}  # id(rules) -> (rules, {(natural kinds, joker kinds): ``_committed``})
+
+
+def _swapped_meld(meld: M.Meld, kind: int) -> M.Meld:
+    """``meld`` once the natural ``kind`` has taken the place of its joker standing for it
+    (``melds.joker_swaps``' meld for ``kind``; the swap is legal). Made directly: listing
+    every swap, each meld checked, costs twenty times as much."""
+    if meld.kind == "set":  # that suit, one joker fewer (standing for the lowest suits missing)
+        return M.Meld.make_set(meld.rank, meld.suits + (kind // NUM_RANKS,), meld.num_jokers - 1)
+    place = (kind % NUM_RANKS - meld.start) % NUM_RANKS  # the joker's place holds the natural card
+    return M.Meld.make_run(meld.suit, meld.start, meld.length, [t for t in meld.joker_places if t != place])
 
 
 def _new_joker_kind(old: M.Meld, new: M.Meld) -> int:
@@ -1289,10 +1425,47 @@ def _new_joker_kind(old: M.Meld, new: M.Meld) -> int:
 
 
 def _layoff_meld(meld: M.Meld, kind: int, stands_for: Optional[int], rules: RommeRules) -> M.Meld:
-    for k, new in M.layoffs(meld, _ALL_KINDS, rules):
-        if k == kind and (kind != JOKER or _new_joker_kind(meld, new) == stands_for):
-            return new
-    raise AssertionError("no such lay-off")
+    """``meld`` once ``kind`` (``JOKER``: a joker standing for ``stands_for``) is laid off
+    on it: the first of ``melds.layoffs`` that lays that card (the lay-off is legal). Made
+    directly, as ``_swapped_meld``: on a set another suit or another joker (standing for
+    the lowest suit missing); on a run the place before its first if it is that card and
+    the run it makes is legal, else the place after its last."""
+    joker = kind == JOKER
+    if meld.kind == "set":
+        if joker:
+            return M.Meld.make_set(meld.rank, meld.suits, meld.num_jokers + 1)
+        return M.Meld.make_set(meld.rank, meld.suits + (kind // NUM_RANKS,), meld.num_jokers)
+    card = stands_for if joker else kind
+    if meld.start > 0 or rules.aces_around_the_corner:
+        front = (meld.start - 1) % NUM_RANKS
+        if meld.suit * NUM_RANKS + front == card:
+            new = M.Meld.make_run(meld.suit, front, meld.length + 1,
+                                  tuple(t + 1 for t in meld.joker_places) + ((0,) if joker else ()))
+            if new.is_legal(rules):
+                return new
+    return M.Meld.make_run(meld.suit, meld.start, meld.length + 1,
+                           meld.joker_places + ((meld.length,) if joker else ()))
+
+
+def _committed(nat: tuple[int, ...], jok: tuple[int, ...], rules: RommeRules) -> tuple[int, bool, M.Meld]:
+    """(worth, whether a run, the meld) of the pending meld's most valuable reading, the
+    first of its equals (``RommeState._commit``): ``nat`` its natural kinds, ``jok`` the
+    kinds its jokers stand for, both increasing. Kept per rules (by identity: no hashing
+    of the rules), as the same melds come back hand after hand."""
+    got = _COMMITS.get(id(rules))
+    if got is None or got[0] is not rules:
+        if len(_COMMITS) >= 8:  # many rule sets in one process (tests): start afresh
+            _COMMITS.clear()
+        got = _COMMITS[id(rules)] = (rules, {})
+    elif len(got[1]) > 100_000:
+        got[1].clear()
+    kept = got[1]
+    key = (nat, jok)
+    meld = kept.get(key)
+    if meld is None:
+        best = max(M._completions(nat, jok, _EMPTY, rules), key=lambda c: c.value)
+        meld = kept[key] = (best.value, best.run, best.meld())
+    return meld
 
 
 __all__ = [

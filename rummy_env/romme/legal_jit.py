@@ -11,8 +11,10 @@ in the same terms by one loop that calls the solver's own compiled search
 ``table_meld_accepts`` for what the table takes) with scratch arrays kept between calls,
 keeps the solver's answers per rules (as the Python mask's ``_QUERY_CACHE``), and stops at
 an action's first question that holds. ``_draw_kernel`` and ``_play_kernel`` take the
-game's arguments; ``_draw_into`` and ``_play_into``, which they call, read the hand from
-the scratch and write the legal ids into a given array (the vector engine calls them).
+game's arguments and write the legal ids into the scratch (and, for
+``RommeState.legal_mask``, the int8 mask too: one call makes both); ``_draw_into`` and
+``_play_into``, which they call, read the hand from the scratch and write the legal ids
+into a given array (the vector engine calls them).
 
 It is ``RommeState._legal_actions`` (reference=False) line for line: the same
 completions (per use of cards, the first of its most valuable readings), the same
@@ -24,6 +26,8 @@ random hands (``game.LEGAL_KERNEL``, checked once per process); otherwise the Py
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 import numba
 import numpy as np
@@ -61,7 +65,9 @@ KEPT_AT = KEYS_AT + _ROWS
 HAND_AT = KEPT_AT + _ROWS  # the hand's kind counts (the mask's kernels move cards in and out of it)
 PEN_AT = HAND_AT + NUM_KINDS  # each kind's penalty (``penalty_values``): what the solver weighs
 ACC_AT = PEN_AT + NUM_KINDS  # what each table slot accepts (``_accepts``): 4 masks a slot, by mask
-SCRATCH_SIZE = ACC_AT + 4 * MAX_TABLE_MELDS
+LEGAL_AT = ACC_AT + 4 * MAX_TABLE_MELDS  # the legal ids ``_draw_kernel`` and ``_play_kernel`` write
+MAX_LEGAL = 4 + 3 * NUM_KINDS + 4 * NUM_CARDS * MAX_TABLE_MELDS  # more than a position can have
+SCRATCH_SIZE = LEGAL_AT + MAX_LEGAL
 REST0, REST1, REST2 = RESTS_AT, RESTS_AT + NUM_KINDS, RESTS_AT + 2 * NUM_KINDS
 # The solver's answers under one set of rules, kept between calls (a question comes back in
 # later positions, as the Python mask's ``_QUERY_CACHE`` knows): rows of (key, key, key,
@@ -101,31 +107,48 @@ def _rules_of(rules: RommeRules, rows: int = 0) -> tuple:
     return got[1:]
 
 
-def legal_actions(state: RommeState) -> list[int]:
-    """``state._legal_actions(reference=False)``, compiled (the state is not changed)."""
+_NO_MASK = np.zeros(0, np.int8)
+
+
+def legal_actions(state: RommeState, mask: Optional[np.ndarray] = None) -> list[int]:
+    """``state._legal_actions(reference=False)``, compiled (the state is not changed); with
+    ``mask`` (int8, one entry per action, zeros) the same call also sets the legal entries
+    of ``mask`` to 1 (``RommeState.legal_mask``). The kernels write the ids into the
+    scratch and return how many: an array returned by a compiled call costs more than the
+    call's other arguments together."""
+    if mask is None:
+        mask = _NO_MASK
     phase = state.phase
     if phase == Phase.OVER:
         return []
+    rules = state.rules
+    got = _RULES.get(id(rules))
+    if got is None or got[0] is not rules:
+        _rules_of(rules)
+        got = _RULES[id(rules)]
     if not _SCRATCH:
         _SCRATCH.append(_scratch())
-    rules = state.rules
-    flags, pen, known = _rules_of(rules)
+    scratch = _SCRATCH[0]
     p = state.current_player
     hand = state.hands[p]
-    codes = _table_arrays(state._shown_table())[0]
+    came_out = state.came_out[p]
+    codes = _table_arrays(state._table_view or state._shown_table())[0]
     if phase == Phase.DRAW:
         pile = state.discard_pile
-        must = not state.came_out[p] and rules.take_discard_before_out == "meld"
-        out = _draw_kernel(bytes(hand), KINDS[pile[-1]] if pile else -1, len(state.stock) > 0, state.came_out[p],
-                           must, codes, flags, pen, _SCRATCH[0], known)
+        n = _draw_kernel(bytes(hand), KINDS[pile[-1]] if pile else -1, len(state.stock) > 0, came_out,
+                         not came_out and rules.take_discard_before_out == "meld", codes, got[1], got[2], scratch,
+                         got[3], mask)
     else:
         taken, swapped, pending = state.taken_card, state.swapped_joker, state.pending
-        turn = (state.came_out[p], KINDS[taken] if taken is not None and taken in hand else -1, state.must_meld_taken,
+        turn = (came_out, KINDS[taken] if taken is not None and taken in hand else -1, state.must_meld_taken,
                 swapped is not None and swapped in hand, state.turn_points, state.turn_melds, state.turn_run)
-        out = _play_kernel(bytes(hand), bytes([k for c, k in pending if c < FIRST_JOKER]),
-                           bytes([k for c, k in pending if c >= FIRST_JOKER]), turn, codes, flags, pen, _SCRATCH[0],
-                           known)
-    return out.tolist()
+        if pending:
+            nat = bytes([k for c, k in pending if c < FIRST_JOKER])
+            jok = bytes([k for c, k in pending if c >= FIRST_JOKER])
+        else:
+            nat = jok = b""
+        n = _play_kernel(bytes(hand), nat, jok, turn, codes, got[1], got[2], scratch, got[3], mask)
+    return scratch[LEGAL_AT:LEGAL_AT + n].tolist()
 
 
 # ----------------------------------------------------------------------------- the kernels
@@ -387,12 +410,22 @@ def _set_hand(cards, pen, scratch):
         scratch[HAND_AT + (c % NUM_CARDS if c < FIRST_JOKER else JOKER)] += 1
 
 
+@numba.njit(cache=True, _nrt=False)  # (no array made or kept)
+def _mark(scratch, n, mask):
+    """The ``n`` legal ids in ``scratch[LEGAL_AT:]`` set to 1 in ``mask`` (none if it is empty)."""
+    if mask.shape[0]:
+        for i in range(n):
+            mask[scratch[LEGAL_AT + i]] = 1
+    return n
+
+
 @numba.njit(cache=True)
-def _draw_kernel(cards, top, stock, came_out, must, codes, flags, pen, scratch, known):
-    """The legal draws (``RommeState._legal_actions`` in the draw phase, ``_can_take``)."""
+def _draw_kernel(cards, top, stock, came_out, must, codes, flags, pen, scratch, known, mask):
+    """The legal draws (``RommeState._legal_actions`` in the draw phase, ``_can_take``),
+    into ``scratch[LEGAL_AT:]`` and ``mask`` (``_mark``); returns how many."""
     _set_hand(cards, pen, scratch)
-    out = np.empty(2, np.int64)
-    return out[:_draw_into(top, stock, came_out, must, codes, flags, scratch, known, out)]
+    return _mark(scratch, _draw_into(top, stock, came_out, must, codes, flags, scratch, known,
+                                     scratch[LEGAL_AT:LEGAL_AT + 2]), mask)
 
 
 @numba.njit(cache=True)
@@ -416,8 +449,9 @@ def _draw_into(top, stock, came_out, must, codes, flags, scratch, known, legal):
 
 
 @numba.njit(cache=True)
-def _play_kernel(cards, nat, jok, turn, codes, flags, pen, scratch, known):
-    """The legal actions of the play phase (``RommeState._legal_actions``), increasing.
+def _play_kernel(cards, nat, jok, turn, codes, flags, pen, scratch, known, mask):
+    """The legal actions of the play phase (``RommeState._legal_actions``), increasing,
+    into ``scratch[LEGAL_AT:]`` and ``mask`` (``_mark``); returns how many.
     ``turn``: (came out, the kind of the card taken from the pile if in the hand or -1, it
     must be melded, a joker taken by a swap is in the hand, points, melds and a run laid
     this turn before coming out)."""
@@ -428,8 +462,8 @@ def _play_kernel(cards, nat, jok, turn, codes, flags, pen, scratch, known):
         natm |= np.int64(1) << k
     for k in jok:
         jokm |= np.int64(1) << k
-    legal = np.empty(4 + 3 * NUM_KINDS + 4 * NUM_CARDS * codes.shape[0], np.int64)
-    return legal[:_play_into(natm, jokm, len(nat), len(jok), turn, codes, flags, scratch, known, legal)]
+    return _mark(scratch, _play_into(natm, jokm, len(nat), len(jok), turn, codes, flags, scratch, known,
+                                     scratch[LEGAL_AT:LEGAL_AT + MAX_LEGAL]), mask)
 
 
 @numba.njit(cache=True)
