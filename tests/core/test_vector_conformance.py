@@ -2,13 +2,14 @@
 (``rummy_env.core.vector``): the same deals and the same moves give, at every step and in
 every game, the same player to move, legal actions, observation (of the mover and of any
 other seat, in every encoding with a batch writer) and, when a hand ends, the same rewards.
-A game that registers an engine gets these checks without a line added here."""
+A game that registers an engine gets these checks without a line added here, and an engine
+that loads pure states into its rows (``LoadsStates``) plays on from them as the pure game."""
 
 import numpy as np
 import pytest
 
 from rummy_env.core.game import IllegalActionError, games, get_game
-from rummy_env.core.vector import VectorEngine, VectorStep
+from rummy_env.core.vector import LoadsStates, VectorEngine, VectorStep
 from rummy_env.core.vector_states import StatesEngine
 
 # every game's engine (its own, or the pure hands in a loop) and, where it has its own, the loop too
@@ -193,3 +194,60 @@ def test_the_states_engine_deals_and_redeals_from_its_seed():
         a.step(np.flatnonzero(a.action_mask()[0] == 0)[:1].repeat(5))
     with pytest.raises(ValueError, match=r"decks must have shape \(5, 52\)"):
         a.reset(decks=np.zeros((5, 3), dtype=int))
+
+
+LOAD_CASES = [(name, n) for name in games() if get_game(name).vector_module
+              for n in sorted({get_game(name).min_players, get_game(name).max_players})]
+
+
+@pytest.mark.parametrize("name, n", LOAD_CASES, ids=[f"{name}-{n}p" for name, n in LOAD_CASES])
+def test_an_engine_that_loads_states_plays_on_from_them_as_the_pure_game(name, n):
+    """An engine that takes the game's pure states into its rows (``LoadsStates``: what the
+    search's playouts on the engine need) plays on from each as that state does: mid-hand
+    states after random moves and worlds sampled from an information set, in every row in a
+    shuffled order, then random legal moves to each hand's end with the same player to
+    move, legal actions, observations and rewards."""
+    game = get_game(name)
+    rules = game.load_rules(None)
+    engine = game.vector(BATCH, n, rules=rules, encoding="flat", seed=0)
+    if not isinstance(engine, LoadsStates):
+        pytest.skip(f"{game.title}'s engine here does not load states")
+    engine.reset()
+    rng = np.random.default_rng(n)
+    states = []
+    while len(states) < BATCH:
+        state = game.deal(rules, n, seed=int(rng.integers(1 << 30)))
+        for _ in range(int(rng.integers(0, 150))):
+            if state.is_over:
+                break
+            state.step(int(rng.choice(state.legal_actions())))
+        if state.is_over:
+            continue
+        if len(states) % 2:  # a world as the search samples it from the mover's information set
+            state = game.sample_world(state.information_set(state.current_player), rules, rng)
+        states.append(state)
+    rows = rng.permutation(BATCH)
+    engine.load_states(rows, states)
+    coder = game.encoding("flat")
+    live = {int(r): s for r, s in zip(rows, states)}
+    for _ in range(3000):
+        if not live:
+            break
+        mask = engine.action_mask()
+        obs = engine.observe()
+        actions = np.argmax(mask, axis=1)  # the rows whose hand ended play on, unchecked
+        for r, s in live.items():
+            assert engine.current[r] == s.current_player, f"row {r}: player to move"
+            np.testing.assert_array_equal(mask[r].astype(bool), s.legal_mask().astype(bool), err_msg=f"row {r}: legal")
+            np.testing.assert_array_equal(obs[r], coder.encode(s.information_set(s.current_player), rules),
+                                          err_msg=f"row {r}: the mover's observation")
+            actions[r] = rng.choice(s.legal_actions())
+        step = engine.step(actions)
+        for r in list(live):
+            s = live[r]
+            s.step(int(actions[r]))
+            assert bool(step.terminated[r]) == s.is_over, f"row {r}: whether the hand ended"
+            if s.is_over:
+                np.testing.assert_array_equal(step.rewards[r], np.asarray(s.result.rewards, dtype=step.rewards.dtype))
+                del live[r]
+    assert not live, f"{len(live)} hands still running"
