@@ -14,7 +14,7 @@ refused: the draws would not be the agent's.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -67,3 +67,19 @@ class Choices:
         if kept[1] is None:
             kept[1] = np.random.default_rng(kept[0])
         return options[kept[1].integers(0, len(options))]
+
+
+class KeyedTieBreaks:
+    """An agent mixin (listed before ``Agent``): the agent's tie-break generator ``rng`` made
+    from its seed's 64-bit key (``Agent.key``), at its making and at every re-seed. For seeds
+    below 2**64 that is the seed's own generator; for any seed it is the one its array policy
+    makes from the key it is given (``SeatGenerators``), so the two break ties alike."""
+
+    def __init__(self, seed: Optional[int] = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(seed, *args, **kwargs)  # type: ignore[call-arg]
+        self.rng = np.random.default_rng(self.key)  # type: ignore[attr-defined]
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)  # type: ignore[misc]
+        if seed is not None:
+            self.rng = np.random.default_rng(self.key)  # type: ignore[attr-defined]

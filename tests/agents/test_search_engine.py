@@ -16,6 +16,7 @@ from rummy_env.basic.game import LAYOFF, TAKE_DISCARD, Phase
 from rummy_env.core.game import get_game
 from rummy_env.core.vector_states import StatesEngine
 from test_search import inputs  # what the env's last() gives the player to move
+from engine_checks import check_load_refusals
 
 BASIC = get_game("basic")
 needs_compiled = pytest.mark.skipif(vector.compiled_engine() is None,
@@ -118,21 +119,9 @@ def test_loaded_rows_play_on_exactly_as_the_pure_hands(players, rules):
 def test_loading_refuses_what_is_not_a_live_hand_of_the_engine():
     engine = BASIC.vector(4, 2, seed=0)
     engine.reset()
-    live = random_states(2, {}, 1, seed=3)[0]
-    over = live.clone()
-    while not over.is_over:
-        over.step(over.legal_actions()[-1])
-    for rows, states, message in [
-        (np.array([0, 1]), [live], "one state per row"),
-        (np.array([0, 0]), [live, live], "rows must be distinct"),
-        (np.array([4]), [live], "rows must be distinct game indices in 0..3"),
-        (np.array([0]), [over], "is a hand that is over"),
-        (np.array([0]), [random_states(3, {}, 1, seed=3)[0]], "this engine's 2 players"),
-        (np.array([0]), [random_states(2, {"aces": "high"}, 1, seed=3)[0]], "this engine's 2 players and rules"),
-        (np.array([0]), [get_game("gin").deal(get_game("gin").load_rules(), 2, seed=0)], "a Basic Rummy state"),
-    ]:
-        with pytest.raises(ValueError, match=message):
-            engine.load_states(rows, states)
+    check_load_refusals(engine, random_states(2, {}, 1, seed=3)[0], random_states(3, {}, 1, seed=3)[0],
+                        random_states(2, {"aces": "high"}, 1, seed=3)[0],
+                        get_game("gin").deal(get_game("gin").load_rules(), 2, seed=0), "Basic Rummy")
 
 
 # ----------------------------------------------------------------------------- the search

@@ -15,6 +15,7 @@ from rummy_env.romme import vector
 from rummy_env.romme.cards import parse_kinds
 from rummy_env.romme.game import COMMIT, DISCARD, PICK, RommeState
 from romme_positions import inputs, kinds_seen, random_states
+from engine_checks import check_load_refusals
 
 ROMME = get_game("romme")
 needs_compiled = pytest.mark.skipif(vector.compiled_engine() is None,
@@ -104,21 +105,9 @@ def test_a_hand_rummy_finished_from_a_meld_half_built():
 def test_loading_refuses_what_is_not_a_live_hand_of_the_engine():
     engine = ROMME.vector(4, 2, seed=0)
     engine.reset()
-    live = random_states(2, {}, 1, seed=3)[0]
-    over = live.clone()
-    while not over.is_over:
-        over.step(over.legal_actions()[-1])
-    for rows, states, message in [
-        (np.array([0, 1]), [live], "one state per row"),
-        (np.array([0, 0]), [live, live], "rows must be distinct"),
-        (np.array([4]), [live], "rows must be distinct game indices in 0..3"),
-        (np.array([0]), [over], "is a hand that is over"),
-        (np.array([0]), [random_states(3, {}, 1, seed=3)[0]], "this engine's 2 players"),
-        (np.array([0]), [random_states(2, {"jokers": 4}, 1, seed=3)[0]], "this engine's 2 players and rules"),
-        (np.array([0]), [get_game("basic").deal(get_game("basic").load_rules(), 2, seed=0)], "a Rommé state"),
-    ]:
-        with pytest.raises(ValueError, match=message):
-            engine.load_states(rows, states)
+    check_load_refusals(engine, random_states(2, {}, 1, seed=3)[0], random_states(3, {}, 1, seed=3)[0],
+                        random_states(2, {"jokers": 4}, 1, seed=3)[0],
+                        get_game("basic").deal(get_game("basic").load_rules(), 2, seed=0), "Rommé")
 
 
 @needs_compiled

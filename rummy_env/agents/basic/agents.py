@@ -30,6 +30,7 @@ import numpy as np
 
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.random_policy import RandomAgentBase
+from rummy_env.agents.tie_breaks import KeyedTieBreaks
 from rummy_env.core import melds
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, card_value, mask_to_cards
 from rummy_env.basic.game import DISCARD, LAYOFF, MELD, TAKE_DISCARD, Phase, RummyInformationSet
@@ -49,7 +50,7 @@ class RummyRandomAgent(RandomAgentBase):
     game = GAME
 
 
-class RummyHeuristicAgent(Agent):
+class RummyHeuristicAgent(KeyedTieBreaks, Agent):
     """``heuristic``: scripted play (see the module docstring)."""
 
     name = "heuristic"
@@ -62,15 +63,6 @@ class RummyHeuristicAgent(Agent):
                 raise ValueError(f"{key} must be >= 0, got {value}")
         self.partial_weight = partial_weight
         self.danger_weight = danger_weight
-        self.rng = np.random.default_rng(self.key)
-
-    def reset(self, seed: Optional[int] = None) -> None:
-        """As every agent's, its tie-break generator made from the seed's 64-bit key: the
-        seed's own generator for seeds below 2**64, and the one the array policy makes
-        from the key it is given for any seed (``rummy_env.agents.basic.heuristic_vector``)."""
-        super().reset(seed)
-        if seed is not None:
-            self.rng = np.random.default_rng(self.key)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)

@@ -48,6 +48,7 @@ import numpy as np
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.romme.position import Position, passed_kinds, position_of  # noqa: F401 (passed_kinds: its old home)
 from rummy_env.agents.random_policy import RandomAgentBase
+from rummy_env.agents.tie_breaks import KeyedTieBreaks
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.romme import melds as M
 from rummy_env.core.game import BatchPolicy
@@ -115,7 +116,7 @@ def _near(hand: np.ndarray, kind: int) -> int:
 # ----------------------------------------------------------------------------- the heuristic
 
 
-class RommeHeuristicAgent(Agent):
+class RommeHeuristicAgent(KeyedTieBreaks, Agent):
     """``heuristic``: scripted play (see the module docstring)."""
 
     name = "heuristic"
@@ -131,15 +132,6 @@ class RommeHeuristicAgent(Agent):
         self.partial_weight = float(partial_weight)
         self.danger_weight = float(danger_weight)
         self.joker_hold = int(joker_hold)
-        self.rng = np.random.default_rng(self.key)
-
-    def reset(self, seed: Optional[int] = None) -> None:
-        """As every agent's, its tie-break generator made from the seed's 64-bit key: the
-        seed's own generator for seeds below 2**64, and the one the array policy makes
-        from the key it is given for any seed (``rummy_env.agents.romme.heuristic_vector``)."""
-        super().reset(seed)
-        if seed is not None:
-            self.rng = np.random.default_rng(self.key)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         infoset, rules = game_input(self, observation, info)
