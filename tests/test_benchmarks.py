@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -42,7 +43,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_playouts.py", ["--games", "basic", "--hands", "1"], "basic    heuristic"),
         ("bench_playouts.py", ["--games", "basic", "--search", "search:simulations=8", "--moves", "1"],
          "python/auto"),
-        ("bench_romme.py", ["--seconds", "0.1", "--repeats", "1", "--players", "3"], "romme_v0.env(num_players=3)"),
+        ("bench_romme.py", ["--seconds", "0.1", "--repeats", "1", "--players", "3"], "agents.legal_actions"),
         ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
          "after/before"),
     ],
@@ -152,3 +153,42 @@ def test_compare_reads_the_rates_a_benchmark_prints():
     assert rates(text) == {"ours   gin_rummy_v0.env()  (AEC loop)": (39123.0, "steps/s"),
                            "peer   OpenSpiel gin_rummy": (40965.0, "steps/s"),
                            "random vs random, 1 worker(s):": (73.0, "hands/s")}
+
+
+def _teacher_folder(tmp_path, batches: int) -> Path:
+    """A run folder holding ``batches`` teacher batches in the trainer's format
+    (``rummy_env.train.teacher_moves``): random positions whose advice and moves are
+    discards, a quarter of them overruled."""
+    from rummy_env.romme.game import DISCARD, NUM_ACTIONS
+    from rummy_env.romme.layout import FLAT_SIZE
+    from rummy_env.train.label_files import write_npz
+
+    rng = np.random.default_rng(3)
+    folder = tmp_path / "run" / "imitation"
+    folder.mkdir(parents=True)
+    for k in range(batches):
+        n = 40
+        obs = (rng.random((n, FLAT_SIZE + 1)) < 0.05).astype(np.float32)
+        advice = rng.integers(0, 53, n)
+        act = np.where(rng.random(n) < 0.25, rng.integers(0, 53, n), advice)
+        mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        mask[:, DISCARD:DISCARD + 53] = True
+        obs[:, -1] = DISCARD + advice
+        write_npz(folder / f"teacher-{k:05d}.npz", {"obs": obs, "mask": mask, "act": DISCARD + act,
+                                                    "ret": np.zeros(n, np.float32)})
+    return folder.parent
+
+
+def test_fit_teacher_discards_fits_both_scorers_and_measures_them_on_held_out_batches(tmp_path):
+    pytest.importorskip("torch")
+    run = _teacher_folder(tmp_path, 3)
+    out = subprocess.run([sys.executable, str(BENCH / "fit_teacher_discards.py"), str(run), "--held-out", "1",
+                          "--epochs", "2", "--every", "1"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "fit on: 80 discard decisions" in out.stdout and "held out: 40 discard decisions" in out.stdout
+    for name in ("flat", "per-card"):
+        assert f"{name:9s} epoch   2: agrees" in out.stdout
+    bad = subprocess.run([sys.executable, str(BENCH / "fit_teacher_discards.py"), str(run), "--held-out", "3"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "holds 3 teacher batches: --held-out must be 1..2" in bad.stderr
+    assert "Traceback" not in bad.stderr

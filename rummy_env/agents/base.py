@@ -24,6 +24,7 @@ import numpy as np
 
 from rummy_env.agents.draws import key_of
 from rummy_env.core.game import BatchPolicy, games, get_game
+from rummy_env.core.masks import mask_ids
 
 
 class Agent(ABC):
@@ -98,7 +99,7 @@ class Agent(ABC):
 
 def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     """Legal action ids from the observation's mask (refuses an empty mask)."""
-    legal = np.flatnonzero(observation["action_mask"])
+    legal = mask_ids(observation["action_mask"])
     if legal.size == 0:
         raise ValueError("act() called with an empty action mask: this player is not to move")
     return legal

@@ -63,6 +63,7 @@ from gymnasium import spaces
 from rummy_env.core.aec import POINTS_SCALE, REWARDS
 from rummy_env.core.encoding import observation_space
 from rummy_env.core.game import Encoding, Game, GameState, IllegalActionError, get_game
+from rummy_env.core.masks import mask_ids
 from rummy_env.core.render import text_to_rgb
 
 Opponent = Union[str, Any, Callable[[np.ndarray, np.ndarray], int]]  # "random", a spec, an Agent or a callable
@@ -217,7 +218,7 @@ class SingleSeatEnv(gymnasium.Env):
         mask = self.game.legal_mask()
         opponent = self.opponents[(seat - self.seat - 1) % self.num_players]
         if isinstance(opponent, str):  # RANDOM
-            return int(self.np_random.choice(np.flatnonzero(mask)))
+            return int(self.np_random.choice(mask_ids(mask)))
         if hasattr(opponent, "act"):
             info = {"information_set": self.game.information_set(seat), "rules": self.rules}
             return int(opponent.act({"observation": self.observe(seat), "action_mask": mask}, info))

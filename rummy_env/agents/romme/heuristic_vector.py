@@ -37,6 +37,7 @@ from typing import Any, Callable, ClassVar, Optional
 import numpy as np
 
 from rummy_env.agents.tie_breaks import SeatGenerators
+from rummy_env.core.masks import mask_ids
 from rummy_env.agents.romme.position import Position, passed_set, position_of
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import JOKER
@@ -123,6 +124,6 @@ class HeuristicPolicy:
         out[single] = np.argmax(mask[rows[single]], axis=1)
         choose = np.flatnonzero(~single)
         for i, (pos, phase) in zip(choose.tolist(), positions_of(env, rows[choose])):
-            legal = np.flatnonzero(mask[rows[i]]).tolist()
+            legal = mask_ids(mask[rows[i]]).tolist()
             out[i] = decide(pos, phase, rules, legal, seats[i])
         return out

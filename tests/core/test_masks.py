@@ -1,0 +1,41 @@
+"""``mask_ids``: the ids of a mask's nonzero entries, read fast from one-byte masks, must be
+exactly ``np.flatnonzero``'s for every dtype and every byte value."""
+
+import numpy as np
+import pytest
+
+from rummy_env.agents import legal_actions
+from rummy_env.core.masks import mask_ids
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int64, np.float32])
+def test_mask_ids_are_the_nonzero_entries_of_any_mask(dtype):
+    rng = np.random.default_rng(5)
+    for width in (1, 7, 110, 5776):
+        raw = rng.integers(-128, 128, width)
+        raw[rng.random(width) < 0.7] = 0  # mostly illegal, as masks are
+        mask = raw.astype(dtype) if dtype is not np.uint8 else (raw % 256).astype(np.uint8)
+        got = mask_ids(mask)
+        assert got.tolist() == np.flatnonzero(mask).tolist()
+        assert got.dtype == np.intp
+
+
+def test_a_byte_other_than_one_counts_as_legal_as_numpy_counts_it():
+    mask = np.zeros(5776, dtype=np.int8)
+    mask[[3, 4, 100, 5775]] = [1, -1, 2, 127]
+    assert mask_ids(mask).tolist() == [3, 4, 100, 5775]
+
+
+def test_a_mask_of_several_rows_gives_flat_ids():
+    mask = np.zeros((3, 5), dtype=np.int8)
+    mask[1, 2] = mask[2, 0] = 1
+    assert mask_ids(mask).tolist() == [7, 10]
+    assert mask_ids(mask[:, 1:]).tolist() == np.flatnonzero(mask[:, 1:]).tolist()  # a view that is not contiguous
+
+
+def test_legal_actions_reads_the_mask_so():
+    mask = np.zeros(5776, dtype=np.int8)
+    mask[[0, 4000]] = 1
+    assert legal_actions({"action_mask": mask}).tolist() == [0, 4000]
+    with pytest.raises(ValueError, match="empty action mask"):
+        legal_actions({"action_mask": np.zeros(5776, dtype=np.int8)})
