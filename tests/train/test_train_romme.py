@@ -142,6 +142,55 @@ def test_it_chooses_among_the_advised_move_the_draws_and_the_discards():
     assert others > 5  # positions with legal moves it may not choose were checked
 
 
+def _forward_over_every_action(net, obs, mask):
+    """The network's log-probabilities as its definition states them: all 5,776 logits, the
+    head's on ``CHOICES`` and 0 elsewhere, the advice bonus on the advised move, every move
+    that is not legal or not among those it chooses at -1e9, one softmax."""
+    advised = obs[:, FLAT_SIZE].long()
+    z = net.trunk(torch.cat([obs[:, :FLAT_SIZE], net.moves[advised]], dim=1))
+    logits = obs.new_zeros(obs.shape[0], NUM_ACTIONS).index_copy(1, net.choices, net.logits(z))
+    bonus = torch.nn.functional.one_hot(advised, NUM_ACTIONS).to(z.dtype)
+    open_ = torch.zeros_like(mask).index_fill(1, net.choices, True) | bonus.bool()
+    logits = (logits + bonus * net.advice_weight).masked_fill(~(mask & open_), -1e9)
+    return torch.log_softmax(logits, dim=-1), net.value(z).squeeze(-1)
+
+
+def test_the_compact_forward_gives_the_numbers_and_gradients_of_scoring_every_action():
+    """The network scores only the moves it chooses among and spreads the result over the
+    5,776 actions: log-probabilities, values and every parameter's gradient must be those of
+    scoring all 5,776, with the advice among the draws and discards and outside them (a
+    card for the meld being built), legal or not among them, and weights that overrule it."""
+    torch.manual_seed(4)
+    net = RommePolicyNet((32,))
+    with torch.no_grad():
+        net.logits.weight.mul_(30.0)
+    rng = np.random.default_rng(4)
+    n = 64
+    obs = torch.from_numpy((rng.random((n, FLAT_SIZE + 1)) < 0.05).astype(np.float32))
+    advised = np.where(np.arange(n) % 2 == 0, rng.integers(0, PICK, n), rng.integers(PICK, NUM_ACTIONS, n))
+    obs[:, FLAT_SIZE] = torch.from_numpy(advised.astype(np.float32))
+    mask = torch.from_numpy(rng.random((n, NUM_ACTIONS)) < 0.3)
+    mask[torch.arange(n), torch.from_numpy(advised)] = True
+    taken = torch.from_numpy(np.array([rng.choice(np.flatnonzero(m & np.isin(np.arange(NUM_ACTIONS), [*CHOICES, a])))
+                                       for m, a in zip(mask.numpy(), advised)]))
+    results = []
+    for forward in (net.forward, lambda o, m: _forward_over_every_action(net, o, m)):
+        net.zero_grad()
+        logp, value = forward(obs, mask)
+        p = logp.exp()
+        loss = -logp.gather(1, taken[:, None]).sum() + (p * logp).masked_fill(~mask, 0.0).sum() + value.square().sum()
+        loss.backward()
+        results.append((logp.detach(), value.detach(), {k: w.grad.clone() for k, w in net.named_parameters()}))
+    (logp, value, grads), (want_logp, want_value, want_grads) = results
+    legal = mask & (want_logp > -1e8)
+    assert legal.sum() > n * 10 and (legal != mask).any()  # legal moves it does not choose were checked
+    torch.testing.assert_close(logp[legal], want_logp[legal], rtol=0, atol=2e-6)
+    assert (logp[~legal] < -1e8).all() and (logp.exp()[~legal] == 0).all()
+    torch.testing.assert_close(value, want_value, rtol=0, atol=0)
+    for k in grads:
+        torch.testing.assert_close(grads[k], want_grads[k], rtol=1e-5, atol=1e-5)
+
+
 def test_masked_network_never_picks_an_illegal_move():
     """Random weights scaled up, so the MLP's logits overrule the advice: greedy and sampled
     moves are legal and illegal moves get probability exactly 0."""

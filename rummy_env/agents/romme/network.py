@@ -97,15 +97,27 @@ class RommePolicyNet(nn.Module):
         self.register_buffer("choices", torch.tensor(CHOICES), persistent=False)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked log-probabilities (N, 5776) and values (N,); ``mask`` is bool (N, 5776)."""
+        """Masked log-probabilities (N, 5776) and values (N,); ``mask`` is bool (N, 5776).
+
+        The moves it chooses among are scored in a compact (N, 57) block, ``CHOICES`` then
+        the advised move (closed where it is one of them already, so it counts once), and
+        only the result is spread over the 5,776 actions: the same numbers as scoring all
+        5,776 logits (the others at ``_NEG``) at a fraction of the cost, which for a
+        learner's minibatch was most of the network's time."""
         advised = obs[:, FLAT_SIZE].long()
         z = self.trunk(torch.cat([obs[:, :FLAT_SIZE], self.moves[advised]], dim=1))
         n = obs.shape[0]
-        logits = obs.new_zeros(n, NUM_ACTIONS).index_copy(1, self.choices, self.logits(z))
-        bonus = torch.nn.functional.one_hot(advised, NUM_ACTIONS).to(z.dtype)
-        open_ = torch.zeros_like(mask).index_fill(1, self.choices, True) | bonus.bool()  # the moves it chooses among
-        logits = (logits + bonus * self.advice_weight).masked_fill(~(mask & open_), _NEG)
-        return torch.log_softmax(logits, dim=-1), self.value(z).squeeze(-1)
+        ids = torch.cat([self.choices.expand(n, -1), advised[:, None]], dim=1)
+        is_advised = ids == advised[:, None]
+        open_ = mask.gather(1, ids)
+        open_[:, -1] &= ~is_advised[:, :-1].any(dim=1)
+        logits = torch.cat([self.logits(z), z.new_zeros(n, 1)], dim=1) + is_advised * self.advice_weight
+        logits = logits.masked_fill(~open_, _NEG)
+        lse = torch.logsumexp(logits, dim=-1, keepdim=True)
+        full = (_NEG - lse).expand(n, NUM_ACTIONS)  # a closed move's log-probability, as over all 5,776
+        logp = logits - lse  # the advised column first: where it is one of CHOICES, theirs is written over it
+        logp = full.scatter(1, ids[:, -1:], logp[:, -1:]).scatter(1, ids[:, :-1], logp[:, :-1])
+        return logp, self.value(z).squeeze(-1)
 
 
 def policy_payload(net: RommePolicyNet, rules: Optional[str], extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
