@@ -17,22 +17,48 @@ def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool
     """The moves of ``net`` (``net(obs, mask) -> (log-probabilities, values)``) for (n, inputs)
     ``inputs`` and bool (n, actions) legal ``mask``: the most probable legal action
     (``greedy``), else a sample drawn with ``rng``; returns the actions, their
-    log-probabilities and the values. Runs on the caller's torch threads."""
+    log-probabilities and the values. Runs on the caller's torch threads.
+
+    Both read each row's legal entries only (a few dozen of Rommé's 5,776 actions), with the
+    moves the whole rows give: the first most probable legal action, and the draw's action
+    found by the same running sums (illegal entries add nothing to them)."""
     import torch
 
     with torch.no_grad():
         logp_t, value_t = net(torch.from_numpy(np.ascontiguousarray(inputs, dtype=np.float32)),
                               torch.from_numpy(mask))
     logp = logp_t.numpy()
+    rows = np.arange(len(logp))
+    ids = _legal_ids(mask)  # (n, most legal) the legal ids of each row in order, -1 after them
+    legal = ids >= 0
+    if not legal[:, 0].all():
+        raise ValueError(f"row {int(np.argmin(legal[:, 0]))} of the mask has no legal action: no move to choose")
+    at = np.maximum(ids, 0)
     if greedy:
-        action = np.argmax(np.where(mask, logp, -np.inf), axis=1)
+        pick = np.argmax(np.where(legal, logp[rows[:, None], at], -np.inf), axis=1)
+        action = ids[rows, pick]
     else:
         assert rng is not None, "sampling needs a generator"
-        cumulative = np.cumsum(np.where(mask, np.exp(logp.astype(np.float64)), 0.0), axis=1)
+        # the legal entries' running sums, each the very sum a running sum over the whole row
+        # makes there (its illegal entries add 0.0): the same draw lands on the same action
+        cumulative = np.cumsum(np.where(legal, np.exp(logp[rows[:, None], at].astype(np.float64)), 0.0), axis=1)
         u = rng.random(len(inputs)) * cumulative[:, -1]
-        action = np.minimum(np.argmax(cumulative > u[:, None], axis=1), mask.shape[1] - 1)
-        # a row whose draw lands past the last legal entry (float rounding): its last legal action
-        bad = ~mask[np.arange(len(action)), action]
-        if bad.any():
-            action[bad] = [int(np.flatnonzero(m)[-1]) for m in mask[bad]]
-    return action.astype(np.int64), logp[np.arange(len(action)), action], value_t.numpy()
+        hit = cumulative > u[:, None]
+        action = ids[rows, np.argmax(hit, axis=1)]
+        # a row whose draw lands past its last legal entry (float rounding): as a running sum over
+        # the whole row finds no entry, action 0 if it is legal, else its last legal action
+        missed = ~hit.any(axis=1)
+        if missed.any():
+            last = ids[rows, legal.sum(axis=1) - 1]
+            action[missed] = np.where(mask[missed, 0], 0, last[missed])
+    return action.astype(np.int64), logp[rows, action], value_t.numpy()
+
+
+def _legal_ids(mask: np.ndarray) -> np.ndarray:
+    """(n, most legal in a row) int64: each row's legal action ids, increasing, padded with -1."""
+    r, c = np.nonzero(mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask)
+    counts = np.bincount(r, minlength=mask.shape[0])
+    out = np.full((mask.shape[0], max(int(counts.max(initial=0)), 1)), -1, dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    out[r, np.arange(r.size) - starts[r]] = c
+    return out

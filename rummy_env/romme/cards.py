@@ -104,8 +104,11 @@ def check_counts(counts) -> np.ndarray:
         raise TypeError(f"kind counts must be integers, got dtype {c.dtype}")
     if c.ndim == 0 or c.shape[-1] != NUM_KINDS:
         raise ValueError(f"kind counts have 53 entries (52 kinds and the jokers) on the last axis, got shape {c.shape}")
-    c = c.astype(np.int64)
-    if c.size and (c.min() < 0 or (c > MAX_COUNTS).any()):
+    if c.dtype != np.uint8:  # (counts of the solver's own dtype, as its callers pass them, need no conversion)
+        c = c.astype(np.int64)
+        if c.size and c.min() < 0:
+            raise ValueError("kind counts must be 0..2 for each card and 0..6 jokers")
+    if c.size and (c > MAX_COUNTS).any():
         raise ValueError("kind counts must be 0..2 for each card and 0..6 jokers")
     return c.astype(np.uint8)
 

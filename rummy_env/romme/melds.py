@@ -628,7 +628,7 @@ def _hands(hands, rules: RommeRules) -> np.ndarray:
     most ``rules.jokers`` jokers."""
     h = check_counts(hands)
     if h.size:
-        n = h.astype(np.int64).sum(axis=-1).max()
+        n = h.sum(axis=-1).max()  # (numpy sums uint8 counts in a wide integer)
         if n > MAX_HAND_CARDS:
             raise ValueError(f"the meld solver takes hands of at most {MAX_HAND_CARDS} cards, got one of {n}")
         if h[..., JOKER].max() > rules.jokers:
