@@ -27,6 +27,7 @@ random hands (``game.LEGAL_KERNEL``, checked once per process); otherwise the Py
 
 from __future__ import annotations
 
+import threading
 from typing import Optional
 
 import numba
@@ -81,13 +82,19 @@ KNOWN_ROWS = 1 << 17
 # ``flags``: the rules' numbers the kernels read, one tuple
 C_WRAP, C_ADJACENT, C_MORE, C_NO_DISCARD, C_POINTS, C_NEEDS_RUN = range(6)
 
-_SCRATCH: list = []  # made on the first call
+# Each thread's scratch (made on its first call): the kernels write the legal ids into it
+# and the caller reads them after the call, so two threads (a server's tables, moved in a
+# pool of threads) must never share one.
+_LOCAL = threading.local()
 _RULES: dict = {}  # id(rules) -> (rules, flags, penalties, the solver's answers so far)
 
 
-def _scratch() -> np.ndarray:
-    scratch = np.zeros(SCRATCH_SIZE, np.int64)
-    scratch[WHERE_AT:ROWS_AT] = -1
+def thread_scratch() -> np.ndarray:
+    """This thread's scratch for the kernels (``_LOCAL``): every call from Python passes it."""
+    scratch = getattr(_LOCAL, "scratch", None)
+    if scratch is None:
+        scratch = _LOCAL.scratch = np.zeros(SCRATCH_SIZE, np.int64)
+        scratch[WHERE_AT:ROWS_AT] = -1
     return scratch
 
 
@@ -126,9 +133,7 @@ def legal_actions(state: RommeState, mask: Optional[np.ndarray] = None) -> list[
     if got is None or got[0] is not rules:
         _rules_of(rules)
         got = _RULES[id(rules)]
-    if not _SCRATCH:
-        _SCRATCH.append(_scratch())
-    scratch = _SCRATCH[0]
+    scratch = thread_scratch()
     p = state.current_player
     hand = state.hands[p]
     came_out = state.came_out[p]

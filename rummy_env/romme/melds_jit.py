@@ -27,6 +27,8 @@ whatever it keeps).
 
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -450,9 +452,13 @@ def _hand(counts, wrap, adjacent, more, pen_of_kind, target, need_run, need_kind
 
 
 @numba.njit(cache=True)
-def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, keep, by_value, dense_entries):
+def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, keep, by_value, dense_entries, smap,
+           sid, where):
     """(penalty, value) of the best arrangement meeting every condition, per hand (-1, -1
-    where none); ``needs``: per hand a kind or -1."""
+    where none); ``needs``: per hand a kind or -1. The scratch is the single-hand calls'
+    (``_scratch``: the state map, the last stamp ``sid`` given, the de-duplication table),
+    so a small batch does not clear megabytes first; returns the state map used (a bigger
+    one when a hand needs it) and the last stamp given, for the next call."""
     n = hands.shape[0]
     out_pen = np.full(n, -1, np.int64)
     out_val = np.full(n, -1, np.int64)
@@ -464,18 +470,20 @@ def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, ke
     for i in range(n):
         any_need |= needs[i] >= 0
     K = V * (2 if need_run else 1) * (2 if any_need else 1) * (keep + 1)
-    smap = np.zeros((biggest, 2), np.int64)
+    if biggest > smap.shape[0]:
+        smap = np.zeros((biggest, 2), np.int64)
+        sid = 0
     # a row for every state up front (no counting pass) when the batch is big enough to pay for it
     rows = biggest if n >= 32 and biggest * K <= dense_entries else 0
     tab = np.empty((rows, K, 4), np.int64)
-    where = np.full(_MAX_CODES, -1, np.int64)
     for i in range(n):
-        got = _hand(hands[i], wrap, adjacent, more, pen_of_kind, target, need_run, needs[i], keep, by_value, i + 1,
+        sid += 1  # stamps of earlier hands are smaller: those states count as not seen
+        got = _hand(hands[i], wrap, adjacent, more, pen_of_kind, target, need_run, needs[i], keep, by_value, sid,
                     smap, tab, where)
         top, full, t = got[0], got[1], got[2]
         if t[top, full, T_CHOICE] != NONE:
             out_pen[i], out_val[i] = t[top, full, T_PEN], t[top, full, T_VAL]
-    return out_pen, out_val
+    return out_pen, out_val, smap, sid
 
 
 # ----------------------------------------------------------------------------- what the solver calls
@@ -485,20 +493,26 @@ def _flags(rules):
     return rules.aces_around_the_corner, rules.adjacent_jokers, rules.naturals_per_meld == "more_than_jokers"
 
 
+def _batch_with_scratch(hands: np.ndarray, needs: np.ndarray, rules, target: int, need_run: bool, keep: int,
+                        by_value: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``_batch`` of checked (n, 53) uint8 hands with this module's scratch arrays."""
+    scratch = _scratch()
+    wrap, adjacent, more = _flags(rules)
+    pen, val, scratch["smap"], scratch["sid"] = _batch(
+        np.ascontiguousarray(hands), np.ascontiguousarray(needs, dtype=np.int64), wrap, adjacent, more,
+        penalty_values(rules), target, need_run, keep, by_value, DENSE_ENTRIES, scratch["smap"], scratch["sid"],
+        scratch["where"])
+    return pen, val
+
+
 def least_penalty(hands: np.ndarray, rules) -> np.ndarray:
     """``melds.least_penalty`` of checked (n, 53) uint8 hands (int64, (n,))."""
-    wrap, adjacent, more = _flags(rules)
-    needs = np.full(hands.shape[0], -1, np.int64)
-    pen, _ = _batch(np.ascontiguousarray(hands), needs, wrap, adjacent, more, penalty_values(rules), 0, False, 0, False,
-                    DENSE_ENTRIES)
-    return pen
+    return _batch_with_scratch(hands, np.full(hands.shape[0], -1, np.int64), rules, 0, False, 0, False)[0]
 
 
 def can_come_out(hands: np.ndarray, rules, needs: np.ndarray, keep: int) -> np.ndarray:
     """``melds.can_come_out`` of checked (n, 53) uint8 hands (``needs``: a kind or -1 each)."""
-    wrap, adjacent, more = _flags(rules)
-    _, val = _batch(np.ascontiguousarray(hands), np.ascontiguousarray(needs, dtype=np.int64), wrap, adjacent, more,
-                    penalty_values(rules), rules.come_out_points, rules.come_out_needs_run, keep, True, DENSE_ENTRIES)
+    val = _batch_with_scratch(hands, needs, rules, rules.come_out_points, rules.come_out_needs_run, keep, True)[1]
     return val >= rules.come_out_points
 
 
@@ -546,21 +560,34 @@ def _walk(top, full, tab, hs, cand, smap, root):
 
 
 _NO_ROWS = np.empty((0, 1, 4), np.int64)
-_SCRATCH: dict = {}  # the single-hand calls' scratch: the candidates' de-duplication, the state map and its stamp
+# Each thread's scratch for the solver's calls from Python (made on its first call): a
+# search's state map is read again after it returns (``_walk``), so two threads (a
+# server's tables, moved in a pool of threads) must never share one.
+_LOCAL = threading.local()
+
+
+def _scratch() -> dict:
+    """This thread's scratch (``_LOCAL``): the de-duplication table (left all -1 by each
+    search) and the state map, whose entries count as unseen for stamps above the last
+    one given, so neither is cleared per call."""
+    scratch = getattr(_LOCAL, "scratch", None)
+    if scratch is None:
+        scratch = _LOCAL.scratch = {"where": np.full(_MAX_CODES, -1, np.int64),
+                                    "smap": np.zeros((1 << 15, 2), np.int64), "sid": 0}
+    return scratch
 
 
 def _single(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int, by_value: bool):
-    """One hand's compiled search with this module's scratch arrays (``_hand``'s results)."""
-    if not _SCRATCH:
-        _SCRATCH.update(where=np.full(_MAX_CODES, -1, np.int64), smap=np.zeros((1 << 15, 2), np.int64), sid=0)
+    """One hand's compiled search with this thread's scratch arrays (``_hand``'s results)."""
+    scratch = _scratch()
     counts = np.ascontiguousarray(hand, dtype=np.uint8)
     space = int(_space(counts))
-    if space > _SCRATCH["smap"].shape[0]:
-        _SCRATCH.update(smap=np.zeros((space, 2), np.int64), sid=0)
-    _SCRATCH["sid"] += 1  # stamps of earlier calls are smaller: those states count as not seen
+    if space > scratch["smap"].shape[0]:
+        scratch.update(smap=np.zeros((space, 2), np.int64), sid=0)
+    scratch["sid"] += 1  # stamps of earlier calls are smaller: those states count as not seen
     wrap, adjacent, more = _flags(rules)
     return _hand(counts, wrap, adjacent, more, penalty_values(rules), target, need_run, -1 if need is None else int(need),
-                 keep, by_value, _SCRATCH["sid"], _SCRATCH["smap"], _NO_ROWS, _SCRATCH["where"])
+                 keep, by_value, scratch["sid"], scratch["smap"], _NO_ROWS, scratch["where"])
 
 
 def _arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int):
@@ -571,7 +598,7 @@ def _arrangement(hand: np.ndarray, rules, target: int, need_run: bool, need, kee
     top, full, tab, hs, cand, code, kinds, run, root = _single(hand, rules, target, need_run, need, keep, False)
     if tab[top, full, T_CHOICE] == NONE:
         return None
-    melded, left = _walk(top, full, tab, hs, cand, _SCRATCH["smap"], root)
+    melded, left = _walk(top, full, tab, hs, cand, _scratch()["smap"], root)
     melds = []
     for ci in melded.tolist():
         a, b, c, d = code[ci].tolist()

@@ -136,10 +136,8 @@ class VectorRomme(EngineBase):
         questions of a batch's positions to come back in its next steps), with its scratch."""
         from rummy_env.romme import legal_jit
 
-        if not legal_jit._SCRATCH:
-            legal_jit._SCRATCH.append(legal_jit._scratch())
         flags, pen, answers = legal_jit._rules_of(self.rules, ANSWERS_PER_GAME * self.num_envs)
-        return flags, pen, legal_jit._SCRATCH[0], answers
+        return flags, pen, legal_jit.thread_scratch(), answers
 
     # ------------------------------------------------------------------ dealing
 

@@ -36,3 +36,25 @@ def test_fifty_games_at_once_without_errors_and_with_bounded_memory():
     first, second = (w["server_rss_mb"] for w in report["waves"])
     if first is not None:  # Linux: the server's resident memory
         assert second - first < GROWTH_MB, f"the server grew from {first:.0f} to {second:.0f} MB in the second wave"
+
+
+def test_romme_games_at_once_against_the_heuristic_keep_the_server_up():
+    """Several Rommé tables moved at once, each in a thread of the server's pool, every move
+    of the heuristic a run of the compiled meld solver and legal mask: until each thread had
+    its own scratch for those kernels, eight such games killed the server (a segmentation
+    fault: two threads' searches wrote over each other's state maps). Every game must be
+    played to its end without a failed request."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("httpx2")
+    out = ROOT / "artifacts" / "web-load-romme.json"
+    out.parent.mkdir(exist_ok=True)
+    games = 8
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_web.py"), "--games", str(games), "--waves", "1",
+                          "--game", "romme", "--opponent", "heuristic", "--timeout", "400", "--json", str(out)],
+                         capture_output=True, text=True, timeout=500, cwd=ROOT)
+    print(run.stdout)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (wave,) = json.loads(out.read_text())["waves"]
+    assert wave["errors"] == []
+    assert wave["latency"]["new game"]["n"] == wave["latency"]["end game"]["n"] == games
+    assert wave["latency"]["agent's move"]["n"] > 10 * games
