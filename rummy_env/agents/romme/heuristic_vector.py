@@ -37,8 +37,8 @@ from typing import Any, Callable, ClassVar, Optional
 import numpy as np
 
 from rummy_env.agents.tie_breaks import SeatGenerators
-from rummy_env.core.masks import mask_ids
 from rummy_env.agents.romme.position import Position, passed_set, position_of
+from rummy_env.core.masks import mask_ids
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import JOKER
 from rummy_env.romme.game import Phase
