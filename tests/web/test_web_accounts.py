@@ -320,6 +320,7 @@ def test_two_people_sign_up_and_sit_at_one_table_in_two_browsers(browser_ready, 
         link = ann.locator(".invite[data-seat='1'] input.link").input_value()
         bob.goto(link)
         bob.wait_for_selector("#join:not([hidden])")
+        bob.wait_for_selector("#account:not([hidden])")  # the account's answer applied (it may come after the table's)
         assert bob.locator("#join-go").is_disabled() and bob.locator("#join-name").is_hidden()
         bob.fill("#account-user", "Bob")
         bob.fill("#account-password", "another password")
