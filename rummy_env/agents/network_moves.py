@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from rummy_env.core.masks import mask_id_rows
+
 
 def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool,
                     rng: Optional[np.random.Generator] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -29,7 +31,7 @@ def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool
                               torch.from_numpy(mask))
     logp = logp_t.numpy()
     rows = np.arange(len(logp))
-    ids = _legal_ids(mask)  # (n, most legal) the legal ids of each row in order, -1 after them
+    ids = mask_id_rows(mask)  # (n, most legal) the legal ids of each row in order, -1 after them
     legal = ids >= 0
     if not legal[:, 0].all():
         raise ValueError(f"row {int(np.argmin(legal[:, 0]))} of the mask has no legal action: no move to choose")
@@ -52,13 +54,3 @@ def network_actions(net: Any, inputs: np.ndarray, mask: np.ndarray, greedy: bool
             last = ids[rows, legal.sum(axis=1) - 1]
             action[missed] = np.where(mask[missed, 0], 0, last[missed])
     return action.astype(np.int64), logp[rows, action], value_t.numpy()
-
-
-def _legal_ids(mask: np.ndarray) -> np.ndarray:
-    """(n, most legal in a row) int64: each row's legal action ids, increasing, padded with -1."""
-    r, c = np.nonzero(mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask)
-    counts = np.bincount(r, minlength=mask.shape[0])
-    out = np.full((mask.shape[0], max(int(counts.max(initial=0)), 1)), -1, dtype=np.int64)
-    starts = np.cumsum(counts) - counts
-    out[r, np.arange(r.size) - starts[r]] = c
-    return out

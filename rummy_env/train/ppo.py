@@ -199,6 +199,8 @@ class Trainer:
     def _open_writer(self, purge_step: Optional[int]) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
+        if purge_step is not None:
+            _after_earlier_event_files(self.run_dir)
         self._writer = SummaryWriter(str(self.run_dir), purge_step=purge_step)
 
     def _log_config(self) -> None:
@@ -428,3 +430,17 @@ def _from_basic_v1(path: Union[str, Path]) -> Optional[dict[str, Any]]:
             "critic": None, "games": [{"rng": old["numpy_generator"]}],
             "counters": {"update": counters["update"], "global_step": counters["decisions"], "episodes": counters["hands"],
                          "train_seconds": counters["train_seconds"], "lr_line": counters.get("lr_line")}}
+
+
+def _after_earlier_event_files(run_dir: Path, most: float = 2.0) -> None:
+    """Wait (at most ``most`` seconds) until the clock is past the second in which the
+    run's newest event file was opened. TensorBoard reads a folder's event files in the
+    order of their names, which begin with that second and end with a counter of the
+    process: a resumed run's file opened in the same second could sort before the run's
+    earlier one (``.10`` before ``.9``), and its purge of the updates done again would
+    then be read before them, counting those updates twice. Only a run resumed within a
+    second of its last file waits at all."""
+    opened = [int(p.name.split(".")[3]) for p in run_dir.glob("events.out.tfevents.*")
+              if len(p.name.split(".")) > 3 and p.name.split(".")[3].isdigit()]
+    if opened:
+        time.sleep(min(max(0.0, max(opened) + 1 - time.time()), most))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rummy_env.agents import legal_actions
-from rummy_env.core.masks import mask_ids
+from rummy_env.core.masks import mask_id_rows, mask_ids
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int64, np.float32])
@@ -39,3 +39,16 @@ def test_legal_actions_reads_the_mask_so():
     assert legal_actions({"action_mask": mask}).tolist() == [0, 4000]
     with pytest.raises(ValueError, match="empty action mask"):
         legal_actions({"action_mask": np.zeros(5776, dtype=np.int8)})
+
+
+def test_mask_id_rows_lists_each_rows_ids_padded():
+    rng = np.random.default_rng(7)
+    mask = (rng.random((40, 5776)) < 0.004).astype(np.int8)
+    mask[3] = 0  # a row with none
+    mask[5, [0, 5775]] = [-1, 2]  # any nonzero byte counts, as for np.nonzero
+    rows = mask_id_rows(mask)
+    assert rows.dtype == np.int64 and rows.shape == (40, max(np.count_nonzero(mask, axis=1)))
+    for row, ids in zip(mask, rows):
+        want = np.flatnonzero(row).tolist()
+        assert ids.tolist() == want + [-1] * (rows.shape[1] - len(want))
+    assert mask_id_rows(np.zeros((2, 9), dtype=bool)).tolist() == [[-1], [-1]]

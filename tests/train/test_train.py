@@ -5,6 +5,7 @@ short run that must clearly beat random."""
 import dataclasses
 import math
 import re
+import time
 
 import numpy as np
 import pytest
@@ -369,6 +370,31 @@ class Killed(Exception):
 
 
 ORACLE = {"critic": "oracle", "critic_hidden": [16], "critic_warmup": 1}
+
+
+def test_a_resumed_runs_event_file_is_opened_in_a_later_second_than_the_runs_last(tmp_path):
+    """TensorBoard orders a folder's event files by name, the second each was opened first:
+    a run resumed in the second of its last file waits for the next, else its file could
+    sort first (a process's counter ``.10`` before ``.9``) and the updates it does again
+    would count twice (the resume test below failed so, depending on how many writers its
+    process had opened before)."""
+    from rummy_env.train.ppo import _after_earlier_event_files
+
+    now = int(time.time())
+    (tmp_path / f"events.out.tfevents.{now}.host.name.123.9").write_bytes(b"")
+    _after_earlier_event_files(tmp_path)
+    assert time.time() >= now + 1
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / f"events.out.tfevents.{now - 100}.host.123.9").write_bytes(b"")
+    start = time.monotonic()
+    _after_earlier_event_files(old)
+    _after_earlier_event_files(tmp_path / "none")  # a folder without event files
+    future = tmp_path / "future"
+    future.mkdir()
+    (future / f"events.out.tfevents.{now + 10 ** 6}.host.123.0").write_bytes(b"")  # a clock set back: bounded
+    _after_earlier_event_files(future, most=0.2)
+    assert time.monotonic() - start < 1.0
 
 
 @pytest.mark.parametrize("critic", [{}, ORACLE], ids=["shared", "oracle"])
