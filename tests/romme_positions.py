@@ -8,6 +8,7 @@ import numpy as np
 
 from rummy_env.core.game import get_game
 from rummy_env.romme.game import DRAW_STOCK, LAYOFF, SWAP, TAKE_DISCARD
+from engine_checks import world_stepped_on
 
 ROMME = get_game("romme")
 
@@ -37,10 +38,7 @@ def random_states(players: int, rules, count: int, seed: int, moves: int = 320) 
         if state.is_over:
             continue
         if len(out) % 2:
-            state = ROMME.sample_world(state.information_set(state.current_player), rules, rng)
-            for _ in range(int(rng.integers(0, 4))):
-                if not state.is_over:
-                    state.step(int(rng.choice(state.legal_actions())))
+            state = world_stepped_on(ROMME, state, rules, rng)
             if state.is_over:
                 continue
         out.append(state)

@@ -16,7 +16,7 @@ from rummy_env.basic.game import LAYOFF, TAKE_DISCARD, Phase
 from rummy_env.core.game import get_game
 from rummy_env.core.vector_states import StatesEngine
 from test_search import inputs  # what the env's last() gives the player to move
-from engine_checks import check_load_refusals
+from engine_checks import check_load_refusals, play_on, world_stepped_on
 
 BASIC = get_game("basic")
 needs_compiled = pytest.mark.skipif(vector.compiled_engine() is None,
@@ -51,10 +51,7 @@ def random_states(players: int, rules, count: int, seed: int) -> list:
         if state.is_over:
             continue
         if len(out) % 2:
-            state = BASIC.sample_world(state.information_set(state.current_player), rules, rng)
-            for _ in range(int(rng.integers(0, 4))):
-                if not state.is_over:
-                    state.step(int(rng.choice(state.legal_actions())))
+            state = world_stepped_on(BASIC, state, rules, rng)
             if state.is_over:
                 continue
         out.append(state)
@@ -85,33 +82,8 @@ def test_loaded_rows_play_on_exactly_as_the_pure_hands(players, rules):
     engine.reset()
     rows = np.random.default_rng(players).permutation(engine.num_envs)[: len(states)]
     engine.load_states(rows, [s.clone() for s in states])
-    encoding = BASIC.encoding("flat")
-    rng = np.random.default_rng(0)
-    live = np.ones(len(states), dtype=bool)
-    ended = 0
-    for _ in range(400):
-        mask = engine.action_mask()
-        for k in np.flatnonzero(live).tolist():
-            state, row = states[k], rows[k]
-            assert engine.current[row] == state.current_player
-            np.testing.assert_array_equal(mask[row], state.legal_mask())
-        for seat in range(players):
-            seen_by = engine.observe(np.full(engine.num_envs, seat))
-            for k in np.flatnonzero(live).tolist():
-                np.testing.assert_array_equal(seen_by[rows[k]], encoding.encode(states[k].information_set(seat),
-                                                                                 states[k].rules))
-        actions = engine.random_actions(rng)
-        step = engine.step(actions)
-        for k in np.flatnonzero(live).tolist():
-            states[k].step(int(actions[rows[k]]))
-            assert step.terminated[rows[k]] == states[k].is_over
-            if states[k].is_over:
-                assert step.results[rows[k]] == states[k].result
-                np.testing.assert_array_equal(step.rewards[rows[k]], states[k].result.rewards)
-                live[k] = False
-                ended += 1
-        if not live.any():
-            break
+    ended = play_on(engine, rows, states, 400, BASIC.encoding("flat"), np.random.default_rng(0),
+                    lambda engine, mask, rng: engine.random_actions(rng))
     assert ended == len(states)
 
 

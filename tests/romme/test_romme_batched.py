@@ -9,6 +9,7 @@ import pytest
 from rummy_env import agents
 from rummy_env.core.game import get_game
 from rummy_env.romme.game import RommeState
+from engine_checks import check_batched_tournament_results
 
 ROMME = get_game("romme")
 
@@ -63,16 +64,4 @@ def test_the_batch_player_refuses_bad_input():
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_tournament_played_many_hands_at_once_gives_the_same_results_file(tmp_path, players):
-    from rummy_env.eval.config import TournamentConfig
-    from rummy_env.eval.tournament import run
-
-    members = ["random", "random:seed=3", "random:seed=5", "random:seed=9"]
-
-    def play(batch):
-        cfg = TournamentConfig(agents=members, deals=2, seed=4, game="romme", players_per_table=players,
-                               out=str(tmp_path / batch), batch=batch)
-        return run(cfg, progress=False), (tmp_path / batch / "results.jsonl").read_text().splitlines()
-
-    (off, one), (auto, many) = play("off"), play("auto")
-    assert off["batched_this_run"] == 0 and auto["batched_this_run"] == auto["played_this_run"] > 0
-    assert one == many and len(many) > 1
+    check_batched_tournament_results(tmp_path, ["random", "random:seed=3", "random:seed=5", "random:seed=9"], "romme", players)

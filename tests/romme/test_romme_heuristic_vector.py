@@ -14,6 +14,7 @@ from rummy_env.agents.romme.position import Position, passed_kinds, passed_set, 
 from rummy_env.core.game import get_game
 from rummy_env.romme import vector
 from rummy_env.romme.game import DRAW_STOCK, RommeState
+from engine_checks import check_batched_tournament_results
 from romme_positions import inputs, kinds_seen, random_states
 
 ROMME = get_game("romme")
@@ -174,19 +175,7 @@ def test_asked_out_of_order_the_policy_refuses():
 def test_a_heuristic_tournament_played_many_hands_at_once_gives_the_same_results_file(tmp_path, players):
     """``heuristic`` (two settings) against ``random``, batched (``batch=auto``: the array
     policies on the engine) and one game at a time: the same results.jsonl."""
-    from rummy_env.eval.config import TournamentConfig
-    from rummy_env.eval.tournament import run
-
-    members = ["heuristic", "random:seed=3", "heuristic:danger_weight=8,joker_hold=1", "random"]
-
-    def play(batch):
-        cfg = TournamentConfig(agents=members, deals=2, seed=4, game="romme", players_per_table=players,
-                               out=str(tmp_path / batch), batch=batch)
-        return run(cfg, progress=False), (tmp_path / batch / "results.jsonl").read_text().splitlines()
-
-    (off, one), (auto, many) = play("off"), play("auto")
-    assert off["batched_this_run"] == 0 and auto["batched_this_run"] == auto["played_this_run"] > 0
-    assert one == many and len(many) > 1
+    check_batched_tournament_results(tmp_path, ["heuristic", "random:seed=3", "heuristic:danger_weight=8,joker_hold=1", "random"], "romme", players)
 
 
 @needs_compiled

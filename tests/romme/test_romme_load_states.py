@@ -15,7 +15,7 @@ from rummy_env.romme import vector
 from rummy_env.romme.cards import parse_kinds
 from rummy_env.romme.game import COMMIT, DISCARD, PICK, RommeState
 from romme_positions import inputs, kinds_seen, random_states
-from engine_checks import check_load_refusals
+from engine_checks import check_load_refusals, play_on as play_alongside
 
 ROMME = get_game("romme")
 needs_compiled = pytest.mark.skipif(vector.compiled_engine() is None,
@@ -32,38 +32,11 @@ RULES = [
 
 
 def play_on(engine, rows: np.ndarray, states: list, steps: int, seed: int) -> int:
-    """Step the engine's rows and the pure states alike (random legal moves, the lowest
-    legal id now and then: stocks run out), comparing every seat's observation, the mask, the
-    player to move, the rewards and each hand's result; returns the hands that ended."""
-    encoding = ROMME.encoding("flat")
-    rng = np.random.default_rng(seed)
-    live = np.ones(len(states), dtype=bool)
-    ended = 0
-    for _ in range(steps):
-        mask = engine.action_mask()
-        for k in np.flatnonzero(live).tolist():
-            state, row = states[k], rows[k]
-            assert engine.current[row] == state.current_player
-            np.testing.assert_array_equal(mask[row], state.legal_mask())
-        for seat in range(engine.num_players):
-            seen_by = engine.observe(np.full(engine.num_envs, seat))
-            for k in np.flatnonzero(live).tolist():
-                np.testing.assert_array_equal(seen_by[rows[k]], encoding.encode(states[k].information_set(seat),
-                                                                                 states[k].rules))
-        actions = np.where(rng.random(engine.num_envs) < 0.4, np.argmax(mask != 0, axis=1),
-                           engine.random_actions(rng))
-        step = engine.step(actions)
-        for k in np.flatnonzero(live).tolist():
-            states[k].step(int(actions[rows[k]]))
-            assert step.terminated[rows[k]] == states[k].is_over
-            if states[k].is_over:
-                assert step.results[rows[k]] == states[k].result
-                np.testing.assert_array_equal(step.rewards[rows[k]], states[k].result.rewards)
-                live[k] = False
-                ended += 1
-        if not live.any():
-            break
-    return ended
+    """``engine_checks.play_on`` with random legal moves and the lowest legal id now and then
+    (stocks run out); returns the hands that ended."""
+    return play_alongside(engine, rows, states, steps, ROMME.encoding("flat"), np.random.default_rng(seed),
+                          lambda engine, mask, rng: np.where(rng.random(engine.num_envs) < 0.4,
+                                                             np.argmax(mask != 0, axis=1), engine.random_actions(rng)))
 
 
 @needs_compiled
