@@ -5,8 +5,8 @@ observer; in Python it is a few hundred small operations (every card of every sl
 table's slots), the largest part of a step of ``romme_v0.raw_env()``. Here one loop writes
 the same numbers: the information set's cards go in as bytes (kinds are below 256: those
 the state made while building the set, ``game._info_bytes``, so a step does not turn the
-set's tuples into bytes again), the table's slots as the numbers ``game._table_arrays``
-keeps per table, and every offset comes from ``rummy_env.romme.layout`` (compile-time
+set's tuples into bytes again), the table's melds as the numbers ``game._table_arrays``
+keeps per table (``_encode_public``, which the vector engine calls too), and every offset comes from ``rummy_env.romme.layout`` (compile-time
 constants). ``rummy_env.romme.encoding``
 uses it when numba is in use (not switched off with ``RUMMY_ENV_NO_NUMBA=1``) and it
 agrees with the Python encoder on every position of a few random hands
@@ -23,7 +23,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core.compiled import refresh_cache
-from rummy_env.core.cards import NUM_CARDS
+from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme.cards import JOKER
 from rummy_env.romme.game import RommeInformationSet, _info_bytes, _table_arrays
 from rummy_env.romme.layout import (
@@ -88,12 +88,12 @@ def _encode_info(out, position, rules, cards, lens, rest, codes, table, totals, 
     """``_encode_kernel`` of an information set as ``encode_flat`` passes it: ``rest`` the
     pending meld's pairs, then each seat's came-out flag, then each seat's hand size
     (``game._info_bytes``); ``table`` each slot's size, each slot's owner, then the kinds of
-    every meld (``game._table_arrays``)."""
+    every meld (``game._table_arrays``: the kernel reads the owners, the melds from ``codes``)."""
     n = position[1]
     end = len(rest)
     slots = codes.shape[0]
-    _encode_kernel(out, position, rules, cards, lens, rest[:end - 2 * n], table[2 * slots:], table[:slots],
-                   table[slots:2 * slots], codes, rest[end - 2 * n:end - n], rest[end - n:], totals, hands_played)
+    _encode_kernel(out, position, rules, cards, lens, rest[:end - 2 * n], table[slots:2 * slots], codes,
+                   rest[end - 2 * n:end - n], rest[end - n:], totals, hands_played)
 
 
 @numba.njit(cache=True)
@@ -125,19 +125,20 @@ def _add_runs(out, jokers, cards, runs, count):
 
 
 @numba.njit(cache=True)
-def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, table_sizes, table_owners, codes, came_out,
-                   hand_sizes, totals, hands_played):
+def _encode_kernel(out, position, rules, cards, lens, pending, table_owners, codes, came_out, hand_sizes, totals,
+                   hands_played):
     """Write the flat vector into ``out`` (zeros): ``position`` (player, players, dealer,
     phase, the card taken or -1, stock size, turn, turn points, must meld the card taken,
     joker debt, out at the turn's start), ``rules`` (``_rules_numbers``), the cards as kinds
     (hand, pile, public stock, then each seat's known cards and discards: ``lens`` long),
-    the pending meld's (card, kind) pairs, the table (``game._table_arrays``), each seat's
-    came-out flag and hand size, the totals / scale (none outside a table) and the hands
-    played / hands per table (-1: not written)."""
-    p, n, dealer, phase, taken, stock_size, turn, turn_points, must, debt, out_start = position
-    wrap, adjacent, more, max_turns, come_out_points = rules
+    the pending meld's (card, kind) pairs, each table meld's owner and numbers
+    (``game._table_arrays``' codes), each seat's came-out flag and hand size, the totals /
+    scale (none outside a table) and the hands played / hands per table (-1: not written).
+    The card slices here; the rest, which the vector engine writes the same way from its
+    own arrays, in ``_encode_public``."""
+    p, n = position[0], position[1]
     jokers = np.zeros(NUM_CARD_SLICES, np.int64)
-    runs = np.empty((4 + 2 * n + 2 * len(table_sizes), 3), np.int64)  # (slice, start, stop) of the cards' runs
+    runs = np.empty((4 + 2 * n, 3), np.int64)  # (slice, start, stop) of the cards' runs
     # hand, pile, public stock, then the known cards and the discards of each seat (absolute)
     hand, pile, public = lens[0], lens[1], lens[2]
     runs[0, 0], runs[0, 1], runs[0, 2] = HAND, 0, hand
@@ -161,6 +162,27 @@ def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, tabl
             count += 1
         at += lens[3 + n + seat]
     _add_runs(out, jokers, cards, runs, count)
+    _encode_public(out, jokers, position, rules, public > 0, pending, table_owners, codes, came_out, hand_sizes,
+                   totals, hands_played)
+
+
+@numba.njit(cache=True, inline="always")
+def _add(out, s, kind, add):
+    """One card of natural ``kind`` into card slice ``s`` (``_add_runs``' rule)."""
+    at = s * NUM_CARDS + kind
+    out[at] = min(out[at] + add, 1.0)
+
+
+@numba.njit(cache=True)
+def _encode_public(out, jokers, position, rules, public, pending, table_owners, codes, came_out, hand_sizes, totals,
+                   hands_played):
+    """What ``_encode_kernel`` writes after the card slices (``jokers``: the jokers counted
+    per card slice so far; ``public``: the stock's order is public): the pending meld, the
+    table (each meld's cards into ``table`` and its owner's relative ``table_rel``, read
+    from its numbers, ``melds_jit``'s codes; what each slot accepts), the card taken, the
+    joker scalars and the other scalars."""
+    p, n, dealer, phase, taken, stock_size, turn, turn_points, must, debt, out_start = position
+    wrap, adjacent, more, max_turns, come_out_points = rules
     # the pending meld: (card, kind it stands for) pairs (a natural card is its kind); the
     # kind a joker stands for goes to pending_joker_as
     for i in range(0, len(pending), 2):
@@ -170,23 +192,34 @@ def _encode_kernel(out, position, rules, cards, lens, pending, table_cards, tabl
         else:
             out[PENDING * NUM_CARDS + pending[i]] = 1.0
     # the table: each meld's cards, and what each slot accepts
-    at = 0
     lay = np.int64(0)
     swap = np.int64(0)
-    count = 0
-    for slot in range(len(table_sizes)):
-        size = table_sizes[slot]
-        runs[count, 0], runs[count, 1], runs[count, 2] = TABLE, at, at + size
-        runs[count + 1, 0], runs[count + 1, 1], runs[count + 1, 2] = TABLE_REL0 + (table_owners[slot] - p) % n, at, \
-            at + size
-        count += 2
-        at += size
-        takes, _, _, swaps = table_meld_accepts(codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3],
-                                                codes[slot, 4], wrap != 0, adjacent != 0, more != 0)
+    add = _ADD[TABLE]  # (the table_rel slices' too)
+    for slot in range(codes.shape[0]):
+        rel = TABLE_REL0 + (table_owners[slot] - p) % n
+        c0, c1, c2, c3, c4 = codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4]
+        if c0 == 0:  # a set: rank c1, suits mask c2, c3 jokers
+            suits = c2
+            while suits:
+                kind = trailing_zeros(np.uint64(suits)) * NUM_RANKS + c1
+                _add(out, TABLE, kind, add)
+                _add(out, rel, kind, add)
+                suits &= suits - 1
+            jokers[TABLE] += c3
+            jokers[rel] += c3
+        else:  # a run: suit c1, start c2, length c3, joker offsets mask c4
+            for t in range(c3):
+                if (c4 >> t) & 1:
+                    jokers[TABLE] += 1
+                    jokers[rel] += 1
+                else:
+                    kind = c1 * NUM_RANKS + (c2 + t) % NUM_RANKS
+                    _add(out, TABLE, kind, add)
+                    _add(out, rel, kind, add)
+        takes, _, _, swaps = table_meld_accepts(c0, c1, c2, c3, c4, wrap != 0, adjacent != 0, more != 0)
         _put_mask(out, SLOT_0 + slot, takes)
         lay |= takes
         swap |= swaps
-    _add_runs(out, jokers, table_cards, runs, count)
     _put_mask(out, LAYOFF_TARGETS, lay)
     _put_mask(out, SWAP_TARGETS, swap)
     if taken == JOKER:

@@ -6,11 +6,14 @@ every game once: ``deal_games`` (explicit deal orders, as ``RommeState.from_deck
 them), ``apply_actions`` (draws, the pending meld card by card, commits, lay-offs, joker
 swaps, discards, going out, the stock turned over, stalemates), ``legal_moves`` (the mask
 and the legal ids in increasing order) and ``observe_flat`` (the ``flat`` observation of
-any seat). The legal actions and the observation are the game's own compiled kernels
+any seat). The legal actions are the game's own compiled kernels
 (``rummy_env.romme.legal_jit``'s ``_draw_into`` and ``_play_into``, which read the hand's
-kind counts from the mask's scratch, so the engine writes them there from its own counts;
-``rummy_env.romme.encoding_jit``'s ``_encode_kernel``), called per game; the meld being
-committed is read by the solver's ``_completions`` as the game reads it. The mask and the
+kind counts from the mask's scratch, so the engine writes them there from its own counts),
+called per game; the meld being committed is read by the solver's ``_completions`` as the
+game reads it. The observation's card slices are written straight from the engine's
+counts (the game's writer takes the information set's cards one by one: spreading the
+counts into cards and adding them back was 40% of an observation), the rest by the game's
+own writer (``rummy_env.romme.encoding_jit._encode_public``). The mask and the
 observation arrays are made uninitialised and each game's row is zeroed just before it
 is written (then in cache), not the whole array first.
 
@@ -44,12 +47,14 @@ from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.romme import legal_jit as L
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, NUM_KINDS
-from rummy_env.romme.encoding_jit import _encode_kernel
+from rummy_env.romme.encoding_jit import _ADD, _encode_public
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
 )
+from rummy_env.romme.layout import (
+    DISCARD_PILE, DISCARD_TOP, DISCARDED_REL1, HAND, KNOWN_REL1, NUM_CARD_SLICES, PUBLIC_STOCK,
+)
 from rummy_env.romme.melds_jit import _popcount, _run_legal
-from rummy_env.romme.rules import MAX_PLAYERS
 
 # the columns of ``st``: the player to move, the dealer, the phase, turns played, turnovers,
 # whether the stock's order is public, points / melds / a run committed this turn before
@@ -75,7 +80,6 @@ _PLAIN, _THE_TAKEN, _THE_SWAPPED = 0, 1, 2
 G_TAKE_MELD, G_FLIP, G_MAX_TURNS, G_MULTIPLIER, G_NEVER_OUT_DOUBLE, G_EXTRA_CARD, G_CARDS = range(7)
 
 _DRAW, _PLAY, _OVER = int(Phase.DRAW), int(Phase.PLAY), int(Phase.OVER)
-_CARDS_ROOM = 2048  # an observation's cards (hand, pile, public stock, known and discards per seat), as kinds
 _NO_TOTALS = np.zeros(0, np.float64)
 
 
@@ -450,59 +454,67 @@ def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_r
 
 
 @numba.njit(cache=True)
-def _kinds(counts, cap, joker_cap, out, at):
-    """The kinds of ``counts`` into ``out`` from ``at``, each natural kind at most ``cap``
-    times and the joker ``joker_cap`` times (more would write the same observation);
-    returns the end."""
+def _add_counts(out, jokers, s, counts):
+    """The cards of kind ``counts`` into card slice ``s`` of ``out`` (zeros there), as
+    ``encoding_jit._add_runs`` adds them one by one: a natural kind's entry is its count /
+    the slice's scale, capped at 1 (exact: the scales are 1 and 2), its jokers counted."""
+    add = _ADD[s]
+    at = s * NUM_CARDS
     for k in range(NUM_CARDS):
-        for _ in range(min(counts[k], cap)):
-            out[at] = k
-            at += 1
-    for _ in range(min(counts[JOKER], joker_cap)):
-        out[at] = JOKER
-        at += 1
-    return at
+        c = counts[k]
+        if c:
+            out[at + k] = min(c * add, 1.0)
+    jokers[s] += counts[JOKER]
+
+
+@numba.njit(cache=True)
+def _add_kinds(out, jokers, s, kinds, length):
+    """The first ``length`` cards of ``kinds`` (the pile, the public stock) into card slice
+    ``s`` (``encoding_jit._add_runs``' rule)."""
+    add = _ADD[s]
+    for j in range(length):
+        kind = kinds[j]
+        if kind == JOKER:
+            jokers[s] += 1
+        else:
+            at = s * NUM_CARDS + kind
+            out[at] = min(out[at] + add, 1.0)
 
 
 @numba.njit(cache=True)
 def observe_flat(players, num_players, st, hands, known, discarded, came_out, sizes, stock, pile, codes, owners,
                  rules_numbers, out):
     """The ``flat`` observation of seat ``players[i]`` in each game into ``out`` (any values),
-    written by the game's compiled writer (``encoding_jit._encode_kernel``) from the kinds
-    that seat's information set holds (single hands: no table totals)."""
+    as the game's compiled writer (``encoding_jit._encode_kernel``) writes that seat's
+    information set (single hands: no table totals): the card slices straight from the
+    engine's kind counts and kinds, then the rest by the writer's own ``_encode_public``."""
     n = num_players
-    cards = np.empty(_CARDS_ROOM, np.uint8)
-    lens = np.zeros(3 + 2 * MAX_PLAYERS, np.int64)
+    jokers = np.zeros(NUM_CARD_SLICES, np.int64)
     pending = np.empty(4 * NUM_CARDS, np.uint8)
-    table_cards = np.empty(128, np.uint8)
-    table_sizes = np.empty(MAX_TABLE_MELDS, np.uint8)
     width = out.shape[1]
     for i in range(players.shape[0]):
+        row = out[i]
         for a in range(width):  # zeroed here, a row at a time: the row is then in cache for the writer
-            out[i, a] = 0.0
+            row[a] = 0.0
+        jokers[:] = 0
         q = players[i]
-        at = _kinds(hands[i, q], 2, 6, cards, 0)
-        lens[0] = at
+        _add_counts(row, jokers, HAND, hands[i, q])
         pl = st[i, PILE_LEN]
-        for j in range(pl):
-            cards[at + j] = pile[i, j]
-        at += pl
-        lens[1] = pl
-        lens[2] = 0
-        if st[i, PUBLIC]:
-            sl = st[i, STOCK_LEN]
-            for j in range(sl):
-                cards[at + j] = stock[i, j]
-            at += sl
-            lens[2] = sl
+        _add_kinds(row, jokers, DISCARD_PILE, pile[i], pl)
+        if pl:
+            top = pile[i, pl - 1]
+            if top == JOKER:
+                jokers[DISCARD_TOP] += 1
+            else:
+                row[DISCARD_TOP * NUM_CARDS + top] = 1.0
+        public = st[i, PUBLIC] != 0 and st[i, STOCK_LEN] > 0
+        if public:
+            _add_kinds(row, jokers, PUBLIC_STOCK, stock[i], st[i, STOCK_LEN])
         for seat in range(n):
-            end = _kinds(known[i, seat], 2, 6, cards, at)
-            lens[3 + seat] = end - at
-            at = end
-        for seat in range(n):
-            end = _kinds(discarded[i, seat], 2, 6, cards, at)
-            lens[3 + n + seat] = end - at
-            at = end
+            k = (seat - q) % n
+            if k > 0:
+                _add_counts(row, jokers, KNOWN_REL1 + k - 1, known[i, seat])
+                _add_counts(row, jokers, DISCARDED_REL1 + k - 1, discarded[i, seat])
         npend = 0
         natm, jokm = st[i, NATM], st[i, JOKM]
         for k in range(NUM_CARDS):
@@ -513,31 +525,10 @@ def observe_flat(players, num_players, st, hands, known, discarded, came_out, si
                 pending[npend], pending[npend + 1] = JOKER, k
                 npend += 2
         num = st[i, NUM_TABLE]
-        tc = 0
-        for slot in range(num):
-            c = codes[i, slot]
-            start = tc
-            if c[0] == 0:
-                for s in range(4):
-                    if (c[2] >> s) & 1:
-                        table_cards[tc] = s * NUM_RANKS + c[1]
-                        tc += 1
-                for _ in range(c[3]):
-                    table_cards[tc] = JOKER
-                    tc += 1
-            else:
-                for t in range(c[3]):
-                    table_cards[tc] = JOKER if (c[4] >> t) & 1 else c[1] * NUM_RANKS + (c[2] + t) % NUM_RANKS
-                    tc += 1
-            table_sizes[slot] = tc - start
-        taken = st[i, TAKEN]
-        position = (np.int64(q), np.int64(n), st[i, DEALER], st[i, PHASE], taken, st[i, STOCK_LEN], st[i, TURN],
+        position = (np.int64(q), np.int64(n), st[i, DEALER], st[i, PHASE], st[i, TAKEN], st[i, STOCK_LEN], st[i, TURN],
                     st[i, POINTS], st[i, MUST] != 0, st[i, DEBT] != 0, st[i, OUT_START] != 0)
-        _encode_kernel(out[i], position, rules_numbers, cards[:at],
-                       (lens[0], lens[1], lens[2], lens[3], lens[4], lens[5], lens[6], lens[7], lens[8], lens[9],
-                        lens[10], lens[11], lens[12], lens[13], lens[14]),
-                       pending[:npend], table_cards[:tc], table_sizes[:num], owners[i, :num], codes[i, :num],
-                       came_out[i, :n], sizes[i, :n], _NO_TOTALS, -1.0)
+        _encode_public(row, jokers, position, rules_numbers, public, pending[:npend], owners[i, :num],
+                       codes[i, :num], came_out[i, :n], sizes[i, :n], _NO_TOTALS, -1.0)
 
 
 @numba.njit(cache=True)
