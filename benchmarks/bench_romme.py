@@ -7,8 +7,10 @@ the same rounds is printed beside it) and on ``romme_v0.env()``; and the pure ga
 (``RommeState``: legal actions + step, no observation). A step is one decision (a card put
 into the pending meld is one, as is the commit). And the observation alone: ``encodes/s``
 of the ``flat`` encoder over the information sets (of the player to move) met in a few
-random hands. And reading a mask of those hands into its legal ids, by the loop's
-``np.flatnonzero`` and by ``agents.legal_actions``, as agents read it (``reads/s``).
+random hands. And reading a mask of those hands into its legal ids (``reads/s``): by
+``np.flatnonzero`` of the plain int8 array, by the loop's ``np.flatnonzero`` of the mask as
+the env hands it out (``rummy_env.core.masks.ActionMask``) and by ``agents.legal_actions``,
+as agents read it.
 
     python benchmarks/bench_romme.py [--seconds 5] [--repeats 3] [--players 2,4,6] [--profile 4] [--split 4]
                                      [--cpu-time]
@@ -40,6 +42,7 @@ from common import aec_rate, best_of_rounds, machine, state_rate  # noqa: E402
 
 from rummy_env import gin_rummy_v0, romme_v0  # noqa: E402
 from rummy_env.agents import legal_actions  # noqa: E402
+from rummy_env.core.masks import env_mask  # noqa: E402
 from rummy_env.romme import encoding  # noqa: E402
 from rummy_env.romme.game import RommeState  # noqa: E402
 
@@ -66,19 +69,21 @@ def encode_rate(n: int, seconds: float, repeats: int, clock: Callable[[], float]
 
 
 def mask_read_rates(n: int, seconds: float, repeats: int,
-                    clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+                    clock: Callable[[], float] = time.perf_counter) -> tuple[float, float, float]:
     """Masks read into legal ids a second over the masks of 4 random hands (best round): by
-    ``np.flatnonzero`` of the int8 mask (the benchmark loop's way) and by
-    ``agents.legal_actions`` (``rummy_env.core.masks.mask_ids``), as agents read them."""
+    ``np.flatnonzero`` of the plain int8 array, by ``np.flatnonzero`` of the mask as the env
+    hands it out (``env_mask``: the benchmark loop's way) and by ``agents.legal_actions``
+    (``rummy_env.core.masks.mask_ids``), as agents read them."""
     rng = np.random.default_rng(0)
     masks = []
     for seed in range(4):
         s = RommeState.new_hand(n, seed=seed)
         while not s.is_over:
-            masks.append({"action_mask": s.legal_mask()})
+            masks.append({"action_mask": env_mask(s.legal_mask())})
             s.step(int(rng.choice(s.legal_actions())))
     rates = []
-    for read in (lambda obs: np.flatnonzero(obs["action_mask"]), legal_actions):
+    for read in (lambda obs: np.flatnonzero(np.asarray(obs["action_mask"])),
+                 lambda obs: np.flatnonzero(obs["action_mask"]), legal_actions):
         best = 0.0
         for _ in range(repeats):
             done, start = 0, clock()
@@ -88,7 +93,7 @@ def mask_read_rates(n: int, seconds: float, repeats: int,
                 done += len(masks)
             best = max(best, done / (clock() - start))
         rates.append(best)
-    return rates[0], rates[1]
+    return rates[0], rates[1], rates[2]
 
 
 def play_rates(sizes: list[int], seconds: float, repeats: int,
@@ -251,8 +256,9 @@ def main() -> None:
         print(f"RommeState, {n} players (pure game)            {best[('game', n)]:>10,.0f} steps/s")
         encodes = encode_rate(n, args.seconds, args.repeats, clock)
         print(f"flat observation, {n} players                  {encodes:>10,.0f} encodes/s")
-        plain, agents_way = mask_read_rates(n, args.seconds / 4, args.repeats, clock)
-        print(f"legal ids of a mask, {n} players: np.flatnonzero {plain:>10,.0f} reads/s, agents.legal_actions "
+        plain, envs, agents_way = mask_read_rates(n, args.seconds / 4, args.repeats, clock)
+        print(f"legal ids of a mask, {n} players: np.flatnonzero of the int8 array {plain:>10,.0f} reads/s, "
+              f"of the env's mask {envs:,.0f} reads/s ({envs / plain:.1f}x), agents.legal_actions "
               f"{agents_way:,.0f} reads/s ({agents_way / plain:.1f}x)")
     if args.profile:
         profile(args.profile, args.seconds)

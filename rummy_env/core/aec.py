@@ -23,6 +23,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rummy_env.core.encoding import observation_space
 from rummy_env.core.game import Encoding, Game, IllegalActionError
+from rummy_env.core.masks import env_mask
 from rummy_env.core.render import text_to_rgb
 from rummy_env.core.state import card_ids
 
@@ -171,7 +172,7 @@ class CardGameEnv(AECEnv, ABC):
         }
         self.state_space = spaces.Box(0.0, 1.0, (game.state_size,), dtype=np.float32)
         self._rng = np.random.default_rng()
-        self._no_moves = np.zeros(num_actions, dtype=np.int8)
+        self._no_moves = env_mask(np.zeros(num_actions, dtype=np.int8))
         self.game: Any = None
         self.match: Any = None
 
@@ -241,7 +242,7 @@ class CardGameEnv(AECEnv, ABC):
         obs = self._encoder.encode(game.information_set(seat), self.rules,
                                    None if self.match is None else self._scores())
         if not game.is_over and game.current_player == seat and not self.terminations[agent]:
-            mask = game.legal_mask()
+            mask = env_mask(game.legal_mask())
         else:
             mask = self._no_moves.copy()
         return {"observation": obs, "action_mask": mask}

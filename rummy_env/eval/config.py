@@ -74,9 +74,9 @@ class TournamentConfig:
     batch: str = "auto"
     """'auto': play the games of a pair or table thousands at once on the game's batch engine
     when the game has one (Gin Rummy: its random, simple, heuristic:knock=turn and ppo; Basic
-    Rummy: its random and heuristic; Rommé: its random), the games are single hands (mode 'hands') and every
-    agent at the table has an array version; every other game one at a time. 'off': every
-    game one at a time. The results are the same either way."""
+    Rummy: its random and heuristic; Rommé: its random and heuristic), the games are single
+    hands (mode 'hands') and every agent at the table has an array version; every other game
+    one at a time. 'off': every game one at a time. The results are the same either way."""
 
     def __post_init__(self) -> None:
         self.check_types()

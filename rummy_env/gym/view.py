@@ -63,7 +63,7 @@ from gymnasium import spaces
 from rummy_env.core.aec import POINTS_SCALE, REWARDS
 from rummy_env.core.encoding import observation_space
 from rummy_env.core.game import Encoding, Game, GameState, IllegalActionError, get_game
-from rummy_env.core.masks import mask_ids
+from rummy_env.core.masks import env_mask, mask_ids
 from rummy_env.core.render import text_to_rgb
 
 Opponent = Union[str, Any, Callable[[np.ndarray, np.ndarray], int]]  # "random", a spec, an Agent or a callable
@@ -201,7 +201,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         assert self.game is not None
-        info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
+        info: dict[str, Any] = {"action_mask": env_mask(self.action_masks().astype(np.int8)), "seat": self.seat}
         if self.game.result is not None:
             info["hand_result"] = self.game.result.to_dict()
         return info

@@ -16,6 +16,7 @@ from pettingzoo.test import seed_test
 from conftest import assert_seats_see_nothing_hidden, run_api_test
 from rummy_env import agents
 from rummy_env.core.game import IllegalActionError, games, get_game
+from rummy_env.core.masks import WIDE_MASK, ActionMask
 from rummy_env.eval.games import TableGame, play_game, replay_hand
 
 CASES = [(name, n) for name in games() for n in range(get_game(name).min_players, get_game(name).max_players + 1)]
@@ -447,3 +448,26 @@ def test_search_agent_plays_legal_moves(name, n):
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)
     assert searched == 4 or env.game.is_over
+
+
+@pytest.mark.parametrize("name", games())
+def test_the_envs_masks_are_int8_in_their_space_and_wide_ones_are_action_masks(name):
+    """Every game's env hands out int8 masks its space contains, that Gymnasium's masked
+    sample reads; from ``WIDE_MASK`` actions on as ``ActionMask``s, whose entries numpy
+    finds as in the plain array (``tests/core/test_masks.py`` checks every byte value)."""
+    env = get_game(name).raw_env()
+    env.reset(seed=3)
+    for agent in env.agents:
+        env.action_space(agent).seed(3)
+    for _ in range(20):
+        for agent in env.agents:
+            mask = env.observe(agent)["action_mask"]
+            assert mask.dtype == np.int8 and env.observation_space(agent)["action_mask"].contains(mask)
+            assert isinstance(mask, ActionMask) == (mask.shape[0] >= WIDE_MASK)
+            assert np.flatnonzero(mask).tolist() == np.flatnonzero(np.asarray(mask)).tolist()
+        obs = env.observe(env.agent_selection)
+        action = env.action_space(env.agent_selection).sample(mask=obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(int(action))
+        if env.game.is_over:
+            break

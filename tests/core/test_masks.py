@@ -1,11 +1,13 @@
 """``mask_ids``: the ids of a mask's nonzero entries, read fast from one-byte masks, must be
 exactly ``np.flatnonzero``'s for every dtype and every byte value."""
 
+import pickle
+
 import numpy as np
 import pytest
 
 from rummy_env.agents import legal_actions
-from rummy_env.core.masks import mask_id_rows, mask_ids
+from rummy_env.core.masks import WIDE_MASK, ActionMask, mask_id_rows, mask_ids
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int64, np.float32])
@@ -52,3 +54,21 @@ def test_mask_id_rows_lists_each_rows_ids_padded():
         want = np.flatnonzero(row).tolist()
         assert ids.tolist() == want + [-1] * (rows.shape[1] - len(want))
     assert mask_id_rows(np.zeros((2, 9), dtype=bool)).tolist() == [[-1], [-1]]
+
+
+def test_an_action_mask_finds_exactly_numpys_entries_and_is_plain_int8_otherwise():
+    rng = np.random.default_rng(11)
+    raw = rng.integers(-128, 128, (2, 5776)).astype(np.int8)
+    raw[rng.random(raw.shape) < 0.9] = 0
+    for plain in (raw[0], raw, raw[:, ::3], np.zeros(5776, np.int8)):
+        mask = plain.view(ActionMask)
+        assert np.flatnonzero(mask).tolist() == np.flatnonzero(plain).tolist()
+        for got, want in zip(np.nonzero(mask), np.nonzero(plain)):
+            assert got.tolist() == want.tolist()
+    mask = raw[0].view(ActionMask)
+    # arithmetic, comparisons and conversions give plain arrays; the values are the int8 ones
+    for derived in (mask == 1, mask * 2, mask.astype(np.float32) + 0, np.asarray(mask)):
+        assert type(derived) is np.ndarray
+    assert (mask * 2).dtype == np.int8 and mask.sum() == raw[0].astype(np.int64).sum()
+    assert pickle.loads(pickle.dumps(mask)).tolist() == raw[0].tolist()
+
