@@ -6,12 +6,12 @@ table's slots), the largest part of a step of ``romme_v0.raw_env()``. Here one l
 the same numbers: the information set's cards go in as bytes (kinds are below 256: those
 the state made while building the set, ``game._info_bytes``, so a step does not turn the
 set's tuples into bytes again), the table's melds as the numbers ``game._table_arrays``
-keeps per table (``_encode_public``, which the vector engine calls too), and every offset comes from ``rummy_env.romme.layout`` (compile-time
-constants). ``rummy_env.romme.encoding``
-uses it when numba is in use (not switched off with ``RUMMY_ENV_NO_NUMBA=1``) and it
-agrees with the Python encoder on every position of a few random hands
-(``core.encoding.CompiledEncoder``); otherwise it keeps the Python encoder. Tests compare
-the two over many positions, table sizes and rule options.
+keeps per table (read by ``_encode_public``, which the vector engine calls too), and every
+offset comes from ``rummy_env.romme.layout`` (compile-time constants).
+``rummy_env.romme.encoding`` uses it when numba is in use (not switched off with
+``RUMMY_ENV_NO_NUMBA=1``) and it agrees with the Python encoder on every position of a few
+random hands (``core.encoding.CompiledEncoder``); otherwise it keeps the Python encoder.
+Tests compare the two over many positions, table sizes and rule options.
 """
 
 from __future__ import annotations

@@ -455,7 +455,7 @@ def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_r
 
 @numba.njit(cache=True)
 def _add_counts(out, jokers, s, counts):
-    """The cards of kind ``counts`` into card slice ``s`` of ``out`` (zeros there), as
+    """The cards of the kind counts ``counts`` into card slice ``s`` of ``out`` (zeros there), as
     ``encoding_jit._add_runs`` adds them one by one: a natural kind's entry is its count /
     the slice's scale, capped at 1 (exact: the scales are 1 and 2), its jokers counted."""
     add = _ADD[s]
