@@ -105,23 +105,35 @@ def _put_mask(out, s, mask):
         mask &= mask - 1
 
 
+@numba.njit(cache=True, inline="always")
+def _add(out, s, kind, add):
+    """One card of natural ``kind`` into card slice ``s``: ``add`` (1 / the slice's scale)
+    added to its entry, capped at 1."""
+    at = s * NUM_CARDS + kind
+    out[at] = min(out[at] + add, 1.0)
+
+
+@numba.njit(cache=True, inline="always")
+def _add_cards(out, jokers, s, cards, start, stop):
+    """The cards ``cards[start:stop]`` (kinds) into card slice ``s``: each adds 1 / the
+    slice's scale to its kind's entry, capped at 1 (``_add``); a joker counts for the
+    slice's joker scalar (``jokers[s]``). Inlined where it is called: a call passing arrays
+    costs about as much as a run of cards (its arrays' reference counts)."""
+    add = _ADD[s]
+    for i in range(start, stop):
+        kind = cards[i]
+        if kind == JOKER:
+            jokers[s] += 1
+        else:
+            _add(out, s, kind, add)
+
+
 @numba.njit(cache=True)
 def _add_runs(out, jokers, cards, runs, count):
     """The cards of each run ``runs[r] = (slice, start, stop)`` (r < ``count``) of
-    ``cards`` (kinds) into its card slice: each adds 1 / the slice's scale to its kind's
-    entry, capped at 1; a joker counts for the slice's joker scalar. One call for all the
-    runs of an array: each call passing arrays costs about as much as a run of cards
-    (its arrays' reference counts)."""
+    ``cards`` (kinds) into its card slice (``_add_cards``)."""
     for r in range(count):
-        s = runs[r, 0]
-        add = _ADD[s]
-        for i in range(runs[r, 1], runs[r, 2]):
-            kind = cards[i]
-            if kind == JOKER:
-                jokers[s] += 1
-            else:
-                at = s * NUM_CARDS + kind
-                out[at] = min(out[at] + add, 1.0)
+        _add_cards(out, jokers, runs[r, 0], cards, runs[r, 1], runs[r, 2])
 
 
 @numba.njit(cache=True)
@@ -164,13 +176,6 @@ def _encode_kernel(out, position, rules, cards, lens, pending, table_owners, cod
     _add_runs(out, jokers, cards, runs, count)
     _encode_public(out, jokers, position, rules, public > 0, pending, table_owners, codes, came_out, hand_sizes,
                    totals, hands_played)
-
-
-@numba.njit(cache=True, inline="always")
-def _add(out, s, kind, add):
-    """One card of natural ``kind`` into card slice ``s`` (``_add_runs``' rule)."""
-    at = s * NUM_CARDS + kind
-    out[at] = min(out[at] + add, 1.0)
 
 
 @numba.njit(cache=True)

@@ -47,7 +47,7 @@ from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.romme import legal_jit as L
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, NUM_KINDS
-from rummy_env.romme.encoding_jit import _ADD, _encode_public
+from rummy_env.romme.encoding_jit import _ADD, _add_cards, _encode_public
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
 )
@@ -456,7 +456,7 @@ def _end_turn(i, p, num_players, st, hands, came_out, stock, pile, codes, game_r
 @numba.njit(cache=True)
 def _add_counts(out, jokers, s, counts):
     """The cards of the kind counts ``counts`` into card slice ``s`` of ``out`` (zeros there), as
-    ``encoding_jit._add_runs`` adds them one by one: a natural kind's entry is its count /
+    ``encoding_jit._add_cards`` adds them one by one: a natural kind's entry is its count /
     the slice's scale, capped at 1 (exact: the scales are 1 and 2), its jokers counted."""
     add = _ADD[s]
     at = s * NUM_CARDS
@@ -465,20 +465,6 @@ def _add_counts(out, jokers, s, counts):
         if c:
             out[at + k] = min(c * add, 1.0)
     jokers[s] += counts[JOKER]
-
-
-@numba.njit(cache=True)
-def _add_kinds(out, jokers, s, kinds, length):
-    """The first ``length`` cards of ``kinds`` (the pile, the public stock) into card slice
-    ``s`` (``encoding_jit._add_runs``' rule)."""
-    add = _ADD[s]
-    for j in range(length):
-        kind = kinds[j]
-        if kind == JOKER:
-            jokers[s] += 1
-        else:
-            at = s * NUM_CARDS + kind
-            out[at] = min(out[at] + add, 1.0)
 
 
 @numba.njit(cache=True)
@@ -500,7 +486,7 @@ def observe_flat(players, num_players, st, hands, known, discarded, came_out, si
         q = players[i]
         _add_counts(row, jokers, HAND, hands[i, q])
         pl = st[i, PILE_LEN]
-        _add_kinds(row, jokers, DISCARD_PILE, pile[i], pl)
+        _add_cards(row, jokers, DISCARD_PILE, pile[i], 0, pl)
         if pl:
             top = pile[i, pl - 1]
             if top == JOKER:
@@ -509,7 +495,7 @@ def observe_flat(players, num_players, st, hands, known, discarded, came_out, si
                 row[DISCARD_TOP * NUM_CARDS + top] = 1.0
         public = st[i, PUBLIC] != 0 and st[i, STOCK_LEN] > 0
         if public:
-            _add_kinds(row, jokers, PUBLIC_STOCK, stock[i], st[i, STOCK_LEN])
+            _add_cards(row, jokers, PUBLIC_STOCK, stock[i], 0, st[i, STOCK_LEN])
         for seat in range(n):
             k = (seat - q) % n
             if k > 0:
