@@ -12,6 +12,8 @@ instead of 9.8 a mask, more than the rest of a random agent's move. The envs' ow
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -50,11 +52,14 @@ class ActionMask(np.ndarray):
     and so ``np.nonzero`` and ``np.flatnonzero``, give exactly the entries numpy gives for
     the int8 array (any nonzero byte counts, ``_as_bools``), 4.5x faster over Rommé's 5,776
     actions. In every other way the int8 ndarray it views (dtype, shape, space membership,
-    ``torch.as_tensor``, pickling); arithmetic and comparisons on it give plain arrays, so
-    the subclass stays with the masks the envs hand out. ``env_mask`` makes one."""
+    ``torch.as_tensor``, pickling); arithmetic, comparisons and ``astype`` on it give plain
+    arrays, so the subclass stays with the masks the envs hand out. ``env_mask`` makes one."""
 
     def nonzero(self) -> tuple[np.ndarray, ...]:
         return _as_bools(self.view(np.ndarray)).nonzero()
+
+    def astype(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        return self.view(np.ndarray).astype(*args, **kwargs)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         if return_scalar:

@@ -66,8 +66,9 @@ def test_an_action_mask_finds_exactly_numpys_entries_and_is_plain_int8_otherwise
         for got, want in zip(np.nonzero(mask), np.nonzero(plain)):
             assert got.tolist() == want.tolist()
     mask = raw[0].view(ActionMask)
-    # arithmetic, comparisons and conversions give plain arrays; the values are the int8 ones
-    for derived in (mask == 1, mask * 2, mask.astype(np.float32) + 0, np.asarray(mask)):
+    # arithmetic, comparisons, conversions and stacks give plain arrays; the values are the int8 ones
+    for derived in (mask == 1, mask * 2, mask.astype(np.float32), mask.astype(bool), np.asarray(mask),
+                    np.stack([mask, mask])):
         assert type(derived) is np.ndarray
     assert (mask * 2).dtype == np.int8 and mask.sum() == raw[0].astype(np.int64).sum()
     assert pickle.loads(pickle.dumps(mask)).tolist() == raw[0].tolist()
