@@ -8,8 +8,9 @@ None), and every file it reads is read with ``torch.load(..., weights_only=True)
 refuses anything else.
 
 A file written by an older version, or by other code, that holds other objects is refused
-with a message naming the file and the one command that rewrites a file the user trusts as
-plain data: ``rummy convert-policy FILE`` (``rummy_env.train.convert``).
+with a message naming the file and the one command that rewrites it as plain data where it
+can (NumPy values, paths, a 0.2 Gin checkpoint's games), itself running nothing the file
+names: ``rummy convert-policy FILE`` (``rummy_env.train.convert``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 
 from rummy_env.core.files import write_atomically
 
-CONVERT = "rummy convert-policy"  # the command that rewrites a trusted old file as plain data
+CONVERT = "rummy convert-policy"  # the command that rewrites an old file as plain data
 
 
 class UnsafeFileError(ValueError):
@@ -32,9 +33,9 @@ class UnsafeFileError(ValueError):
 
 
 def convert_hint(path: Union[str, Path]) -> str:
-    """What to do about a file that needs full unpickling: the command, and when to use it."""
-    return (f"if you trust this file (it could run code when unpickled), rewrite it once as plain data: "
-            f"{CONVERT} {str(path)!r}")
+    """What to do about a file that needs full unpickling: the command, and what it converts."""
+    return (f"if it holds NumPy values, paths or the games of a rummy-env 0.2 Gin checkpoint, rewrite it once as "
+            f"plain data (nothing in the file is run): {CONVERT} {str(path)!r}")
 
 
 def load(path: Union[str, Path], what: str = "policy file") -> Any:

@@ -7,9 +7,10 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    cv = sub.add_parser("convert-policy", help="rewrite a policy file or training checkpoint that you trust (an older "
-                        "format holding pickled objects) as plain data, e.g. rummy convert-policy runs/X/checkpoint.pt")
-    cv.add_argument("file", help="the .pt file; unpickling it can run code, so only a file you trust")
+    cv = sub.add_parser("convert-policy", help="rewrite a policy file or training checkpoint of an older format "
+                        "(NumPy values, paths, a 0.2 Gin checkpoint's pickled games) as plain data, running nothing "
+                        "the file names, e.g. rummy convert-policy runs/X/checkpoint.pt")
+    cv.add_argument("file", help="the .pt file (any other object in it is refused by name, never run)")
     cv.add_argument("--out", help="where to write the converted file (default: in place, the original kept as "
                     "FILE.pickled)")
     cv.set_defaults(func=_convert)

@@ -152,3 +152,26 @@ def test_convert_policy_names_a_missing_file_in_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "rummy_env.cli", "convert-policy", str(tmp_path / "nope.pt")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "nope.pt" in out.stderr
+
+
+def test_convert_policy_runs_nothing_a_hostile_file_names_and_refuses_it_by_name(tmp_path, capsys):
+    from hostile_files import MarkerPayload
+
+    from rummy_env.train.convert import convert
+
+    # a file whose own pickle would run a command: refused, the global named, nothing written
+    path, marker = hostile_policy(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"holds the global (posix|os)\.system, which rummy convert-policy does not"):
+        convert(path)
+    assert main(["convert-policy", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "system" in err and str(path) in err
+    # a 0.2 checkpoint whose pickled games would run a command: read as inert records, refused
+    games = tmp_path / "games.pt"
+    torch.save({"format": "rummy-env-ppo-checkpoint-v1", "games": pickle.dumps([{"env": MarkerPayload(marker)}])},
+               games)
+    with pytest.raises(ValueError, match="its games are not the Gin engines a 0.2 checkpoint holds"):
+        convert(games)
+    assert not marker.exists() and path.read_bytes() == before
+    assert not (tmp_path / "evil.pt.pickled").exists() and not (tmp_path / "games.pt.pickled").exists()

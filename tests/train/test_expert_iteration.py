@@ -32,7 +32,7 @@ def _kill_at(step: str, when: int):
 def _state(path):
     import torch
 
-    return torch.load(path, weights_only=False)["state_dict"]
+    return torch.load(path, weights_only=True)["state_dict"]
 
 
 def test_a_killed_run_continues_without_losing_or_repeating_work(tmp_path):

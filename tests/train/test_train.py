@@ -507,7 +507,7 @@ def test_policy_files_keep_whether_the_network_reads_advice(tmp_path):
     obs, mask = torch.rand(2, net.obs_size), torch.ones(2, net.num_actions, dtype=torch.bool)
     torch.testing.assert_close(loaded(obs, mask)[0], net.eval()(obs, mask)[0])
     # a file from before advice existed has no such key: a network without advice
-    payload = torch.load(path, weights_only=False)
+    payload = torch.load(path, weights_only=True)
     old = PolicyNet((8,), 4)
     payload.update(obs_size=old.obs_size, state_dict=old.state_dict())
     del payload["advice"]
