@@ -143,11 +143,14 @@ def _read(path: Path) -> Any:
             return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         named = re.search(r"GLOBAL ([\w.]+)", str(exc))
-        what = f"the global {named.group(1)}" if named else "an object"
-        raise ValueError(f"{str(path)!r} holds {what}, which rummy convert-policy does not read: it reads tensors, "
-                         "plain data, NumPy arrays, scalars and paths, and the games of a 0.2 Gin checkpoint") from None
-    except Exception as exc:
-        raise ValueError(f"{str(path)!r} is not a readable torch file ({type(exc).__name__}: {exc})") from None
+        if named:
+            raise ValueError(f"{str(path)!r} holds the global {named.group(1)}, which rummy convert-policy does not "
+                             "read: it reads tensors, plain data, NumPy arrays, scalars and paths, and the games of a "
+                             "0.2 Gin checkpoint") from None
+        raise ValueError(f"{str(path)!r} is not a readable torch file (not a pickle of tensors and data)") from None
+    except Exception as exc:  # truncated, not a torch file, ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise ValueError(f"{str(path)!r} is not a readable torch file ({type(exc).__name__}: {first})") from None
 
 
 def convert(path: Union[str, Path], out: Optional[Union[str, Path]] = None) -> Path:

@@ -175,3 +175,7 @@ def test_convert_policy_runs_nothing_a_hostile_file_names_and_refuses_it_by_name
         convert(games)
     assert not marker.exists() and path.read_bytes() == before
     assert not (tmp_path / "evil.pt.pickled").exists() and not (tmp_path / "games.pt.pickled").exists()
+    # and a file that is no torch file at all is named as such
+    (tmp_path / "junk.pt").write_bytes(b"not a torch file")
+    with pytest.raises(ValueError, match="junk.pt' is not a readable torch file"):
+        convert(tmp_path / "junk.pt")
