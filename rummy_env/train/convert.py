@@ -89,25 +89,14 @@ class _GamesUnpickler(pickle.Unpickler):
 
 def _worker_state(old: Any) -> dict[str, Any]:
     """A rollout worker as 0.2 pickled it (a dict holding its engine, read as a ``Stored``
-    record of ``VectorGinRummy``, and its generator) as plain data
-    (``rummy_env.train.rollout.RolloutWorker.state``): the engine's snapshot is its arrays
-    and generator read from the record (``VectorGinRummy.snapshot``'s fields)."""
-    from rummy_env.gin.vector import VectorGinRummy
+    record, and its generator) as plain data: Gin's training code checks the record's class
+    and takes the engine's snapshot from its state (``rollout.state_of_v1``)."""
+    from rummy_env.train.rollout import state_of_v1
 
-    env = old.get("env") if isinstance(old, dict) else None
-    state = getattr(env, "state", None)
-    if getattr(env, "name", "") != "rummy_env.gin.vector.VectorGinRummy" or not isinstance(state, dict):
+    if not isinstance(old, dict):
         raise ValueError("its games are not the Gin engines a 0.2 checkpoint holds")
-    engine_rng = state.get("_rng")
-    missing = [name for name in ("num_envs", *VectorGinRummy._STATE) if name not in state]
-    if missing or not isinstance(engine_rng, np.random.Generator):
-        raise ValueError(f"its engines lack {', '.join(missing) or 'their generator'}")
-    rng = old["rng"]
-    snapshot = {"num_envs": int(state["num_envs"]), "rng": engine_rng.bit_generator.state,
-                "arrays": {name: np.array(state[name]) for name in VectorGinRummy._STATE}}
-    return {"env": snapshot, "rng": rng.bit_generator.state if isinstance(rng, np.random.Generator) else rng,
-            "kind": old["kind"], "pool_index": old["pool_index"], "learner_seat": old["learner_seat"],
-            "generator": old.get("generator")}
+    env = old.get("env")
+    return state_of_v1(getattr(env, "name", ""), getattr(env, "state", None), old)
 
 
 def upgrade(payload: Any) -> Any:

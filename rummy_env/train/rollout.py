@@ -59,6 +59,28 @@ def worker_seeds(seed: int, index: int) -> tuple[int, int, int]:
     return int(spawned[0]), int(spawned[1]), sampling
 
 
+def state_of_v1(engine_class: str, engine: Any, old: dict[str, Any]) -> dict[str, Any]:
+    """A worker of a format-v1 checkpoint (rummy-env 0.2 pickled its engine and generator)
+    as ``RolloutWorker.state`` gives it: ``engine`` the attributes of its engine, of class
+    ``engine_class`` (a dotted name), as the pickle held them (``VectorGinRummy.__getstate__``),
+    read as data by ``rummy convert-policy`` (``rummy_env.train.convert``), the snapshot taken
+    from them (``VectorGinRummy.snapshot``'s fields); ``old`` the worker's other entries.
+    ``ValueError`` when that is not a Gin engine's, or naming what it lacks."""
+    gin = f"{VectorGinRummy.__module__}.{VectorGinRummy.__qualname__}"
+    if engine_class != gin or not isinstance(engine, dict):
+        raise ValueError("its games are not the Gin engines a 0.2 checkpoint holds")
+    engine_rng = engine.get("_rng")
+    missing = [name for name in ("num_envs", *VectorGinRummy._STATE) if name not in engine]
+    if missing or not isinstance(engine_rng, np.random.Generator):
+        raise ValueError(f"its engines lack {', '.join(missing) or 'their generator'}")
+    rng = old["rng"]
+    snapshot = {"num_envs": int(engine["num_envs"]), "rng": engine_rng.bit_generator.state,
+                "arrays": {name: np.array(engine[name]) for name in VectorGinRummy._STATE}}
+    return {"env": snapshot, "rng": rng.bit_generator.state if isinstance(rng, np.random.Generator) else rng,
+            "kind": old["kind"], "pool_index": old["pool_index"], "learner_seat": old["learner_seat"],
+            "generator": old.get("generator")}
+
+
 class RolloutWorker:
     """Plays ``config.rollout_steps`` vector steps of its games per ``rollout`` call.
 
