@@ -8,13 +8,14 @@ writes it again in the safe form, and still runs nothing the file names:
 
 - the file itself is read with ``torch.load(..., weights_only=True)``, allowing beside
   tensors and plain data only the globals that build NumPy arrays, scalars and dtypes and
-  paths (``DATA_GLOBALS``): what ``torch_files.plain`` turns into plain data. A file naming
+  paths (``data_globals``): what ``torch_files.plain`` turns into plain data. A file naming
   any other global is refused, the global named, before anything is written;
 - a 0.2 checkpoint's games (a pickle of its own, inside the file) are read by
   ``_GamesUnpickler``: the NumPy globals build NumPy's arrays and generators, and every
   other global (the engines, their encoders, ``getattr``, anything) stands for an inert
-  record (``Stored``) of what the pickle gave it. The engine's arrays and generator are
-  then read from its record (``_worker_state``): nothing of the file's own code is called.
+  record (``Stored``) of what the pickle gave it. Gin's training code then reads the
+  engine's arrays and generator from its record (``rummy_env.train.rollout.state_of_v1``):
+  nothing of the file's own code is called.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Policy files and checkpoints never unpickle objects: a file whose pickle would run code is
 refused by every reader (the agents, ``init_policy``, ``--resume``) without running it, with
-one message naming the file and the command that converts a file the user trusts; that
-command turns an old file into one that loads the safe way; every shipped file loads the
+one message naming the file and the command that converts it; that command turns an old
+file into one that loads the safe way, itself running nothing the file names; every shipped file loads the
 safe way; and the games a Gin checkpoint keeps are plain data that resume exactly."""
 
 from __future__ import annotations
