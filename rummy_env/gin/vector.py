@@ -305,8 +305,14 @@ class VectorGinRummy(EngineBase):
         """Every game's position and the dealing generator, as plain data (arrays, ints,
         a dict): what a training checkpoint keeps of the games in progress, so that it can
         be read back without unpickling objects (``restore``)."""
-        return {"num_envs": self.num_envs, "rng": self._rng.bit_generator.state,
-                "arrays": {name: getattr(self, name).copy() for name in self._STATE}}
+        return self.snapshot_of(vars(self))
+
+    @classmethod
+    def snapshot_of(cls, attributes: dict[str, Any]) -> dict[str, Any]:
+        """``snapshot()`` of an engine whose attributes are ``attributes``: its own, or those
+        a rummy-env 0.2 checkpoint pickled, read as data (``rummy_env.train.rollout.state_of_v1``)."""
+        return {"num_envs": int(attributes["num_envs"]), "rng": attributes["_rng"].bit_generator.state,
+                "arrays": {name: np.array(attributes[name]) for name in cls._STATE}}
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         """Continue from ``snapshot()``'s output (of an engine with the same number of games

@@ -64,7 +64,7 @@ def state_of_v1(engine_class: str, engine: Any, old: dict[str, Any]) -> dict[str
     as ``RolloutWorker.state`` gives it: ``engine`` the attributes of its engine, of class
     ``engine_class`` (a dotted name), as the pickle held them (``VectorGinRummy.__getstate__``),
     read as data by ``rummy convert-policy`` (``rummy_env.train.convert``), the snapshot taken
-    from them (``VectorGinRummy.snapshot``'s fields); ``old`` the worker's other entries.
+    from them (``VectorGinRummy.snapshot_of``); ``old`` the worker's other entries.
     ``ValueError`` when that is not a Gin engine's, or naming what it lacks."""
     gin = f"{VectorGinRummy.__module__}.{VectorGinRummy.__qualname__}"
     if engine_class != gin or not isinstance(engine, dict):
@@ -74,9 +74,8 @@ def state_of_v1(engine_class: str, engine: Any, old: dict[str, Any]) -> dict[str
     if missing or not isinstance(engine_rng, np.random.Generator):
         raise ValueError(f"its engines lack {', '.join(missing) or 'their generator'}")
     rng = old["rng"]
-    snapshot = {"num_envs": int(engine["num_envs"]), "rng": engine_rng.bit_generator.state,
-                "arrays": {name: np.array(engine[name]) for name in VectorGinRummy._STATE}}
-    return {"env": snapshot, "rng": rng.bit_generator.state if isinstance(rng, np.random.Generator) else rng,
+    return {"env": VectorGinRummy.snapshot_of(engine),
+            "rng": rng.bit_generator.state if isinstance(rng, np.random.Generator) else rng,
             "kind": old["kind"], "pool_index": old["pool_index"], "learner_seat": old["learner_seat"],
             "generator": old.get("generator")}
 
