@@ -46,9 +46,10 @@ Where the playouts are played (``playouts``): ``python`` one at a time, each sea
 agent's ``act`` on the pure game (``_play_out``, the reference); ``engine`` all the
 playouts of a round at once, as rows of the game's vector engine stepped by the rollout
 agent's array policy (``rummy_env.agents.search_playouts``), with exactly the same values
-and so the same moves; ``auto`` (the default) the engine for rounds of ``ENGINE_ROWS``
-playouts or more (smaller ones cost less in Python), where it can be used: the game's
-engine loads states (``rummy_env.core.vector.LoadsStates``: the compiled engines of Basic
+and so the same moves; ``auto`` (the default) the engine for rounds of the game's
+``engine_playout_rows`` playouts or more (smaller ones cost less in Python: 16 in Basic
+Rummy and Gin Rummy; in Rommé, whose heuristic is compiled there, any round), where it
+can be used: the game's engine loads states (``rummy_env.core.vector.LoadsStates``: the compiled engines of Basic
 Rummy, Gin Rummy and Rommé), the rollout agent has an array version (``Agent.batch_policy``) and no
 ``evaluate`` is plugged in (only Python playouts call it); ``engine`` where it cannot be
 used is refused, saying why. Basic Rummy's ``expert`` (100 playouts) thinks 1.5 to 1.65
@@ -79,7 +80,7 @@ import numpy as np
 from rummy_env.agents.base import Agent, game_input, legal_actions
 from rummy_env.agents.registry import make, register_generic, resolve
 from rummy_env.agents.search_playouts import (
-    ENGINE_ROWS, PLAYOUTS, engine_loads_states, engine_refusal, engine_rewards, seat_seeds,
+    PLAYOUTS, engine_loads_states, engine_refusal, engine_rewards, seat_seeds,
 )
 from rummy_env.core.game import Game, GameState, get_game
 
@@ -234,9 +235,10 @@ class SearchAgent(Agent):
         """(len(states), num_players): each state's playout (``_play_out``, in world
         ``seeds[k]``), all of them at once on the game's vector engine where the playouts
         may go there (``rummy_env.agents.search_playouts``; under ``auto`` a round of at least
-        ``ENGINE_ROWS`` playouts), else one by one in Python: the same values either way."""
+        the game's ``engine_playout_rows`` playouts), else one by one in Python: the same values
+        either way."""
         played = get_game(self.game)
-        wanted = self.playouts == "engine" or len(states) >= ENGINE_ROWS  # ``auto``: a round worth an engine
+        wanted = self.playouts == "engine" or len(states) >= played.engine_playout_rows  # ``auto``: worth an engine
         if self._batch is not None and wanted and self._engine_loads(played, states[0].num_players):
             return engine_rewards(played, self._batch, states, seeds, self.depth)
         return np.array([self._play_out(state, seed) for state, seed in zip(states, seeds)], dtype=float)

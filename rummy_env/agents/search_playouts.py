@@ -9,7 +9,8 @@ ms). A game whose engine can take pure states into its rows
 as rows of one engine: each step asks the array policy (``Agent.batch_policy``) for every
 row still playing, so a move costs a share of a few array operations. A step costs the
 policy's call whatever the rows, though, and a round as many steps as its longest
-playout: ``auto`` leaves rounds of fewer than ``ENGINE_ROWS`` playouts in Python.
+playout: ``auto`` leaves rounds of fewer than the game's ``engine_playout_rows`` playouts
+in Python.
 
 Exactly the Python playouts': in Python every seat's agent is reseeded with the world's
 seed plus the seat (``seat_seeds``: common random numbers) and each seat's first move of a
@@ -36,11 +37,6 @@ from rummy_env.core.game import BatchPolicy, Game, GameState
 from rummy_env.core.vector import LoadsStates
 
 PLAYOUTS = ("auto", "engine", "python")  # where the search plays its playouts ("auto": the engine where it can)
-# ``auto`` plays a round of fewer playouts than this in Python: an engine step costs one call of
-# the array policy whatever the rows, and a round as many steps as its longest playout, so a
-# small round is cheaper one playout at a time (Basic Rummy, 2 and 4 players: the engine
-# breaks even at 12 to 16 playouts, is 1.6 to 2.2 times as fast at 32 and 2.8 to 3.7 at 64)
-ENGINE_ROWS = 16
 
 
 def seat_seeds(seed: int, num_players: int) -> list[int]:

@@ -246,6 +246,11 @@ class Game(ABC):
     # on a 2-core machine at the game's largest table: what the generic search declares a
     # playout costs, so that a server bounds its playouts per game (benchmarks/bench_playouts.py)
     playout_seconds: Mapping[str, float] = MappingProxyType({"*": 0.15})
+    # the generic search's ``playouts=auto`` plays a round of at least this many playouts on the
+    # game's vector engine, a smaller one in Python (``rummy_env.agents.search_playouts``): an
+    # engine step costs one call of the rollout's array policy whatever the rows, and a round
+    # as many steps as its longest playout (Basic Rummy's engine breaks even at 12 to 16)
+    engine_playout_rows: int = 16
     # the lines of ``render()`` a frame (``render_mode="rgb_array"``) holds at full size, at
     # the largest table: the frames of a game have one size, and a longer text is drawn
     # smaller to fit (``rummy_env.core.render``)

@@ -47,6 +47,10 @@ class Romme(OnEngine, Game):
     # a hand played out (benchmarks/bench_playouts.py, 2 to 6 players): the heuristic (and its levels) 15 to
     # 30 ms, random 20 to 50 ms (a 2-player hand sometimes over 0.1 s: random play rarely goes out)
     playout_seconds = MappingProxyType({"heuristic": 0.03, "*": 0.06})
+    # the search's rounds of any size on the engine: there the compiled heuristic plays a round of a few
+    # playouts faster than Python plays one (``expert`` 0.03 s a move on the engine, 0.19 in Python and
+    # 0.11 with rounds under 16 in Python, 2 players; benchmarks/bench_playouts.py --search expert)
+    engine_playout_rows = 1
 
     def load_rules(self, spec: Any = None) -> Any:
         return load_romme_rules(spec)

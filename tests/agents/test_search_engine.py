@@ -200,11 +200,14 @@ def count_engine_rounds(monkeypatch) -> list:
 
 @needs_compiled
 def test_auto_plays_the_rounds_worth_an_engine_there(monkeypatch):
-    """By default (``playouts=auto``) Basic Rummy's rounds of ``ENGINE_ROWS`` playouts or more go
-    to the engine (also with worlds from a belief model), smaller ones stay in Python (the
-    engine costs more there), with the values of the Python playouts either way."""
-    from rummy_env.agents.search_playouts import ENGINE_ROWS
+    """By default (``playouts=auto``) Basic Rummy's rounds of its ``engine_playout_rows``
+    playouts or more go to the engine (also with worlds from a belief model), smaller ones
+    stay in Python (the engine costs more there), with the values of the Python playouts
+    either way."""
+    from rummy_env.core.game import get_game
 
+    rows = get_game("basic").engine_playout_rows
+    assert rows > 1
     calls = count_engine_rounds(monkeypatch)
     played = []
     for k, state in enumerate(decisions(2, {}, 4, seed=3)):
@@ -216,7 +219,7 @@ def test_auto_plays_the_rounds_worth_an_engine_there(monkeypatch):
         values = auto.last_search[1]
         per_round = [np.count_nonzero(~np.isnan(values[w])) for w in range(len(values))]
         played.append(sum(per_round))
-    assert calls and min(calls) >= ENGINE_ROWS
+    assert calls and min(calls) >= rows
     assert sum(calls) < sum(played)  # some rounds were too small for the engine
 
 

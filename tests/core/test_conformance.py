@@ -471,3 +471,27 @@ def test_the_envs_masks_are_int8_in_their_space_and_wide_ones_are_action_masks(n
         env.step(int(action))
         if env.game.is_over:
             break
+
+
+@pytest.mark.parametrize("name", games())
+def test_the_game_says_from_how_many_playouts_a_search_round_goes_to_its_engine(name, monkeypatch):
+    """``Game.engine_playout_rows`` is a count of playouts (a whole number from 1), and the
+    search's ``playouts=auto`` honours it: a round of fewer stays in Python (the engine is
+    told to refuse it here), a round of that many or more is asked of the engine."""
+    from rummy_env.agents import search
+
+    game = get_game(name)
+    rows = game.engine_playout_rows
+    assert isinstance(rows, int) and not isinstance(rows, bool) and rows >= 1
+    asked = []
+    monkeypatch.setattr(search, "engine_rewards", lambda g, policy, states, *a: asked.append(len(states)) or
+                        np.zeros((len(states), states[0].num_players)))
+    agent = search.SearchAgent(game=name, seed=0, simulations=4)
+    agent._batch = object()  # an array policy, whatever the rollout agent has
+    agent._on_engine[2] = True  # an engine that loads states
+    state = game.deal(game.load_rules(), 2, seed=0)
+    if rows > 1:
+        agent._play_outs([state.clone() for _ in range(rows - 1)], [1] * (rows - 1))
+        assert asked == []
+    agent._play_outs([state.clone() for _ in range(rows)], [1] * rows)
+    assert asked == [rows]

@@ -8,6 +8,7 @@ as it steps, are those the agent reads of the public history."""
 import numpy as np
 import pytest
 
+from rummy_env.agents.romme import heuristic_vector as hv
 from rummy_env.agents.romme.agents import RommeHeuristicAgent
 from rummy_env.agents.romme.heuristic_vector import positions_of
 from rummy_env.agents.romme.position import Position, passed_kinds, passed_set, position_of
@@ -97,11 +98,26 @@ def test_the_policy_plays_the_agents_moves_on_the_pure_hands_in_a_loop():
 
 
 @needs_compiled
+def test_on_the_compiled_engine_the_agents_own_decide_plays_the_same_moves_without_the_compiled_heuristic(
+        monkeypatch):
+    """The policy's Python path on the compiled engine (the compiled heuristic not used: its
+    check failed): the engine's arrays read into the agent's inputs, the agent's ``decide``."""
+    monkeypatch.setattr(hv.HEURISTIC_KERNEL, "chosen", None)
+    engine = ROMME.vector(4, 4, rules=TABLES[2][1], encoding=None, seed=1)
+    seen = lockstep(engine, 4, TABLES[2][1], TABLES[2][2], 100, seed=9)
+    assert seen["hands"], seen
+
+
+@needs_compiled
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("players, rules, settings", TABLES)
-def test_the_policy_plays_the_agents_move_at_random_positions(players, rules, settings):
+def test_the_policy_plays_the_agents_move_at_random_positions(players, rules, settings, compiled, monkeypatch):
     """Positions loaded mid-hand (a meld being built, lay-offs, joker swaps and the joker owed,
     a card taken from the pile, stocks turned over): the policy's move at the mover's first
-    decision with a fresh key is the agent's seeded with that key."""
+    decision with a fresh key is the agent's seeded with that key, decided by the compiled
+    heuristic and by the agent's own ``decide`` on the engine's arrays."""
+    if not compiled:
+        monkeypatch.setattr(hv.HEURISTIC_KERNEL, "chosen", None)
     states = random_states(players, rules, 24, seed=10 + players)
     seen = kinds_seen(states)
     assert seen["pending"] and seen["owed joker"] and seen["taken"], seen
@@ -181,20 +197,78 @@ def test_a_heuristic_tournament_played_many_hands_at_once_gives_the_same_results
 @needs_compiled
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_search_with_heuristic_playouts_gives_the_python_values_on_the_engine(players, monkeypatch):
-    """The search's default rollout (``heuristic``) on Rommé: with ``playouts=engine`` (the
-    Python playouts refused) the values matrix, candidates and move are ``playouts=python``'s."""
+    """The search's default rollout (``heuristic``) on Rommé: with ``playouts=engine``, and with
+    the default ``auto``, which sends Rommé's rounds of any size there (its
+    ``engine_playout_rows``), the Python playouts refused, the values matrix, candidates and
+    move are ``playouts=python``'s."""
     from rummy_env.agents.search import SearchAgent
 
+    assert ROMME.engine_playout_rows == 1
     states = random_states(players, {}, 3, seed=20 + players, moves=60)
     for k, state in enumerate(states):
         while len(state.legal_actions()) < 2:
             state.step(state.legal_actions()[0])
         got = []
-        for playouts in ("python", "engine"):
-            if playouts == "engine":
+        for playouts in ("python", "engine", "auto"):
+            if playouts != "python":
                 monkeypatch.setattr(SearchAgent, "_play_out", lambda *a: (_ for _ in ()).throw(AssertionError("python")))
             agent = SearchAgent(game="romme", seed=k, simulations=24, playouts=playouts)
             got.append((agent.act(*inputs(state)), *agent.last_search))
-        monkeypatch.undo()
-        assert got[1][:2] == got[0][:2]
-        np.testing.assert_array_equal(got[1][2], got[0][2])
+            monkeypatch.undo()
+        for other in got[1:]:
+            assert other[:2] == got[0][:2]
+            np.testing.assert_array_equal(other[2], got[0][2])
+
+
+@needs_compiled
+def test_the_compiled_heuristic_is_used_and_decides_as_the_agent_at_every_table_size():
+    """Its check passes, so the array policy uses it; over 250 steps of 12 games at 2 to 6
+    players (the heuristic's moves and one in four random, the weights on and off, rules
+    that reach the engine's branches) each of its decisions, ties included in their order,
+    is the agent's ``decide``."""
+    from rummy_env.agents.romme import heuristic_jit
+
+    assert hv.heuristic_kernel() is heuristic_jit
+    assert heuristic_jit.disagreement(heuristic_jit, moves=250, games=12, players=(2, 3, 4, 5, 6), seed=7) == ""
+
+
+class _Mutant:
+    """The compiled heuristic with one change to its decisions (``change(moves, ties, num_ties)``)."""
+
+    def __init__(self, change):
+        from rummy_env.agents.romme import heuristic_jit
+
+        self.real, self.change = heuristic_jit, change
+        self.TIES, self.ANY, self.MAX_TIES = heuristic_jit.TIES, heuristic_jit.ANY, heuristic_jit.MAX_TIES
+
+    def decide_rows(self, *args):
+        self.real.decide_rows(*args)
+        self.change(*args[-3:])
+
+
+def _take_less(moves, ties, num_ties):
+    moves[moves == 1] = 0  # never take the discard
+
+
+def _ties_reversed(moves, ties, num_ties):
+    for i in np.flatnonzero(num_ties > 1):
+        ties[i, :num_ties[i]] = ties[i, :num_ties[i]][::-1].copy()
+
+
+@needs_compiled
+@pytest.mark.parametrize("change", [_take_less, _ties_reversed])
+def test_a_compiled_heuristic_that_decides_otherwise_is_found_and_not_used(change, monkeypatch):
+    """The check finds a kernel that plays another move, or offers the tied discards in
+    another order (another move for the same draw); such a kernel is not used, with a
+    warning, and the policy decides by the agent's code."""
+    from rummy_env.agents.romme import heuristic_jit
+
+    problem = heuristic_jit.disagreement(_Mutant(change), moves=80, games=8, players=(2, 4))
+    assert "the compiled heuristic plays" in problem
+
+    monkeypatch.setattr(heuristic_jit, "self_check", lambda: problem)
+    monkeypatch.setattr(hv.HEURISTIC_KERNEL, "chosen", hv.UNDECIDED)
+    with pytest.warns(RuntimeWarning, match="compiled heuristic is not used .at .* players"):
+        assert hv.heuristic_kernel() is None
+    engine = ROMME.vector(3, 2, encoding=None, seed=2)
+    assert lockstep(engine, 2, {}, SETTINGS[0], 40, seed=3)["moves"] == 120

@@ -8,9 +8,12 @@ made by the trainers of release 0.2, before they were folded into one: Gin Rummy
 neither had), each run's ``trainer.net.state_dict()`` saved under ``CASE/NAME`` with
 ``numpy.savez_compressed``, in a checkout of commit 9be1746 (run twice: identical).
 
-Gin Rummy's weights must be equal to the bit; Basic Rummy's within float rounding: its old
-trainer used Adam's plain kernel, the one trainer the fused one (1e-8 apart after two
-updates; a changed draw, deal or loss moves them by far more than the tolerance).
+Gin Rummy's weights are equal to the bit on the machine that made them (an Intel Xeon);
+Basic Rummy's within float rounding: its old trainer used Adam's plain kernel, the one
+trainer the fused one (1e-8 apart after two updates). On another CPU torch's vectorised
+kernels add in another order: on an AMD EPYC Gin Rummy's came out up to 2.2e-6 apart, so
+every case is held within 1e-5 (a changed draw, deal or loss moves them by far more than
+the tolerance).
 
 ``basic_mix`` plays Basic Rummy's ``random``, whose draws changed on 2026-12-06 (the
 counter-based draws of ``rummy_env.agents.draws``, so that its array version picks the
@@ -45,7 +48,7 @@ CASES = {"gin": GIN, "gin_oracle": {**GIN, "critic": "oracle", "advice": True},
          # the shipped config's opponents, its hands in-process as 0.2's trainer played them
          "basic": {**BASIC, "opponents": {"heuristic": 0.8, "pool": 0.2}, "rollouts": "hands"},
          "basic_mix": {**BASIC, "opponents": {"heuristic": 0.4, "pool": 0.3, "random": 0.3}, "players": {2: 1, 4: 1}}}
-TOLERANCE = {"gin": 0.0, "gin_oracle": 0.0, "basic": 1e-6, "basic_mix": 1e-6}
+TOLERANCE = {"gin": 1e-5, "gin_oracle": 1e-5, "basic": 1e-5, "basic_mix": 1e-5}  # (module docstring)
 
 
 def train(case: str, runs_dir: str) -> dict:

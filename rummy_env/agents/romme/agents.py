@@ -35,7 +35,8 @@ discard, then to a random legal action (every masked-in Rommé action can be com
 Both have array versions (``batch_policy``) that make the same moves over many hands at
 once on Rommé's vector engine: tournaments play them batched and the generic search its
 playouts (``heuristic``'s: ``rummy_env.agents.romme.heuristic_vector``, which reads the
-engine's arrays into the same inputs, ``Position``, and decides by the same ``decide``).
+engine's arrays into the same inputs, ``Position``, and decides by the same ``decide``, or,
+with numba, by its compiled twin ``heuristic_jit``, checked against ``decide`` before use).
 """
 
 from __future__ import annotations

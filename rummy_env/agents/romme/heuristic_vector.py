@@ -10,7 +10,11 @@ readings, the meld being built, the turn's flags, the kinds known to be in the n
 and the kinds the next player let go by, which the engine keeps as it steps: ``passes``),
 and deciding by the agent's own code (``RommeHeuristicAgent.decide``), so the moves are the
 agent's by construction: the exact solver's plans (``rummy_env.romme.melds``, compiled in
-``melds_jit``) per game, the engine's mask as the legal moves.
+``melds_jit``) per game, the engine's mask as the legal moves. Where numba is used, one
+compiled call decides for all the games instead (``rummy_env.agents.romme.heuristic_jit``:
+the same plans as loops over the engine's arrays, 10 to 15 times as fast), once it has
+decided as this code does in a few hundred positions (``HEURISTIC_KERNEL``, once per
+process); the tie-breaks are drawn here either way.
 
 The tie-breaks are the agent's own: ``rng.choice`` over the equally scored discards (and
 over the legal moves in the rare position with no plan and no discard), its generator made
@@ -32,17 +36,18 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Optional, Sequence
 
 import numpy as np
 
 from rummy_env.agents.tie_breaks import SeatGenerators
 from rummy_env.agents.romme.position import Position, passed_set, position_of
+from rummy_env.core.compiled import UNDECIDED, Compiled, self_check
 from rummy_env.core.masks import mask_ids
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import JOKER
 from rummy_env.romme.game import Phase
-from rummy_env.romme.vector import VectorRomme
+from rummy_env.romme.vector import COMPILED_ENGINE, VectorRomme
 
 __all__ = ["HeuristicPolicy", "positions_of"]
 
@@ -115,15 +120,48 @@ class HeuristicPolicy:
 
     def __call__(self, env: Any, rows: np.ndarray, keys: np.ndarray, decisions: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.intp)
-        mask = env.action_mask()
         seats = self._tie_breaks.ask(env, rows, keys, decisions)
-        out = np.empty(rows.size, dtype=np.int64)
-        decide, rules = self.decide, env.rules
-        counts = mask[rows].sum(axis=1)
-        single = counts == 1
-        out[single] = np.argmax(mask[rows[single]], axis=1)
-        choose = np.flatnonzero(~single)
-        for i, (pos, phase) in zip(choose.tolist(), positions_of(env, rows[choose])):
-            legal = mask_ids(mask[rows[i]]).tolist()
-            out[i] = decide(pos, phase, rules, legal, seats[i])
+        return choose(self, env, rows, seats, heuristic_kernel())
+
+
+def heuristic_kernel() -> Any:
+    """``rummy_env.agents.romme.heuristic_jit`` where the compiled heuristic is used, else None."""
+    kernel = HEURISTIC_KERNEL.chosen  # read directly: one call per step of a batch
+    if kernel is UNDECIDED:
+        kernel = HEURISTIC_KERNEL.get()
+    return kernel
+
+
+def choose(policy: HeuristicPolicy, env: Any, rows: np.ndarray, choosers: Sequence[Any], kernel: Any) -> np.ndarray:
+    """The heuristic's moves in games ``rows`` of ``env``, its tie-breaks drawn by
+    ``choosers[i].choice(options)`` (the agent's ``rng.choice``): decided by the compiled
+    ``kernel`` (``heuristic_jit``) on a compiled engine, else by the agent's ``decide``."""
+    mask = env.action_mask()
+    out = np.empty(rows.size, dtype=np.int64)
+    if kernel is not None and isinstance(env, VectorRomme):
+        flags, pen, scratch, _ = env._kernel_rules()
+        ties = np.empty((rows.size, kernel.MAX_TIES), dtype=np.int64)
+        num_ties = np.empty(rows.size, dtype=np.int64)
+        kernel.decide_rows(rows, env.st, env.hands, env.came_out, env.pile, env.codes, env.known, env.passed, mask,
+                           env._num_legal, env._legal_ids, env.num_players,
+                           env.rules.take_discard_before_out == "meld", policy.partial_weight, policy.danger_weight,
+                           policy.joker_hold, flags, pen, scratch, out, ties, num_ties)
+        for i in np.flatnonzero(out < 0).tolist():
+            options = ties[i, :num_ties[i]] if out[i] == kernel.TIES else mask_ids(mask[rows[i]])
+            out[i] = choosers[i].choice(options.tolist())
         return out
+    decide, rules = policy.decide, env.rules
+    counts = mask[rows].sum(axis=1)
+    single = counts == 1
+    out[single] = np.argmax(mask[rows[single]], axis=1)
+    choose_rows = np.flatnonzero(~single)
+    for i, (pos, phase) in zip(choose_rows.tolist(), positions_of(env, rows[choose_rows])):
+        legal = mask_ids(mask[rows[i]]).tolist()
+        out[i] = decide(pos, phase, rules, legal, choosers[i])
+    return out
+
+
+# the compiled heuristic (``rummy_env.core.compiled``): used on the compiled engine where it
+# decides as the agent does in a few hundred positions (``heuristic_jit.self_check``)
+HEURISTIC_KERNEL = Compiled("Rommé's compiled heuristic", "rummy_env.agents.romme.heuristic_jit", self_check,
+                            "the heuristic's array policy decides in Python", needs=COMPILED_ENGINE)
