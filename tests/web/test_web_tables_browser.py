@@ -74,7 +74,7 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
             wait_until(page, f"['yours', 'others'].includes({STATE})")
         table = app.state.lobby.get(key)
         stand_in_moves = lambda: sum(s == 1 and by == "agent" for (_, s, _), by in zip(table.moves, table.moved_by))  # noqa: E731
-        clicks, reloaded, left, back = 0, False, False, False
+        clicks, reloaded, left, back, ended_away = 0, False, False, False, False
         deadline = time.monotonic() + 240
         # (until Bob is back too: the stand-in's own turn may end the hand while he is away)
         while not (state(ann) == "over" and state(bob) == "over" and (back or not left)):
@@ -90,7 +90,8 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
                 assert "plays your seat" in bob.locator("#table .status").inner_text()
                 left = True
             elif left and not back and (stand_in_moves() >= 2 or state(ann) == "over"):
-                if state(ann) != "over":  # the stand-in has played: Bob comes back before Ann moves again
+                ended_away = state(ann) == "over"  # the stand-in's first move may end the hand (the wall)
+                if not ended_away:  # the stand-in has played: Bob comes back before Ann moves again
                     bob.click("#back")
                     wait_until(bob, "document.getElementById('back').hidden")
                 back = True
@@ -103,7 +104,7 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
                 continue
             click_and_wait(mover, click_a_move)
             clicks += 1
-        assert reloaded and left and back and stand_in_moves() >= 2
+        assert reloaded and left and back and stand_in_moves() >= (1 if ended_away else 2)
         # Bob took his seat back and played on, unless the stand-in's own turn ended the hand
         assert any(s == 1 and by == "person" and k > table.moved_by.index("agent")
                    for k, ((_, s, _), by) in enumerate(zip(table.moves, table.moved_by))) or table.moved_by[-1] == "agent"
