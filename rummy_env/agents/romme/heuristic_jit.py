@@ -31,7 +31,6 @@ from typing import Any, Sequence
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.core.compiled import refresh_cache
@@ -52,12 +51,6 @@ MAX_TIES = NUM_KINDS  # at most one discard per kind
 
 _NO_ARRANGEMENT = np.int64(-1)
 _DRAW = int(Phase.DRAW)
-
-
-@numba.njit(cache=True)
-def _lowest(mask):
-    """The lowest set bit's index of a nonzero mask."""
-    return np.int64(trailing_zeros(np.uint64(mask)))
 
 
 @numba.njit(cache=True)
@@ -182,7 +175,7 @@ def _extra_less(x, y):
             return y != 0
         if y == 0:
             return False
-        lx, ly = _lowest(x), _lowest(y)
+        lx, ly = L._lowest(x), L._lowest(y)
         if lx != ly:
             return lx < ly
         x &= x - 1
@@ -248,7 +241,7 @@ def _continue_meld(hand, natm, jokm, points, need_run, need, keep, flags, pen, s
     if best < 0:
         return -1
     if rows[best, 1]:
-        return PICK + _lowest(rows[best, 1])
+        return PICK + L._lowest(rows[best, 1])
     if rows[best, 2]:
         if rows[best, 0] == 0:  # a set: the first suit the meld's cards leave missing
             held = 0
