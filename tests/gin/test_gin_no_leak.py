@@ -21,7 +21,9 @@ def test_observations_ignore_hidden_cards_in_every_phase(enc, rules):
     env = gin_rummy_v0.raw_env(encoding=enc, rules=rules)
     seen = set()
     changed = views = walls = 0
-    for game in range(120):
+    # 120 games in the flat encoding; the others (text and JSON, costly to compare) in 40,
+    # which still meet every phase and ending
+    for game in range(120 if enc == "flat" else 40):
         env.reset(seed=game)
         while True:
             g = env.unwrapped.game
