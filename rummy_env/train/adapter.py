@@ -34,6 +34,8 @@ class TrainingAdapter:
     outcomes: Optional[tuple[str, ...]] = None  # the names of a batch's outcome counts (None: ``Game.outcomes``)
     pool_stand_in = "self"  # who plays a ``pool`` hand while the pool is empty
     takes_advice = False  # whether its network can read advice (``advice: true``)
+    scores_choices = False  # whether its network can score only some moves or all (``scored_moves``)
+    advised_move = False  # whether the advice is the heuristic's move (``imitation_discards: advice``)
     # the encoding of the mover's information set that the network's input starts with
     # (``inputs``), which a vector engine writes for many hands at once (``engine_inputs``
     # adds the rest, if any); None: the engine cannot give the input, so the hands are
@@ -142,6 +144,11 @@ class TrainingAdapter:
             return f"opponent(s) {', '.join(slow)} of {game.title} have no array version (Agent.batch_policy)"
         return ""
 
+    def imitation_targets(self, config: Any, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The warm start's moves as the network is fitted to them (``imitation_discards``);
+        here the teacher's own."""
+        return data
+
     def imitation_data(self, config: Any, progress: Optional[Callable[[int], None]] = None,
                        folder: Optional[Path] = None) -> dict[str, np.ndarray]:
         """The warm start's moves of ``imitation_teacher`` with their legal masks and results,
@@ -171,12 +178,21 @@ class TrainingAdapter:
         if missing:
             raise ValueError(f"agent {spec!r} needs {', '.join(f'{o}=...' for o in missing)}")
 
+    def check_targets(self, config: Any, fail: Callable[[str, Any, str], NoReturn]) -> None:
+        """Refuse ``scored_moves`` and ``imitation_discards`` where the network has no such choice."""
+        if config.scored_moves != "choices" and not self.scores_choices:
+            fail("scored_moves", config.scored_moves, f"{self.game.title}'s network scores every move: choose choices")
+        if config.imitation_discards != "teacher" and not self.advised_move:
+            fail("imitation_discards", config.imitation_discards,
+                 f"{self.game.title}'s network is told no move to fall back on: choose teacher")
+
     def check(self, config: Any, fail: Callable[[str, Any, str], NoReturn]) -> None:
         """Refuse settings this game cannot train with (``fail(field, value, allowed)``)."""
         if config.critic != "shared":
             fail("critic", config.critic, f"{self.game.title} has no oracle critic: choose shared")
         if config.advice and not self.takes_advice:
             fail("advice", config.advice, f"{self.game.title}'s network has no advice features: set false")
+        self.check_targets(config, fail)
         kinds = f"kinds: self, pool or an agent of {self.game.title} ({', '.join(self.opponent_kinds(config)[2:])})"
         for name, specs in (("opponents", [k for k in config.opponents if k not in ("self", "pool")]),
                             ("eval_opponents", list(config.eval_opponents)),

@@ -116,6 +116,10 @@ class PPOConfig:
     """Width of the per-card head (the Gin and Basic Rummy networks; others have none)."""
     advice: bool = False
     """Also feed the heuristic's evaluation of the position (Gin Rummy: ``rummy_env.agents.gin.heuristic_features``)."""
+    scored_moves: str = "choices"
+    """The moves Rommé's network scores: ``choices`` (the draws, the discards and the heuristic's
+    move) or ``all`` (every legal move, by its type and card). Other games' networks score every
+    move: ``choices``."""
     critic: str = "shared"
     """The value baseline: ``shared`` (the policy network's value head) or ``oracle`` (a separate
     network that also sees the cards the player cannot, training only; Gin Rummy's ``train.critic``)."""
@@ -137,6 +141,10 @@ class PPOConfig:
     imitation_teacher: Optional[str] = None
     """Warm start: imitate this agent of the game (e.g. ``heuristic``) before PPO, the network's
     value fitted to the results (``train.imitation``); null: none."""
+    imitation_discards: str = "teacher"
+    """Where the teacher throws another card than the heuristic would, the warm start imitates
+    the ``teacher``'s discard or the heuristic's (``advice``: a network told the heuristic's move,
+    Rommé's; those overrulings were found not to carry to new deals, docs/findings/romme-ppo.md)."""
     imitation_file: Optional[str] = None
     """Warm start from recorded moves instead of a teacher's hands: a file written by
     ``rummy export --view flat`` from a tournament of this game and rules played in hands
@@ -264,6 +272,10 @@ def _validate(c: PPOConfig) -> None:
         _fail("ray_address", c.ray_address, "must be a Ray address (e.g. ray://head:10001 or auto) or null")
     if c.heuristic_knock not in ("turn", "estimate"):
         _fail("heuristic_knock", c.heuristic_knock, "choose turn or estimate")
+    if c.scored_moves not in ("choices", "all"):
+        _fail("scored_moves", c.scored_moves, "choose choices or all")
+    if c.imitation_discards not in ("teacher", "advice"):
+        _fail("imitation_discards", c.imitation_discards, "choose teacher or advice")
     if c.reward not in REWARDS:
         _fail("reward", c.reward, f"choose {', '.join(REWARDS)}")
     for name in ("hidden", "critic_hidden"):
@@ -293,7 +305,7 @@ def _validate(c: PPOConfig) -> None:
 _FIELDS = {f.name: f for f in dataclasses.fields(PPOConfig)}
 _FLOATS = {name for name, hint in typing.get_type_hints(PPOConfig).items() if hint in (float, Optional[float])}
 _TEXT = ("game", "name", "rules", "reward", "runs_dir", "imitation_teacher", "imitation_file", "init_policy", "critic",
-         "backend", "ray_address", "heuristic_knock", "rollouts")
+         "backend", "ray_address", "heuristic_knock", "rollouts", "scored_moves", "imitation_discards")
 _NULLABLE = ("rules", "players", "target_kl", "imitation_teacher", "imitation_file", "init_policy", "ray_address")
 
 

@@ -149,6 +149,7 @@ class Trainer:
         else:
             self._writer.add_text("imitation_file", str(c.imitation_file), 0)
         collected = time.perf_counter() - start
+        data = self.adapter.imitation_targets(c, data)
         stats = pretrain(self.net, data, c.imitation_epochs, c.imitation_lr, c.minibatch_size,
                          torch.Generator().manual_seed(c.seed + 6))
         seconds = time.perf_counter() - start

@@ -231,6 +231,48 @@ def test_policy_files_round_trip_and_are_checked(tmp_path):
         load_policy(tmp_path / "old.pt")
 
 
+def test_scoring_every_move_starts_at_the_advice_and_can_play_any_legal_move():
+    """``scored_moves: all``: every legal move is scored by its type and card (``move_table``)
+    plus the advice bonus. Untrained, the greedy move is the heuristic's at every decision;
+    with its weights scaled up, moves outside ``CHOICES`` that were not advised (lay-offs,
+    swaps, a meld's cards) win too, never an illegal one, and a policy file keeps the mode."""
+    torch.manual_seed(3)
+    net = RommePolicyNet((16,), "all")
+    agent = RommePPOAgent.from_net(net)
+    rows, masks, advised = [], [], []
+    for state, legal in positions(4, 2, 7):
+        observation, info = observed(state, legal)
+        assert agent.act(observation, info) == advised_move(info["information_set"], RULES, legal)
+        rows.append(agent.inputs(observation, info))
+        masks.append(observation["action_mask"].astype(bool))
+        advised.append(int(rows[-1][FLAT_SIZE]))
+    x, m = torch.from_numpy(np.stack(rows)), torch.from_numpy(np.stack(masks))
+    with torch.no_grad():  # the types a choices network never scores, far above the rest
+        net.logits.weight.zero_()
+        net.logits.bias.zero_()
+        net.logits.bias[[4, 5, 6, 7, 8]] = 50.0  # PICK, JOKER_AS, LAYOFF, LAYOFF_JOKER, SWAP (move_table's types)
+        logp, _ = net(x, m)
+    prob, best = logp.exp().numpy(), logp.argmax(1).numpy()
+    assert (prob[~m.numpy()] == 0).all() and np.allclose(prob.sum(1), 1.0, atol=1e-5)
+    assert m.numpy()[np.arange(len(best)), best].all()
+    outside = [np.flatnonzero(row & (np.arange(NUM_ACTIONS) >= PICK)) for row in m.numpy()]
+    assert all((b >= PICK) == bool(len(o)) for b, o in zip(best, outside))
+    beyond = [int(b) for b, a in zip(best, advised) if b != a and b >= PICK]
+    assert len(beyond) >= 3, beyond
+    with pytest.raises(ValueError, match="moves must be one of choices, all, got 'some'"):
+        RommePolicyNet((16,), "some")
+
+
+def test_policy_files_keep_the_moves_a_network_scores(tmp_path):
+    save_policy(RommePolicyNet((16,), "all"), tmp_path / "all.pt", "romme")
+    assert load_policy(tmp_path / "all.pt")[0].moves_scored == "all"
+    payload = torch.load(tmp_path / "all.pt", weights_only=True)
+    payload.pop("moves")  # a file written before networks had a choice: the draws, discards and advice
+    payload["state_dict"] = RommePolicyNet((16,)).state_dict()
+    torch.save(payload, tmp_path / "before.pt")
+    assert load_policy(tmp_path / "before.pt")[0].moves_scored == "choices"
+
+
 # ---------------------------------------------------------------- hidden information
 
 
@@ -287,6 +329,42 @@ def test_the_adapter_refuses_what_the_network_cannot_do(adapter, tmp_path):
         tiny(tmp_path, critic="oracle")
     with pytest.raises(ValueError, match="'advice' = False: Rommé's network reads the heuristic's move: set true"):
         tiny(tmp_path, advice=False)
+    with pytest.raises(ValueError, match="'scored_moves' = 'some': choose choices or all"):
+        tiny(tmp_path, scored_moves="some")
+    with pytest.raises(ValueError, match="'imitation_discards' = 'search': choose teacher or advice"):
+        tiny(tmp_path, imitation_discards="search")
+    for game in ("basic", "gin"):  # their networks score every move and are told no move
+        with pytest.raises(ValueError, match="'scored_moves' = 'all': .* network scores every move: choose choices"):
+            load_config(None, {"game": game, "scored_moves": "all"})
+        with pytest.raises(ValueError, match="'imitation_discards' = 'advice': .* told no move to fall back on"):
+            load_config(None, {"game": game, "imitation_discards": "advice"})
+
+
+def test_the_warm_start_may_keep_the_heuristics_discards(adapter, tmp_path):
+    """``imitation_discards: advice`` replaces the teacher's move by the advice exactly where
+    both are discards and differ; the rest (draws, melds, a swap instead of a discard) stay
+    the teacher's. A run with it and ``scored_moves: all`` fits and saves such a network."""
+    advice = [DISCARD + 4, DISCARD + 4, 0, DISCARD + 9, PICK + 3, DISCARD + 1]
+    act = [DISCARD + 7, DISCARD + 4, 1, SWAP + 9, PICK + 5, DISCARD + 1]
+    obs = np.zeros((6, FLAT_SIZE + 1), dtype=np.float32)
+    obs[:, -1] = advice
+    data = {"obs": obs, "act": np.array(act), "mask": np.ones((6, NUM_ACTIONS), dtype=bool), "ret": np.zeros(6)}
+    kept = adapter.imitation_targets(tiny(tmp_path), data)
+    assert kept is data  # imitation_discards: teacher, the default
+    fitted = adapter.imitation_targets(tiny(tmp_path, imitation_discards="advice"), data)
+    assert fitted["act"].tolist() == [DISCARD + 4, DISCARD + 4, 1, SWAP + 9, PICK + 5, DISCARD + 1]
+    assert data["act"].tolist() == act  # the teacher's moves themselves are left as they were
+    config = tiny(tmp_path, scored_moves="all", imitation_discards="advice", imitation_teacher="heuristic",
+                  imitation_samples=60, total_updates=1)
+    from rummy_env.train.ppo import Trainer
+
+    trainer = Trainer.start(config)
+    trainer.train()
+    trainer.close()
+    net, _ = load_policy(trainer.run_dir / "policy.pt")
+    assert net.moves_scored == "all" and load_policy(trainer.run_dir / "policy_imitation.pt")[0].moves_scored == "all"
+    with pytest.raises(ValueError, match="scored_moves"):
+        Trainer.start(tiny(tmp_path, init_policy=str(trainer.run_dir / "policy.pt"), name="other"))
 
 
 # ---------------------------------------------------------------- the in-process source's pool

@@ -29,11 +29,20 @@ to overrule it:
   draws and 60% of discards from 14 cards, so PPO sees deviations and learns where one
   pays.
 
+Or, with ``moves="all"`` (the training config's ``scored_moves: all``), every legal move
+is scored: a linear map from the trunk to one weight per move feature (the 9 types and 53
+card kinds), each move's logit the sum of its type's and its card's, plus the advice
+bonus. Then it may also swap a joker, lay off or pick a meld's cards where the planner
+would not: the search's edge over the heuristic lies partly in such moves, chiefly joker
+swaps the heuristic leaves (docs/findings/romme-ppo.md, run 9). Untrained, it too plays the
+heuristic's move greedily.
+
 Illegal actions get a large negative logit, so their probability is exactly 0 and the
 entropy is that of the legal actions only.
 
 A *policy file* (``save_policy``/``load_policy``) holds the weights and what rebuilds and
-checks the network: format, layer widths, input size, action count and rules.
+checks the network: format, layer widths, the moves it scores (a file without them:
+``choices``), input size, action count and rules.
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ _TYPE_STARTS = (DRAW_STOCK, TAKE_DISCARD, COMMIT, DISCARD, PICK, JOKER_AS, LAYOF
 NUM_TYPES = len(_TYPE_STARTS)
 MOVE_FEATURES = NUM_TYPES + NUM_KINDS
 CHOICES = (DRAW_STOCK, TAKE_DISCARD, *range(DISCARD, DISCARD + NUM_KINDS))  # what the head scores (module docstring)
+MOVE_SETS = ("choices", "all")  # the moves a network scores: CHOICES and the advice, or every legal move
 
 
 def move_table() -> np.ndarray:
@@ -80,16 +90,20 @@ def move_table() -> np.ndarray:
 
 
 class RommePolicyNet(nn.Module):
-    """MLP trunk over the flat encoding and the advised move, a head scoring ``CHOICES`` plus
-    the advice bonus, and a value head (module docstring)."""
+    """MLP trunk over the flat encoding and the advised move, a head scoring ``CHOICES`` (or,
+    with ``moves="all"``, every move by its features) plus the advice bonus, and a value head
+    (module docstring)."""
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 256)) -> None:
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), moves: str = "choices") -> None:
         super().__init__()
+        if moves not in MOVE_SETS:
+            raise ValueError(f"moves must be one of {', '.join(MOVE_SETS)}, got {moves!r}")
         self.hidden = tuple(int(h) for h in hidden)
+        self.moves_scored = moves
         self.obs_size = FLAT_SIZE + ADVICE_SIZE
         self.num_actions = NUM_ACTIONS
         self.trunk, width = trunk(FLAT_SIZE + MOVE_FEATURES, self.hidden)
-        self.logits = nn.Linear(width, len(CHOICES))
+        self.logits = nn.Linear(width, len(CHOICES) if moves == "choices" else MOVE_FEATURES)
         self.value = nn.Linear(width, 1)
         init_weights(self.trunk, ((self.logits, 0.01), (self.value, 1.0)))
         self.advice_weight = nn.Parameter(torch.tensor(ADVICE_START))
@@ -106,6 +120,11 @@ class RommePolicyNet(nn.Module):
         learner's minibatch was most of the network's time."""
         advised = obs[:, FLAT_SIZE].long()
         z = self.trunk(torch.cat([obs[:, :FLAT_SIZE], self.moves[advised]], dim=1))
+        if self.moves_scored == "all":  # every legal move scored by its type and card
+            logits = self.logits(z) @ self.moves.T
+            logits = logits.scatter_add(1, advised[:, None], self.advice_weight.expand(len(advised), 1))
+            logits = logits.masked_fill(~mask, _NEG)
+            return logits - torch.logsumexp(logits, dim=-1, keepdim=True), self.value(z).squeeze(-1)
         n = obs.shape[0]
         ids = torch.cat([self.choices.expand(n, -1), advised[:, None]], dim=1)
         is_advised = ids == advised[:, None]
@@ -122,7 +141,7 @@ class RommePolicyNet(nn.Module):
 
 def policy_payload(net: RommePolicyNet, rules: Optional[str], extra: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """What ``save_policy`` writes, as a dict (training checkpoints embed it)."""
-    return {"format": POLICY_FORMAT, "hidden": list(net.hidden), "obs_size": net.obs_size,
+    return {"format": POLICY_FORMAT, "hidden": list(net.hidden), "moves": net.moves_scored, "obs_size": net.obs_size,
             "num_actions": net.num_actions, "rules": rules,
             "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}, "extra": extra or {}}
 
@@ -144,7 +163,7 @@ def load_policy(path: Union[str, Path]) -> tuple[RommePolicyNet, dict[str, Any]]
     if payload.get("obs_size") != expected or payload.get("num_actions") != NUM_ACTIONS:
         raise ValueError(f"{str(path)!r} was built for {payload.get('obs_size')} inputs and "
                          f"{payload.get('num_actions')} actions; this version has {expected} and {NUM_ACTIONS}")
-    net = RommePolicyNet(tuple(payload["hidden"]))
+    net = RommePolicyNet(tuple(payload["hidden"]), payload.get("moves", "choices"))
     net.load_state_dict(payload["state_dict"])
     net.eval()
     return net, payload

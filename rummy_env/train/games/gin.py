@@ -87,6 +87,7 @@ class GinAdapter(TrainingAdapter):
         from rummy_env.train.rollout import OPPONENT_KINDS
 
         c = config
+        self.check_targets(c, fail)
         if set(c.table_sizes) != {2}:
             fail("players", c.players, "Gin Rummy is played by 2: leave players out or set {2: 1}")
         unknown = sorted(set(c.opponents) - set(OPPONENT_KINDS))

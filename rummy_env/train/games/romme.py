@@ -23,6 +23,8 @@ class RommeAdapter(TrainingAdapter):
     the rest is generic."""
 
     takes_advice = True
+    scores_choices = True  # ``scored_moves``: the draws, discards and advice, or every legal move
+    advised_move = True  # the advice is the heuristic's move: ``imitation_discards: advice`` falls back on it
     observation_input = False  # the flat encoding, then the heuristic's move: an exported file lacks the move
     _adviser: Any = None  # the heuristic's array policy giving the advice (its own, apart from any opponent's)
 
@@ -42,7 +44,25 @@ class RommeAdapter(TrainingAdapter):
     def make_net(self, config: Any) -> Any:
         from rummy_env.agents.romme.network import RommePolicyNet
 
-        return RommePolicyNet(config.hidden)
+        return RommePolicyNet(config.hidden, config.scored_moves)
+
+    def net_shape(self, net: Any) -> dict[str, Any]:
+        return {"hidden": list(net.hidden), "scored_moves": getattr(net, "moves_scored", None)}
+
+    def wanted_shape(self, config: Any) -> dict[str, Any]:
+        return {"hidden": list(config.hidden), "scored_moves": config.scored_moves}
+
+    def imitation_targets(self, config: Any, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """With ``imitation_discards: advice``, where the teacher threw another card than the
+        heuristic's discard (the advice, the input's last entry), the heuristic's is the target."""
+        if config.imitation_discards != "advice":
+            return data
+        from rummy_env.romme.game import DISCARD, PICK
+
+        advised = data["obs"][:, -1].astype(np.int64)
+        act = data["act"]
+        both = (advised >= DISCARD) & (advised < PICK) & (act >= DISCARD) & (act < PICK)
+        return {**data, "act": np.where(both, advised, act)}
 
     def load_policy(self, path: Union[str, Path]) -> tuple[Any, dict[str, Any]]:
         from rummy_env.agents.romme.network import load_policy
