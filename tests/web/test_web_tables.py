@@ -405,13 +405,19 @@ def test_the_check_finds_a_planted_leak(client, app, monkeypatch, plant):
                 out["leak"] = table.game.view(table.state.information_set(other), table.rules)["hand"]
             return out
         monkeypatch.setattr(tables_module, "table_view", leaky)
+    assert checked_gin_table(client, monkeypatch)["leaks"]
+
+
+def checked_gin_table(client, monkeypatch) -> dict[str, Any]:
+    """A Gin table of two people and a spectator, its first 6 moves played, every message
+    checked (``check_every_message``): what the check found."""
     found = check_every_message(monkeypatch)
     made = open_table(client, game="gin", seats=["person", "person"], pace=0)
     tokens = seat_everyone(client, made)
     ready_all(client, made["id"], tokens)
     spectator(client, made["id"])
     play_people(client, made["id"], tokens, np.random.default_rng(6), until=lambda m: len(m["table"]["log"]) >= 6)
-    assert found["leaks"]
+    return found
 
 
 def test_the_leak_check_is_not_fooled_by_a_page_closing_while_a_message_is_rendered(client, monkeypatch):
@@ -434,12 +440,7 @@ def test_the_leak_check_is_not_fooled_by_a_page_closing_while_a_message_is_rende
         return real_view(table, seats, you)
 
     monkeypatch.setattr(tables_module, "table_view", flaky_presence)
-    found = check_every_message(monkeypatch)
-    made = open_table(client, game="gin", seats=["person", "person"], pace=0)
-    tokens = seat_everyone(client, made)
-    ready_all(client, made["id"], tokens)
-    spectator(client, made["id"])
-    play_people(client, made["id"], tokens, np.random.default_rng(6), until=lambda m: len(m["table"]["log"]) >= 6)
+    found = checked_gin_table(client, monkeypatch)
     assert found["leaks"] == [] and sum(found["checked"].values()) > 5 and renders["n"] > 50
     assert found["retried"] > 5  # the check did meet the change in the middle of its renders
 
