@@ -234,8 +234,9 @@ def test_policy_files_round_trip_and_are_checked(tmp_path):
 def test_scoring_every_move_starts_at_the_advice_and_can_play_any_legal_move():
     """``scored_moves: all``: every legal move is scored by its type and card (``move_table``)
     plus the advice bonus. Untrained, the greedy move is the heuristic's at every decision;
-    with its weights scaled up, moves outside ``CHOICES`` that were not advised (lay-offs,
-    swaps, a meld's cards) win too, never an illegal one, and a policy file keeps the mode."""
+    with the move types a ``choices`` network never scores weighted far above the rest,
+    such a move wins wherever one is legal (a lay-off, a swap, a meld's card), advised or
+    not, and never an illegal one."""
     torch.manual_seed(3)
     net = RommePolicyNet((16,), "all")
     agent = RommePPOAgent.from_net(net)

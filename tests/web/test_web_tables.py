@@ -319,6 +319,7 @@ def check_every_message(monkeypatch, seed: int = 11) -> dict[str, Any]:
         for entry, (_, mover, action) in zip(out["table"]["log"], shown):
             if mover != seat and entry["text"] != game.describe_move(action, table.rules):
                 found["leaks"].append((seat, "log", entry["text"]))
+
         def redealt(hidden: int) -> dict[str, Any]:
             try:
                 table.env.game = game.redeal_hidden(state, hidden, rng)
