@@ -4,8 +4,9 @@ docs' command checks replace it)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from rummy_env.web import MAX_THINK, require
 
@@ -59,8 +60,24 @@ def run(app: Any, host: str, port: int) -> None:
     gc.freeze()
 
     class Server(uvicorn.Server):
+        stopped_by: Optional[int] = None  # the signal (Ctrl-C, kill) that stopped the server
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.stopped_by = sig
+            super().handle_exit(sig, frame)
+
         async def shutdown(self, sockets: Any = None) -> None:
             app.state.lobby.stop()  # the tables' pages hold live streams: they end first, the pages told why
             await super().shutdown(sockets=sockets)
 
-    Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)).run()
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5))
+    try:
+        server.run()
+    except asyncio.CancelledError:
+        if server.stopped_by is None:
+            raise
+    # uvicorn raises the signal again once it has shut down, and asyncio's runner turns that
+    # into KeyboardInterrupt, but not on every interleaving (a rare run ended with status 0):
+    # a stop by a signal always ends as Ctrl-C does (``rummy`` says so, status 130)
+    if server.stopped_by is not None:
+        raise KeyboardInterrupt

@@ -110,8 +110,9 @@ def test_ray_actors_train_exactly_as_the_same_workers_in_process(tmp_path, local
     np.testing.assert_array_equal(a["losses/policy_loss"][1], b["losses/policy_loss"][1])
 
 
+# the runs where nothing died are played in-process: the same run as on Ray (the test above)
 def test_a_killed_actor_is_replaced_and_its_rollout_redone_never_counted_twice(tmp_path, local_ray):
-    straight = run(tiny(tmp_path, total_updates=5, backend="ray"), tmp_path / "straight")
+    straight = run(tiny(tmp_path, total_updates=5), tmp_path / "straight")
 
     def kill_an_actor(trainer):
         if trainer.update in (2, 3):  # worker 1 at update 2, worker 0 at update 3
@@ -151,7 +152,7 @@ def test_an_actor_killed_while_its_rollout_is_in_flight_is_replaced_and_the_roll
                                                                                          monkeypatch):
     from rummy_env.train.ray_rollouts import RayRollouts
 
-    straight = run(tiny(tmp_path, total_updates=4, backend="ray"), tmp_path / "straight")
+    straight = run(tiny(tmp_path, total_updates=4), tmp_path / "straight")
     redo = RayRollouts._get_or_redo
     in_flight = []
     collects = {"n": 0}
