@@ -750,7 +750,7 @@ def test_a_server_killed_after_a_hand_keeps_it_in_a_readable_file(tmp_path):
 
 
 @pytest.mark.parametrize("ending", ["returns", "cancelled"])
-def test_a_server_stopped_by_a_signal_always_ends_as_ctrl_c(monkeypatch, ending):
+def test_a_server_stopped_by_a_signal_always_ends_as_ctrl_c(tmp_path, monkeypatch, ending):
     """uvicorn stops on a signal, then raises it again for asyncio's runner to turn into
     KeyboardInterrupt; where that interleaving goes otherwise (its run returns, or ends in
     CancelledError), ``run`` still stops as Ctrl-C does (``rummy`` answers 130)."""
@@ -768,7 +768,7 @@ def test_a_server_stopped_by_a_signal_always_ends_as_ctrl_c(monkeypatch, ending)
     monkeypatch.setattr("gc.freeze", lambda: None)  # what the server keeps alive: not this test process's objects
     monkeypatch.setattr(uvicorn.Server, "run", stopped_by_ctrl_c)
     with pytest.raises(KeyboardInterrupt):
-        server_module.run(create_app(), "127.0.0.1", free_port())
+        server_module.run(create_app(records=tmp_path), "127.0.0.1", free_port())
 
     def not_stopped(self, sockets=None):
         if ending == "cancelled":
@@ -777,9 +777,9 @@ def test_a_server_stopped_by_a_signal_always_ends_as_ctrl_c(monkeypatch, ending)
     monkeypatch.setattr(uvicorn.Server, "run", not_stopped)
     if ending == "cancelled":  # a cancel that no signal explains is not hidden
         with pytest.raises(asyncio.CancelledError):
-            server_module.run(create_app(), "127.0.0.1", free_port())
+            server_module.run(create_app(records=tmp_path), "127.0.0.1", free_port())
     else:
-        assert server_module.run(create_app(), "127.0.0.1", free_port()) is None
+        assert server_module.run(create_app(records=tmp_path), "127.0.0.1", free_port()) is None
 
 
 def test_ctrl_c_ends_the_live_streams_and_the_server_at_once(tmp_path):
