@@ -56,9 +56,8 @@ def test_it_plays_the_networks_most_probable_legal_move_at_every_decision(tmp_pa
 def test_the_games_own_ppo_comes_first_and_a_file_must_be_the_games(tmp_path):
     assert type(agents.make("ppo", game="gin")).__name__ == "PPOAgent"
     assert type(agents.make("ppo", game="basic")).__name__ == "RummyPPOAgent"
-    assert "ppo" not in agents.available("romme", required=False)  # a page cannot pick it without a file
-    with pytest.raises(ValueError, match="Rommé ships no trained network: give the ppo agent a policy file"):
-        agents.make("ppo", game="romme")
+    assert type(agents.make("ppo", game="romme")).__name__ == "RommePPOAgent"  # the shipped network
+    assert "ppo" in agents.available("romme", required=False)  # a page can pick it: no file needed
     _, basic_file = trained_file(tmp_path, game="basic")
     with pytest.raises(ValueError, match="holds a network for 'basic', not 'romme'"):
         agents.make(f"ppo:{basic_file}", game="romme")

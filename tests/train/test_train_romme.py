@@ -406,7 +406,7 @@ def test_pool_snapshots_are_built_once_and_follow_the_pool(adapter, tmp_path, mo
 # ---------------------------------------------------------------- the agent
 
 
-def test_the_agent_refuses_bad_options(tmp_path):
+def test_the_agent_refuses_bad_options(tmp_path, monkeypatch):
     save_policy(RommePolicyNet((16,)), tmp_path / "p.pt", None)
     for spec in (f"ppo:path={tmp_path / 'p.pt'}", f"ppo:{tmp_path / 'p.pt'}", f"ppo:path={tmp_path / 'p.pt'},greedy=false"):
         assert isinstance(agents.make(spec, seed=1, game="romme"), RommePPOAgent)
@@ -414,6 +414,8 @@ def test_the_agent_refuses_bad_options(tmp_path):
         agents.make(f"ppo:path={tmp_path / 'p.pt'},greedy=3", game="romme")
     with pytest.raises(FileNotFoundError):
         agents.make("ppo:path=no/such.pt", game="romme")
-    if not SHIPPED.is_file():
-        with pytest.raises(ValueError, match="Rommé ships no trained network"):
-            agents.make("ppo", game="romme")
+    shipped = agents.make("ppo", game="romme")
+    assert shipped.path == SHIPPED and shipped.trained_rules == "romme"  # the shipped network, no file given
+    monkeypatch.setattr("rummy_env.agents.romme.ppo.SHIPPED", tmp_path / "gone.pt")
+    with pytest.raises(FileNotFoundError, match="the shipped Rommé ppo policy .* is missing"):
+        agents.make("ppo", game="romme")

@@ -1,7 +1,7 @@
 """``ppo`` of Rommé: a Rommé policy network trained by ``rummy train --game romme``.
 
 ``make("ppo", game="romme")`` loads the policy shipped with the package
-(``rummy_env/agents/romme/data/ppo_romme.pt``) when there is one; ``ppo:RUN/policy.pt``
+(``rummy_env/agents/romme/data/ppo_romme.pt``; how it was made: that folder's README.md); ``ppo:RUN/policy.pt``
 (or ``ppo:path=RUN/policy.pt``) loads another policy file or training checkpoint. One
 network plays every table size.
 
@@ -75,15 +75,15 @@ class RommePPOAgent(MLPPolicyAgent):
     plays Rommé's own network (``RommePolicyNet``) otherwise."""
 
     game = "romme"
-    required_options = () if SHIPPED.is_file() else ("path",)  # no shipped network: a policy file is needed
+    required_options = ()  # the shipped network plays without a file
 
     def __init__(self, seed: Optional[int] = None, path: Optional[Union[str, Path]] = None, greedy: bool = True) -> None:
         PPOAgentBase.__init__(self, seed)
         self._torch = need_torch("the Rommé ppo agent")
         self.greedy = check_greedy(greedy)
         if path is None and not SHIPPED.is_file():
-            raise ValueError("Rommé ships no trained network: give the ppo agent a policy file, "
-                             "ppo:RUN/policy.pt from rummy train --game romme")
+            raise FileNotFoundError(f"the shipped Rommé ppo policy {str(SHIPPED)!r} is missing; train one with "
+                                    "rummy train --game romme and use ppo:path=RUN/policy.pt with --game romme")
         self.path = Path(path) if path is not None else SHIPPED
         where = (str(self.path.resolve()), self.path.stat().st_mtime_ns if self.path.is_file() else 0)
         self.net, meta = _load(*where)
