@@ -406,6 +406,20 @@ def test_pool_snapshots_are_built_once_and_follow_the_pool(adapter, tmp_path, mo
 # ---------------------------------------------------------------- the agent
 
 
+def test_the_shipped_network_is_what_its_config_makes():
+    """configs/romme_ppo.yaml is the recipe the docs give for the shipped file: its settings
+    must be the ones the file records (network, moves, rules, labels)."""
+    from pathlib import Path
+
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "romme_ppo.yaml")
+    payload = torch.load(SHIPPED, weights_only=True)
+    assert payload["format"] == "rummy-env-romme-policy-v1" and payload["moves"] == config.scored_moves == "all"
+    assert list(payload["hidden"]) == list(config.hidden) and payload["rules"] == config.rules == "romme"
+    assert payload["extra"]["samples"] == config.imitation_samples == 250_000
+    assert config.imitation_discards == "advice" and config.imitation_teacher.startswith("search:")
+    assert set(config.players) == {2, 4} and config.advice
+
+
 def test_the_agent_refuses_bad_options(tmp_path, monkeypatch):
     save_policy(RommePolicyNet((16,)), tmp_path / "p.pt", None)
     for spec in (f"ppo:path={tmp_path / 'p.pt'}", f"ppo:{tmp_path / 'p.pt'}", f"ppo:path={tmp_path / 'p.pt'},greedy=false"):
