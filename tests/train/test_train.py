@@ -745,12 +745,13 @@ def test_every_game_trains_from_one_command_whose_mistakes_are_one_line(argv, me
 def test_settings_that_would_fail_mid_run_are_refused_before_it():
     """An agent that cannot be made without a file, or more workers than hands, is a one-line
     refusal of the config, not an error after the warm start or the first updates."""
-    for values, words in [({"game": "romme", "eval_opponents": "ppo"}, "agent 'ppo' needs path=..."),
+    for values, words in [({"game": "romme", "eval_opponents": "llm"}, "agent 'llm' needs model=..."),
                           ({"game": "romme", "opponents.sb3": "0.5"}, "agent 'sb3' needs path=..."),
                           ({"eval_opponents": "sb3"}, "agent 'sb3' needs path=..."),
                           ({"game": "basic", "rollout_workers": "300"}, "must be at most hands_per_update (256)")]:
         with pytest.raises(ValueError, match=re.escape(words)):
             load_config(None, values)
+    assert load_config(None, {"game": "romme", "eval_opponents": "ppo"}).eval_opponents == ("ppo",)  # shipped: no file
 
 
 def test_players_take_one_size_a_list_or_weights():
