@@ -127,12 +127,10 @@ def card_value(text: str) -> int:
     return VALUES.get(text[0], int(text[0]) if text[0].isdigit() else 0)
 
 
-def click_a_move(page: Any, knock: bool = True) -> None:
-    """A move as a person would make it, by clicking: knock when a knock is offered (unless
-    ``knock`` is false: a test that needs the hand to last), else draw from the stock (or
-    pass on the upcard), else discard the highest deadwood card."""
-    selectors = ("button.legal[data-group=knock]",) * knock + (".stock button.legal", "button.legal[data-group=pass]")
-    for selector in selectors:
+def click_a_move(page: Any) -> None:
+    """A move as a person would make it, by clicking: knock when a knock is offered, else
+    draw from the stock (or pass on the upcard), else discard the highest deadwood card."""
+    for selector in ("button.legal[data-group=knock]", ".stock button.legal", "button.legal[data-group=pass]"):
         found = page.locator(selector)
         if found.count():
             found.first.click()

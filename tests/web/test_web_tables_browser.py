@@ -15,7 +15,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from web_helpers import chromium_pages, click_a_move, running_server, wait_until
+from web_helpers import chromium_pages, running_server, wait_until
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 STATE = "document.getElementById('table').dataset.state"
@@ -51,12 +51,6 @@ def state(page) -> str:
     return page.locator("#table").get_attribute("data-state") or ""
 
 
-def click_and_wait(page, click) -> None:
-    version = page.locator("#table").get_attribute("data-version")
-    click(page)
-    wait_until(page, f"document.getElementById('table').dataset.version !== '{version}'")
-
-
 def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(browser_ready, tmp_path):
     from rummy_env.web.app import create_app
 
@@ -74,6 +68,8 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
             wait_until(page, f"['yours', 'others'].includes({STATE})")
         table = app.state.lobby.get(key)
         stand_in_moves = lambda: sum(s == 1 and by == "agent" for (_, s, _), by in zip(table.moves, table.moved_by))  # noqa: E731
+        bob_played_again = lambda: any(s == 1 and by == "person" and k > table.moved_by.index("agent")  # noqa: E731
+                                       for k, ((_, s, _), by) in enumerate(zip(table.moves, table.moved_by)))
         clicks, reloaded, left, back, ended_away = 0, False, False, False, False
         deadline = time.monotonic() + 240
         # (until Bob is back too: the stand-in's own turn may end the hand while he is away)
@@ -98,17 +94,21 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
             elif left and not back and state(ann) != "yours":
                 time.sleep(0.05)  # Ann moves only on her turn; the stand-in plays Bob's
                 continue
-            mover = next((p for p in (ann, bob) if state(p) == "yours"), None)
+            # the state and a move offered read in one go: a page between two renders is not asked
+            mover = next((p for p in (ann, bob) if p.evaluate(MOVE_OFFERED)), None)
             if mover is None:
                 time.sleep(0.05)  # the other page's turn is arriving, or the stand-in is moving
                 continue
-            # no knock before Bob is back: a knock dealt early would end the hand before he leaves
-            click_and_wait(mover, lambda page: click_a_move(page, knock=back))
+            version = mover.locator("#table").get_attribute("data-version")
+            # no knock until Bob is back and has moved again: a knock dealt early would end the
+            # hand before he leaves, or before he plays his seat again
+            if mover.evaluate(CLICK_A_GIN_MOVE, back and bob_played_again()) is None:  # drawn again meanwhile: look again
+                continue
+            wait_until(mover, f"document.getElementById('table').dataset.version !== '{version}'")
             clicks += 1
         assert reloaded and left and back and stand_in_moves() >= (1 if ended_away else 2)
         # Bob took his seat back and played on, unless the stand-in's own turn ended the hand
-        assert any(s == 1 and by == "person" and k > table.moved_by.index("agent")
-                   for k, ((_, s, _), by) in enumerate(zip(table.moves, table.moved_by))) or table.moved_by[-1] == "agent"
+        assert bob_played_again() or table.moved_by[-1] == "agent"
         result = table.state.result
         for me, page in enumerate((ann, bob)):  # both pages show the showdown and the score, live
             wait_until(page, "document.getElementById('showdown') !== null")
@@ -135,6 +135,23 @@ def test_two_people_play_gin_in_two_browsers_with_a_reload_a_leave_and_a_return(
 
 
 MOVE_OFFERED = "document.getElementById('table').dataset.state === 'yours' && !!document.querySelector('#table button.legal')"
+
+# A move as a person would make it (``web_helpers.click_a_move``'s order: knock when offered
+# and ``knock`` is true, else draw from the stock or pass on the upcard, else discard the
+# highest deadwood card), chosen and clicked in one go in the page; null when the page
+# offers nothing clickable (it is between two renders)
+CLICK_A_GIN_MOVE = """(knock) => {
+  const value = (text) => ({A: 1, T: 10, J: 10, Q: 10, K: 10}[text[0]] || Number(text[0]) || 0);
+  const first = (selector) => document.querySelector(selector);
+  const press = (knock && first("#table button.legal[data-group=knock]")) || first(".stock button.legal")
+    || first("#table button.legal[data-group=pass]");
+  if (press) { press.click(); return "button"; }
+  let cards = Array.from(document.querySelectorAll(".hand .group[data-label=deadwood] button.legal"));
+  if (!cards.length) cards = Array.from(document.querySelectorAll(".hand button.legal"));
+  if (!cards.length) return null;
+  cards.reduce((best, b) => (value(b.dataset.card) > value(best.dataset.card) ? b : best)).click();
+  return "discard";
+}"""
 
 # Draw from the stock, else discard the highest card offered, else the first move offered:
 # chosen and clicked in one go in the page (the page may render again between two of the
