@@ -137,13 +137,13 @@ def legal_actions(state: RommeState, mask: Optional[np.ndarray] = None) -> list[
     p = state.current_player
     hand = state.hands[p]
     came_out = state.came_out[p]
-    codes = _table_arrays(state._table_view or state._shown_table())[0]
     if phase == Phase.DRAW:
         pile = state.discard_pile
         n = _draw_kernel(bytes(hand), KINDS[pile[-1]] if pile else -1, len(state.stock) > 0, came_out,
-                         not came_out and rules.take_discard_before_out == "meld", codes, got[1], got[2], scratch,
-                         got[3], mask)
+                         not came_out and rules.take_discard_before_out == "meld", got[1], got[2], scratch, got[3],
+                         mask)
     else:
+        codes = _table_arrays(state._table_view or state._shown_table())[0]
         taken, swapped, pending = state.taken_card, state.swapped_joker, state.pending
         turn = (came_out, KINDS[taken] if taken is not None and taken in hand else -1, state.must_meld_taken,
                 swapped is not None and swapped in hand, state.turn_points, state.turn_melds, state.turn_run)
@@ -425,27 +425,28 @@ def _mark(scratch, n, mask):
 
 
 @numba.njit(cache=True)
-def _draw_kernel(cards, top, stock, came_out, must, codes, flags, pen, scratch, known, mask):
+def _draw_kernel(cards, top, stock, came_out, must, flags, pen, scratch, known, mask):
     """The legal draws (``RommeState._legal_actions`` in the draw phase, ``_can_take``),
     into ``scratch[LEGAL_AT:]`` and ``mask`` (``_mark``); returns how many."""
     _set_hand(cards, pen, scratch)
-    return _mark(scratch, _draw_into(top, stock, came_out, must, codes, flags, scratch, known,
-                                     scratch[LEGAL_AT:LEGAL_AT + 2]), mask)
+    return _mark(scratch, _draw_into(top, stock, came_out, must, flags, scratch, known, scratch[LEGAL_AT:LEGAL_AT + 2]),
+                 mask)
 
 
 @numba.njit(cache=True)
-def _draw_into(top, stock, came_out, must, codes, flags, scratch, known, legal):
+def _draw_into(top, stock, came_out, must, flags, scratch, known, legal):
     """``_draw_kernel`` with the hand and the penalties already in the scratch
-    (``HAND_AT``, ``PEN_AT``): the legal ids into ``legal``; returns how many."""
+    (``HAND_AT``, ``PEN_AT``): the legal ids into ``legal``; returns how many. The table is
+    not read: a draw owes no joker, so what its melds accept does not decide whether the
+    turn can end (``_plan_ends``)."""
     n = 0
     if stock:
         legal[n] = DRAW_STOCK
         n += 1
     if top >= 0:
-        slots_joker = _accepts(codes, flags, scratch)
         scratch[HAND_AT + top] += 1
         ok = _can_end(np.int64(0), np.int64(0), 0, 0, came_out, top, must, False, 0, 1 if must else 0, False,
-                      slots_joker, flags, scratch, known)
+                      False, flags, scratch, known)
         scratch[HAND_AT + top] -= 1
         if ok:
             legal[n] = TAKE_DISCARD
@@ -477,8 +478,10 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
     ``PEN_AT``) and the meld being built as masks (``nn`` and ``nj`` cards): the legal ids
     into ``legal``, increasing (each kind of move in id order); returns how many."""
     out_, tk, must, debt, turn_points, turn_melds, turn_run = turn
-    slots_joker = _accepts(codes, flags, scratch)
     pending = nn + nj > 0
+    # what the table's slots accept is read by the lay-offs and swaps (out, nothing pending)
+    # and by a joker owed (``_plan_ends``) only: the table is not read for the other positions
+    slots_joker = _accepts(codes, flags, scratch) if debt or (out_ and not pending) else False
     slots = codes.shape[0]
     no_discard = flags[C_NO_DISCARD] != 0
     size = 0
