@@ -44,6 +44,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
         ("bench_playouts.py", ["--games", "basic", "--search", "search:simulations=8", "--moves", "1"],
          "python/auto"),
         ("bench_romme.py", ["--seconds", "0.1", "--repeats", "1", "--players", "3"], "agents.legal_actions"),
+        ("bench_romme_mask.py", ["--games", "16", "--snapshots", "2", "--every", "5", "--players", "3"], "answers kept"),
         ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
          "after/before"),
     ],
