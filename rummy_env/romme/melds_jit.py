@@ -660,6 +660,7 @@ _RANK_WINDOWS_FLAT = _rank_window_table(False)
 _RANK_WINDOWS_WRAP = _rank_window_table(True)
 _RANKS = (1 << NUM_RANKS) - 1
 _SAME_RANK = sum(1 << (s * NUM_RANKS) for s in range(4))  # the kinds of rank 0 (the aces); << rank: of that rank
+_EVERY_KIND = (1 << NUM_CARDS) - 1  # the 52 natural kinds, as a mask
 
 
 @numba.njit(cache=True)
@@ -713,6 +714,29 @@ def _finishes(natm, jokm, nn, nj, held, avail, wrap, adjacent, more):
     return False
 
 
+@numba.njit(cache=True, inline="always")
+def _near(held):
+    """The kinds (held or not) that have a natural kind of mask ``held`` of their rank (of
+    another suit), or of their suit within two ranks (around the corner too). A meld of
+    three or more cards with at most two jokers has, next to any of its cards, such a
+    natural card: another of a set's suits, or a run's card within two places. So a card
+    held, or a joker standing for a kind, that is not near the hand starts no meld the
+    hand can finish when few jokers are left (``_next_cards``). A necessary condition
+    only: ``_finishes`` decides, around the corner or not."""
+    out = np.int64(0)
+    for s in range(4):
+        lane = (held >> (s * NUM_RANKS)) & _RANKS
+        near = np.int64(0)
+        for d in range(1, 3):
+            near |= ((lane << d) | (lane >> (NUM_RANKS - d))) & _RANKS
+            near |= ((lane >> d) | (lane << (NUM_RANKS - d))) & _RANKS
+        for t in range(4):
+            if t != s:
+                near |= (held >> (t * NUM_RANKS)) & _RANKS
+        out |= near << (s * NUM_RANKS)
+    return out
+
+
 @numba.njit(cache=True, _nrt=False)
 def _next_cards(natm, jokm, nn, nj, hand, wrap, adjacent, more):
     """(picks, jokers) masks of ``melds.next_cards``: the natural kinds held whose card, and
@@ -723,17 +747,24 @@ def _next_cards(natm, jokm, nn, nj, hand, wrap, adjacent, more):
     for k in range(NUM_CARDS):
         if hand[k] > 0:
             held |= np.int64(1) << k
+    # a meld not started yet: the card that starts it, with at most one joker more (a
+    # card held, fewer than two jokers held) or two (a joker, at most two held), has a
+    # natural card near it (``_near``); only those are asked of ``_finishes``
+    near = _near(held) if taken == 0 and avail < 3 else np.int64(_EVERY_KIND)
     picks = np.int64(0)
-    for k in range(NUM_CARDS):
-        bit = np.int64(1) << k
-        if held & bit and not taken & bit and _finishes(natm | bit, jokm, nn + 1, nj, held, avail, wrap, adjacent,
-                                                        more):
+    look = held & ~taken & (near if avail < 2 else np.int64(_EVERY_KIND))
+    while look:
+        bit = look & -look
+        look &= look - 1
+        if _finishes(natm | bit, jokm, nn + 1, nj, held, avail, wrap, adjacent, more):
             picks |= bit
     jokers = np.int64(0)
     if avail > 0:
-        for k in range(NUM_CARDS):
-            bit = np.int64(1) << k
-            if not taken & bit and _finishes(natm, jokm | bit, nn, nj + 1, held, avail - 1, wrap, adjacent, more):
+        look = near & ~taken
+        while look:
+            bit = look & -look
+            look &= look - 1
+            if _finishes(natm, jokm | bit, nn, nj + 1, held, avail - 1, wrap, adjacent, more):
                 jokers |= bit
     return picks, jokers
 

@@ -95,25 +95,53 @@ def test_completions_and_next_cards_equal_the_reference(name, backend):
         assert melds._can_finish(nat, jok, raw, rules) == bool(want), (nat, jok, hand)
         found["some" if want else "none"] += 1
         found["many"] += len(want) > 5
-        # the cards that may go in next, tried one by one with the reference
-        taken = set(nat + jok)
-        picks = jokers = 0
-        for k in range(52):
-            rest = hand.copy()
-            if hand[k] and k not in taken:
-                rest[k] -= 1
-                if melds._completions_reference(tuple(sorted(nat + (k,))), jok, rest.tobytes(), rules):
-                    picks |= 1 << k
-        if hand[JOKER]:
-            rest = hand.copy()
-            rest[JOKER] -= 1
-            for k in range(52):
-                j2 = tuple(sorted(jok + (k,)))
-                if k not in taken and melds._completions_reference(nat, j2, rest.tobytes(), rules):
-                    jokers |= 1 << k
+        picks, jokers = reference_next_cards(nat, jok, hand, rules)
         assert melds.next_cards(nat, jok, raw, rules) == (picks, jokers), (nat, jok, hand)
         found["next"] += bool(picks or jokers)
     assert found["some"] > 100 and found["none"] > 100 and found["many"] > 10 and found["next"] > 150, found
+
+
+def reference_next_cards(nat: tuple[int, ...], jok: tuple[int, ...], hand: np.ndarray, rules: RommeRules) -> tuple[int, int]:
+    """``melds.next_cards`` the plain way: each card that may go in next (a natural card
+    held, a joker standing for a kind) tried one by one with the reference search."""
+    taken = set(nat + jok)
+    picks = jokers = 0
+    for k in range(52):
+        rest = hand.copy()
+        if hand[k] and k not in taken:
+            rest[k] -= 1
+            if melds._completions_reference(tuple(sorted(nat + (k,))), jok, rest.tobytes(), rules):
+                picks |= 1 << k
+    if hand[JOKER]:
+        rest = hand.copy()
+        rest[JOKER] -= 1
+        for k in range(52):
+            j2 = tuple(sorted(jok + (k,)))
+            if k not in taken and melds._completions_reference(nat, j2, rest.tobytes(), rules):
+                jokers |= 1 << k
+    return picks, jokers
+
+
+@pytest.mark.parametrize("name", list(MELD_RULES))
+def test_next_cards_of_a_meld_not_started_equal_the_reference(name, backend):
+    """With nothing pending and at most two jokers held, the compiled ``next_cards`` asks only
+    the cards near a natural card of the hand (``melds_jit._near``): whole hands of 6 to 14
+    cards, some cards starting melds and some not, under every option that changes a meld."""
+    rules = MELD_RULES[name]
+    rng = np.random.default_rng(7 + sum(map(ord, name)))
+    found = collections.Counter()
+    for _ in range(300):
+        hand = np.zeros(NUM_KINDS, dtype=np.uint8)
+        for k in rng.choice(104, size=int(rng.integers(6, 15)), replace=False) % 52:
+            hand[k] += 1
+        hand[JOKER] = int(rng.integers(0, 3))
+        picks, jokers = reference_next_cards((), (), hand, rules)
+        assert melds.next_cards((), (), hand.tobytes(), rules) == (picks, jokers), hand
+        held = sum(1 << k for k in range(52) if hand[k])
+        found["a card starts a meld"] += picks != 0
+        found["a card held starts none"] += (held & ~picks) != 0
+        found["a joker starts one"] += jokers != 0
+    assert min(found.values()) > 20 and len(found) == 3, found
 
 
 def test_ties_between_readings_keep_the_reference_reading():
