@@ -717,12 +717,16 @@ def _finishes(natm, jokm, nn, nj, held, avail, wrap, adjacent, more):
 @numba.njit(cache=True, inline="always")
 def _near(held):
     """The kinds (held or not) that have a natural kind of mask ``held`` of their rank (of
-    another suit), or of their suit within two ranks (around the corner too). A meld of
-    three or more cards with at most two jokers has, next to any of its cards, such a
-    natural card: another of a set's suits, or a run's card within two places. So a card
-    held, or a joker standing for a kind, that is not near the hand starts no meld the
-    hand can finish when few jokers are left (``_next_cards``). A necessary condition
-    only: ``_finishes`` decides, around the corner or not."""
+    another suit), or of their suit within two ranks (around the corner too).
+
+    Why it bounds ``_next_cards``: take one card of a meld of three or more (a natural
+    card, or a joker standing for a kind), and three of the meld's places that hold it and
+    lie side by side (a set's: any three). Unless the two others are both jokers, one of
+    them is a natural card near it: another suit of its rank, or its suit within two
+    ranks. So with at most one joker held, a card held that is not near the hand starts no
+    meld the hand can finish; with at most two (the one placed among them), nor does a
+    joker standing for a kind not near it. A necessary condition only: ``_finishes``
+    decides, around the corner or not."""
     out = np.int64(0)
     for s in range(4):
         lane = (held >> (s * NUM_RANKS)) & _RANKS
@@ -747,9 +751,8 @@ def _next_cards(natm, jokm, nn, nj, hand, wrap, adjacent, more):
     for k in range(NUM_CARDS):
         if hand[k] > 0:
             held |= np.int64(1) << k
-    # a meld not started yet: the card that starts it, with at most one joker more (a
-    # card held, fewer than two jokers held) or two (a joker, at most two held), has a
-    # natural card near it (``_near``); only those are asked of ``_finishes``
+    # a meld not started yet, few jokers held: only the cards near the hand (``_near``) are
+    # asked of ``_finishes`` (a card held: at most one joker; a joker: at most two)
     near = _near(held) if taken == 0 and avail < 3 else np.int64(_EVERY_KIND)
     picks = np.int64(0)
     look = held & ~taken & (near if avail < 2 else np.int64(_EVERY_KIND))
