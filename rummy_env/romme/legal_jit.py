@@ -226,10 +226,63 @@ def _solves(scratch, at, target, need_run, need, keep, flags, known):
     return _search(scratch, at, points, need_run, need, keep, flags, known, base, low, high, meta)
 
 
+@numba.njit(cache=True, _nrt=False)  # (no array made or kept)
+def _most_worth(scratch, at):
+    """No less than what melds from the hand ``scratch[at:at + 53]`` can be worth together:
+    each natural card that may lie in some meld of the hand at its rank's value (an ace 11,
+    the most it is worth in a meld), each joker at 11 (an ace's). A card lies in a meld of
+    three or more only if three of the meld's places that hold it, side by side (a set's:
+    any three), are held or jokers: so a card counts where two more suits of its rank, or
+    the other two places of a window of three of its suit around it (around the corner
+    too), are held or made up by the hand's jokers. Why: many questions of a player who has
+    not come out ask for more points than the hand holds in melds at all, and this answers
+    them without the solver's search (``_search``)."""
+    jokers = scratch[at + JOKER]
+    held = np.int64(0)
+    for k in range(NUM_CARDS):
+        if scratch[at + k]:
+            held |= np.int64(1) << k
+    total = jokers * 11
+    look = held
+    while look:
+        k = _lowest(look)
+        look &= look - 1
+        suit, rank = k // NUM_RANKS, k % NUM_RANKS
+        meldable = K._popcount(held & (np.int64(K._SAME_RANK) << rank)) - 1 + jokers >= 2
+        if not meldable:
+            lane = (held >> (suit * NUM_RANKS)) & K._RANKS
+            for first in range(rank - 2, rank + 1):
+                count = 0
+                for place in range(first, first + 3):
+                    count += (lane >> (place % NUM_RANKS)) & 1
+                if count + jokers >= 3:
+                    meldable = True
+                    break
+        if meldable:
+            total += scratch[at + k] * K._RANK_VALUE[rank]
+    return total
+
+
 @numba.njit(cache=True)
 def _search(scratch, at, points, need_run, need, keep, flags, known, base, low, high, meta):
     """``_solves`` of a question not answered before: the solver's search (most value per
-    context); the answer is kept first in its bucket (row ``base`` on), the oldest forgotten."""
+    context), unless the hand's melds cannot be worth the points at all (``_most_worth``);
+    the answer is kept first in its bucket (row ``base`` on), the oldest forgotten."""
+    if _most_worth(scratch, at) < points:
+        holds = False
+    else:
+        holds = _searched(scratch, at, points, need_run, need, keep, flags)
+    for r in range(base + BUCKET - 1, base, -1):
+        known[r, 0], known[r, 1], known[r, 2], known[r, 3] = known[r - 1, 0], known[r - 1, 1], known[r - 1, 2], \
+            known[r - 1, 3]
+    known[base, 0], known[base, 1], known[base, 2], known[base, 3] = low, high, meta, 2 if holds else 1
+    return holds
+
+
+@numba.njit(cache=True)
+def _searched(scratch, at, points, need_run, need, keep, flags):
+    """The solver's search of ``_search``: whether melds from the hand ``scratch[at:at + 53]``
+    reach ``points`` under the question's conditions."""
     rest = scratch[at:at + NUM_KINDS]
     scratch[STAMP_AT] += 1  # the kept map's states stamped by earlier calls count as not seen
     sid = scratch[STAMP_AT]
@@ -241,12 +294,7 @@ def _search(scratch, at, points, need_run, need, keep, flags, known, base, low, 
                   scratch[PEN_AT:PEN_AT + NUM_KINDS], points, need_run, need, keep, True, sid, smap,
                   scratch[TAB_AT:RESTS_AT].reshape((_TAB_ROWS, _MAX_CONTEXTS, 4)), scratch[WHERE_AT:ROWS_AT])
     top, full, t = got[0], got[1], got[2]
-    holds = t[top, full, K.T_CHOICE] != K.NONE and t[top, full, K.T_VAL] >= points
-    for r in range(base + BUCKET - 1, base, -1):
-        known[r, 0], known[r, 1], known[r, 2], known[r, 3] = known[r - 1, 0], known[r - 1, 1], known[r - 1, 2], \
-            known[r - 1, 3]
-    known[base, 0], known[base, 1], known[base, 2], known[base, 3] = low, high, meta, 2 if holds else 1
-    return holds
+    return t[top, full, K.T_CHOICE] != K.NONE and t[top, full, K.T_VAL] >= points
 
 
 @numba.njit(cache=True)

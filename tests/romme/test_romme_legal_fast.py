@@ -230,3 +230,30 @@ def test_a_joker_owed_keeps_a_place_after_a_lay_off_or_a_swap(backend):
         after = state.clone()
         after.step(action)
         assert after.is_over or after.legal_actions()
+
+
+@pytest.mark.parametrize("name", list(MELD_RULES))
+def test_the_bound_on_a_hands_melds_is_never_below_what_the_solver_finds(name):
+    """``legal_jit._most_worth`` answers "no" without the solver's search where a hand's melds
+    cannot reach the points asked: it must never be below the most the solver finds them
+    worth, for hands of 3 to 16 cards with 0 to 3 jokers, and it must fall short of the
+    usual 30 points often enough to matter."""
+    legal_jit = pytest.importorskip("rummy_env.romme.legal_jit")
+    from rummy_env.romme import melds_jit
+
+    rules = MELD_RULES[name]
+    rng = np.random.default_rng(11 + sum(map(ord, name)))
+    found = collections.Counter()
+    for _ in range(400):
+        hand = np.zeros(NUM_KINDS, dtype=np.uint8)
+        for k in rng.choice(104, size=int(rng.integers(3, 17)), replace=False) % 52:
+            hand[k] += 1
+        hand[JOKER] = int(rng.integers(0, 4))
+        top, full, tab, *_ = melds_jit._single(hand, rules, 0, False, None, 0, True)
+        best = int(tab[top, full, melds_jit.T_VAL]) if tab[top, full, melds_jit.T_CHOICE] != melds_jit.NONE else 0
+        bound = int(legal_jit._most_worth(hand.astype(np.int64), 0))
+        assert bound >= best, (hand, bound, best)
+        found["no meld"] += best == 0
+        found["some meld"] += best > 0
+        found["below 30"] += bound < 30
+    assert min(found.values()) > 30 and len(found) == 3, found
