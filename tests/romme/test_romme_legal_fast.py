@@ -122,6 +122,16 @@ def reference_next_cards(nat: tuple[int, ...], jok: tuple[int, ...], hand: np.nd
     return picks, jokers
 
 
+def random_hand(rng: np.random.Generator, fewest: int, most: int, most_jokers: int) -> np.ndarray:
+    """A hand of ``fewest`` to ``most`` natural cards drawn from the two packs without
+    replacement (a kind at most twice), and 0 to ``most_jokers`` jokers: kind counts."""
+    hand = np.zeros(NUM_KINDS, dtype=np.uint8)
+    for k in rng.choice(104, size=int(rng.integers(fewest, most + 1)), replace=False) % 52:
+        hand[k] += 1
+    hand[JOKER] = int(rng.integers(0, most_jokers + 1))
+    return hand
+
+
 @pytest.mark.parametrize("name", list(MELD_RULES))
 def test_next_cards_of_a_meld_not_started_equal_the_reference(name, backend):
     """With nothing pending and at most two jokers held, the compiled ``next_cards`` asks only
@@ -131,10 +141,7 @@ def test_next_cards_of_a_meld_not_started_equal_the_reference(name, backend):
     rng = np.random.default_rng(7 + sum(map(ord, name)))
     found = collections.Counter()
     for _ in range(300):
-        hand = np.zeros(NUM_KINDS, dtype=np.uint8)
-        for k in rng.choice(104, size=int(rng.integers(6, 15)), replace=False) % 52:
-            hand[k] += 1
-        hand[JOKER] = int(rng.integers(0, 3))
+        hand = random_hand(rng, 6, 14, 2)
         picks, jokers = reference_next_cards((), (), hand, rules)
         assert melds.next_cards((), (), hand.tobytes(), rules) == (picks, jokers), hand
         held = sum(1 << k for k in range(52) if hand[k])
@@ -245,10 +252,7 @@ def test_the_bound_on_a_hands_melds_is_never_below_what_the_solver_finds(name):
     rng = np.random.default_rng(11 + sum(map(ord, name)))
     found = collections.Counter()
     for _ in range(400):
-        hand = np.zeros(NUM_KINDS, dtype=np.uint8)
-        for k in rng.choice(104, size=int(rng.integers(3, 17)), replace=False) % 52:
-            hand[k] += 1
-        hand[JOKER] = int(rng.integers(0, 4))
+        hand = random_hand(rng, 3, 16, 3)
         top, full, tab, *_ = melds_jit._single(hand, rules, 0, False, None, 0, True)
         best = int(tab[top, full, melds_jit.T_VAL]) if tab[top, full, melds_jit.T_CHOICE] != melds_jit.NONE else 0
         bound = int(legal_jit._most_worth(hand.astype(np.int64), 0))
