@@ -34,6 +34,7 @@ from rummy_env.romme.rules import MAX_JOKERS, RommeRules
 
 JOKER = 52  # the joker's kind
 NUM_KINDS = 53
+TWO_JOKERS = NUM_KINDS  # not a kind: what a solver question asks with ``need`` for two jokers in its melds
 NUM_DECKS = 2
 FIRST_JOKER = NUM_DECKS * NUM_CARDS  # physical id of the first joker (104)
 MAX_PHYSICAL = FIRST_JOKER + MAX_JOKERS  # 110: physical ids are 0..109

@@ -43,10 +43,13 @@ first step: finish the pending meld from the hand and commit it, then lay furthe
 from the hand (reaching the points to come out, with a run if asked, using the card taken
 from the pile if it must be melded, playing a joker taken by a swap, or laying that joker
 off), then discard a card other than the one taken from the pile (or, with
-``go_out_without_discard``, have nothing left). The solver answers it exactly for the
-hand's kinds (``melds.completions`` and ``melds.rest_can_come_out``). An action is legal
-when its own conditions hold and, if it does not end the turn, the predicate holds after
-it; so a player choosing uniformly among legal actions always finishes the turn. The mask
+``go_out_without_discard``, have nothing left: laying off the card taken from the pile as
+the last card is the one way to go out that is not among the plans). The solver answers
+it exactly for the hand's kinds (``melds.completions`` and ``melds.rest_can_come_out``;
+``tests/romme/test_romme_turn_brute.py`` checks the mask against brute force over whole
+turns). An action is legal when its own conditions hold and, if it does not end the turn,
+the predicate holds after it; so a player choosing uniformly among legal actions always
+finishes the turn. The mask
 first asks which cards can go into the pending meld at all (``melds.next_cards``, every
 card at once), then the solver only about those; ``_compute_legal_reference`` computes
 the same mask the plain way, card by card, for the tests. With numba the whole mask is one
@@ -63,8 +66,9 @@ Choices made where the rules are silent (the rules page lists them too):
 - Which physical card: two cards of a kind are identical for every rule, so an action
   names a kind. Melding or laying off a kind takes the card just taken from the pile if it
   is of that kind (then the lowest id); a joker put down takes the joker taken by a swap
-  first (then the one taken from the pile, then the lowest id); discarding a kind takes
-  the lowest id other than the card taken from the pile this turn. That choice depends on
+  first (then the one taken from the pile, then the lowest id; a joker taken from the
+  pile, laid off and brought back by a swap is the swap's: ``taken_held``); discarding a
+  kind takes the lowest id other than the card taken from the pile this turn. That choice depends on
   which copies a hand holds, which the other players cannot know, so no physical id is
   ever shown: the information set names kinds (a deck with two copies of a card swapped
   plays and looks the same to everyone). A card known to be in a hand (taken from the
@@ -118,7 +122,8 @@ from rummy_env.core.game import IllegalActionError  # noqa: F401  (raised by ste
 from rummy_env.core.state import CardGameState, HandResultBase
 from rummy_env.romme import melds as M
 from rummy_env.romme.cards import (
-    FIRST_JOKER, JOKER, KINDS, NUM_DECKS, NUM_KINDS, kind_of, kind_str, num_physical, parse_kinds, penalty_values,
+    FIRST_JOKER, JOKER, KINDS, NUM_DECKS, NUM_KINDS, TWO_JOKERS, kind_of, kind_str, num_physical, parse_kinds,
+    penalty_values,
 )
 from rummy_env.romme.rules import MAX_PLAYERS, RommeRules, RommeRulesSpec, check_num_players, load_romme_rules
 
@@ -488,6 +493,15 @@ class RommeState(CardGameState):
 
     # ----------------------------------------------------------------- the turn predicate
 
+    @property
+    def taken_held(self) -> bool:
+        """Whether the card taken from the pile this turn is in the mover's hand as that card
+        (it may not be discarded). A joker taken, laid off and brought back by a swap is the
+        joker owed instead: it must be played, which covers not discarding it (and so the
+        vector engine, which follows no card's id, has it)."""
+        taken = self.taken_card
+        return taken is not None and taken != self.swapped_joker and taken in self.hands[self.current_player]
+
     def _ctx(self) -> dict:
         """The turn's constraints for the predicate, from the state."""
         p = self.current_player
@@ -495,7 +509,7 @@ class RommeState(CardGameState):
         hand = self.hands[p]
         return dict(
             out=self.came_out[p],
-            taken_kind=kind_of(taken) if taken is not None and taken in hand else None,
+            taken_kind=kind_of(taken) if self.taken_held else None,
             must=self.must_meld_taken,
             debt=self.swapped_joker is not None and self.swapped_joker in hand,
         )
@@ -523,14 +537,14 @@ class RommeState(CardGameState):
         need_run0 = r.come_out_needs_run and not turn_run
         for c in completions:
             if c is None:
-                rest, value, run, uses_joker, used_kinds = hand, 0, False, False, ()
+                rest, value, run, extra_jokers, used_kinds = hand, 0, False, 0, ()
             else:
                 rest = hand.copy()
                 for x in c.extra:
                     rest[x] -= 1
                 rest[JOKER] -= c.extra_jokers
                 value, run = c.value, c.run
-                uses_joker = bool(jok) or c.extra_jokers > 0
+                extra_jokers = c.extra_jokers  # from the hand (those in the meld already left it)
                 used_kinds = nat + c.extra
             if out:
                 target, need_run = 0, False
@@ -540,11 +554,12 @@ class RommeState(CardGameState):
                     target = max(target, 0)
             tk = taken_kind
             need = None
-            if tk is not None and (tk in used_kinds or (tk == JOKER and uses_joker)):
+            # a joker played leaves the hand as the one owed first, then the one taken (``_take``)
+            if tk is not None and (tk in used_kinds or (tk == JOKER and extra_jokers >= (2 if debt else 1))):
                 tk = None  # the taken card went first into this meld
             elif tk is not None and must:
                 need = tk
-            joker_paid = not debt or uses_joker
+            joker_paid = not debt or extra_jokers > 0
             variants = []
             if joker_paid:
                 variants.append((rest, need))
@@ -553,7 +568,13 @@ class RommeState(CardGameState):
                     r2 = rest.copy()
                     r2[JOKER] -= 1
                     variants.append((r2, need))
-                if need is None:
+                if tk == JOKER:  # melded: the owed joker and then the taken one go into the melds
+                    if need is None:  # the owed only: the taken joker stays, another card is discarded
+                        r2 = rest.copy()
+                        r2[JOKER] -= 1
+                        out_queries.append((r2, target, need_run, JOKER, 1))
+                    out_queries.append((rest, target, need_run, TWO_JOKERS, keep_base))
+                elif need is None:
                     variants.append((rest, JOKER))
             for rest_v, need_v in variants:
                 if tk is not None and rest_v[tk] >= 1:
@@ -600,7 +621,7 @@ class RommeState(CardGameState):
                         keys = True
                         break
                     continue
-                if need is not None and rest[need] == 0:
+                if M.lacks(rest, need):
                     continue
                 key = (rest.tobytes(), int(target), bool(need_run), -1 if need is None else int(need), int(keep))
                 got = cache.get(key)
@@ -714,8 +735,7 @@ class RommeState(CardGameState):
                         legal.append(COMMIT)
                 else:
                     meld = best.meld()
-                    tk2 = None if tk is not None and (tk in nat or (tk == JOKER and jok)) else tk
-                    q = self._queries(hand, (), (), after_out, tk2, must and tk2 is not None,
+                    q = self._queries(hand, (), (), after_out, tk, must,
                                       debt and not jok, 0 if after_out else self.turn_points + best.value,
                                       self.turn_melds + 1, self.turn_run or best.run,
                                       slots_joker or _accepts(meld, r)[1])
@@ -744,12 +764,13 @@ class RommeState(CardGameState):
                 h2 = _hand_minus(hand, k)
                 tk2 = None if tk == k else tk
                 groups.append((PICK + k, self._queries(h2, n2, jok, **{**base, "taken_kind": tk2})))
-            if jokers_as:
+            if jokers_as:  # the joker put down: the one owed if any (paid), else the one taken if any
                 h2 = _hand_minus(hand, JOKER)
-                tk2 = None if tk == JOKER else tk
+                tk2 = None if tk == JOKER and not debt else tk
                 for k in jokers_as:
                     j2 = tuple(sorted(jok + (k,)))
-                    groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2})))
+                    groups.append((JOKER_AS + k, self._queries(h2, nat, j2, **{**base, "taken_kind": tk2,
+                                                                                 "debt": False})))
         # lay-offs and swaps: once out, nothing pending. A joker owed (taken by a swap) must
         # still find a place after the move: whether a table meld takes a joker is asked of
         # the table as the move leaves it (the meld laid off on, or swapped, may take one no
@@ -771,9 +792,9 @@ class RommeState(CardGameState):
                         groups.append((LAYOFF + NUM_CARDS * slot + k,
                                        self._queries(h2, (), (), **{**base, "taken_kind": tk2,
                                                                     "slots_take_joker": after})))
-                if hand[JOKER]:
+                if hand[JOKER]:  # the joker laid off: the one owed if any, else the one taken if any
                     h2 = _hand_minus(hand, JOKER)
-                    tk2 = None if tk == JOKER else tk
+                    tk2 = None if tk == JOKER and not debt else tk
                     for k in joker_kinds:
                         a = LAYOFF_JOKER + NUM_CARDS * slot + k
                         if int(h2.sum()) == 0:
@@ -1084,7 +1105,7 @@ class RommeState(CardGameState):
             player, self.num_players, hand, tuple(self._counts[player]), self._table_view or self._shown_table(), pile,
             len(self.stock), public, sizes, came[0], self.phase, current, self.dealer, self.turn, self.turnovers,
             pending, self.turn_points, self.turn_melds, self.turn_run, self.out_at_turn_start,
-            None if taken is None else KINDS[taken], taken is not None and taken in held, self.must_meld_taken,
+            None if taken is None else KINDS[taken], self.taken_held, self.must_meld_taken,
             swapped is not None and swapped in held, known, discarded, tuple(self.history), result)
         if len(_INFO_BYTES) >= _INFO_BYTES_KEPT:  # (before adding: the set just made stays)
             _INFO_BYTES.clear()
@@ -1159,13 +1180,15 @@ class RommeState(CardGameState):
         if info.taken_card is not None:  # the card taken: known in the mover's hand, else melded
             places = known[mover] if info.taken_held else [c for c, _ in pending] + [c for m in table for c in m.cards]
             taken = next((c for c in places if kind_of(c) == info.taken_card), None)
-            if taken is None:
+            if taken is None and not (info.taken_card == JOKER and info.joker_debt):  # (else the joker owed, below)
                 raise ValueError("information set is inconsistent: the card taken from the pile is nowhere")
         if info.joker_debt:
             jokers = [c for c in known[mover] if c >= FIRST_JOKER]
             swapped = next((c for c in jokers if c != taken), jokers[0] if jokers else None)
             if swapped is None:
                 raise ValueError("information set is inconsistent: a joker taken by a swap is not known in the hand")
+            if taken is None and info.taken_card is not None:  # laid off, then brought back by the swap
+                taken = swapped
         unseen = [c for k in range(NUM_KINDS) for c in free[k]]
         rng.shuffle(unseen)
         hands = []

@@ -37,7 +37,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme import melds_jit as K
-from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, penalty_values
+from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, TWO_JOKERS, penalty_values
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
     RommeState,
@@ -145,7 +145,7 @@ def legal_actions(state: RommeState, mask: Optional[np.ndarray] = None) -> list[
     else:
         codes = _table_arrays(state._table_view or state._shown_table())[0]
         taken, swapped, pending = state.taken_card, state.swapped_joker, state.pending
-        turn = (came_out, KINDS[taken] if taken is not None and taken in hand else -1, state.must_meld_taken,
+        turn = (came_out, KINDS[taken] if state.taken_held else -1, state.must_meld_taken,
                 swapped is not None and swapped in hand, state.turn_points, state.turn_melds, state.turn_run)
         if pending:
             nat = bytes([k for c, k in pending if c < FIRST_JOKER])
@@ -209,7 +209,7 @@ def _solves(scratch, at, target, need_run, need, keep, flags, known):
         for k in range(NUM_KINDS):
             size += scratch[at + k]
         return size >= keep
-    if need >= 0 and scratch[at + need] == 0:
+    if need >= 0 and scratch[at + (JOKER if need == TWO_JOKERS else need)] < (2 if need == TWO_JOKERS else 1):
         return False
     points = max(0, target)
     low = high = np.int64(0)  # the question as a key: two bits a kind, then the jokers and the numbers
@@ -343,13 +343,13 @@ def _completions(natm, jokm, nn, nj, hand, flags, scratch):
 
 
 @numba.njit(cache=True)
-def _plan_ends(value, run, uses_joker, used, plan, rrun, ra, rb, rc, rd, out, tk, must, debt, turn_points, turn_melds,
-               need_run0, keep_base, slots_joker, flags, scratch, known):
+def _plan_ends(value, run, extra_jokers, used, plan, rrun, ra, rb, rc, rd, out, tk, must, debt, turn_points,
+               turn_melds, need_run0, keep_base, slots_joker, flags, scratch, known):
     """Whether the turn can end by one plan (``_can_end``): the hand left after it in
-    ``scratch[REST0:]``; the meld it finishes worth ``value`` (a run if ``run``; it uses a
-    joker if ``uses_joker``, the natural kinds of mask ``used``; ``plan``: there is one,
-    read (``rrun``, ``ra`` .. ``rd``)); the questions asked in order, the first that holds
-    answers."""
+    ``scratch[REST0:]``; the meld it finishes worth ``value`` (a run if ``run``; it takes
+    ``extra_jokers`` jokers from the hand, the natural kinds of mask ``used``; ``plan``:
+    there is one, read (``rrun``, ``ra`` .. ``rd``)); the questions asked in order, the
+    first that holds answers."""
     if out:
         target, need_run = 0, False
     else:
@@ -358,13 +358,14 @@ def _plan_ends(value, run, uses_joker, used, plan, rrun, ra, rb, rc, rd, out, tk
             target = max(target, 0)
     t = tk
     need = -1
-    if t >= 0 and ((t < NUM_CARDS and (used >> t) & 1) or (t == JOKER and uses_joker)):
+    # a joker played leaves the hand as the one owed first, then the one taken (``_take``)
+    if t >= 0 and ((t < NUM_CARDS and (used >> t) & 1) or (t == JOKER and extra_jokers >= (2 if debt else 1))):
         t = -1  # the taken card went first into this meld
     elif t >= 0 and must:
         need = t
     for variant in range(2):
         at, need_v = REST0, need
-        if not debt or uses_joker:  # no joker to pay back: one variant
+        if not debt or extra_jokers > 0:  # no joker to pay back: one variant
             if variant == 1:
                 break
         elif variant == 0:  # the joker taken by a swap laid off on some meld
@@ -375,6 +376,14 @@ def _plan_ends(value, run, uses_joker, used, plan, rrun, ra, rb, rc, rd, out, tk
             for k in range(NUM_KINDS):
                 scratch[REST1 + k] = scratch[REST0 + k]
             scratch[REST1 + JOKER] -= 1
+        elif t == JOKER:  # or melded, and then the taken joker too
+            if need < 0:  # or not: it stays, and another card is discarded
+                for k in range(NUM_KINDS):
+                    scratch[REST2 + k] = scratch[REST0 + k]
+                scratch[REST2 + JOKER] -= 1
+                if _solves(scratch, REST2, target, need_run, JOKER, 1, flags, known):
+                    return True
+            return _solves(scratch, REST0, target, need_run, TWO_JOKERS, keep_base, flags, known)
         else:  # or melded
             if need >= 0:
                 break
@@ -416,7 +425,7 @@ def _can_end(natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, t
                 return True
         for k in range(NUM_KINDS):
             scratch[REST0 + k] = scratch[HAND_AT + k]
-        return _plan_ends(0, False, False, np.int64(0), False, 0, 0, 0, 0, 0, out, tk, must, debt, turn_points,
+        return _plan_ends(0, False, 0, np.int64(0), False, 0, 0, 0, 0, 0, out, tk, must, debt, turn_points,
                           turn_melds, need_run0, keep_base, slots_joker, flags, scratch, known)
     rows, kept = _completions(natm, jokm, nn, nj, scratch[HAND_AT:HAND_AT + NUM_KINDS], flags, scratch)
     for c in range(kept.shape[0]):
@@ -428,7 +437,7 @@ def _can_end(natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, t
             if (extra >> k) & 1:
                 scratch[REST0 + k] -= 1
         scratch[REST0 + JOKER] -= rows[r, 2]
-        if _plan_ends(rows[r, 3], rows[r, 0] != 0, nj > 0 or rows[r, 2] > 0, natm | extra, True, rows[r, 0],
+        if _plan_ends(rows[r, 3], rows[r, 0] != 0, rows[r, 2], natm | extra, True, rows[r, 0],
                       rows[r, 4], rows[r, 5], rows[r, 6], rows[r, 7], out, tk, must, debt, turn_points, turn_melds,
                       need_run0, keep_base, slots_joker, flags, scratch, known):
             return True
@@ -556,10 +565,9 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                     legal[n] = COMMIT
                     n += 1
             else:
-                tk2 = -1 if tk >= 0 and ((tk < NUM_CARDS and (natm >> tk) & 1) or (tk == JOKER and nj > 0)) else tk
                 takes = slots_joker or _takes_joker(run, rows[best, 4], rows[best, 5], rows[best, 6], rows[best, 7],
                                                     flags)
-                if _can_end(np.int64(0), np.int64(0), 0, 0, after_out, tk2, must and tk2 >= 0, debt and nj == 0,
+                if _can_end(np.int64(0), np.int64(0), 0, 0, after_out, tk, must, debt and nj == 0,
                             0 if after_out else turn_points + value, turn_melds + 1, turn_run or run, takes, flags,
                             scratch, known):
                     legal[n] = COMMIT
@@ -590,13 +598,14 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
             if ok:
                 legal[n] = PICK + k
                 n += 1
-        if jokers_as:
+        if jokers_as:  # the joker put down: the one owed if any (paid), else the one taken if any
             scratch[HAND_AT + JOKER] -= 1
+            tk2 = -1 if tk == JOKER and not debt else tk
             while jokers_as:
                 k = _lowest(jokers_as)
                 jokers_as &= jokers_as - 1
-                if _can_end(natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, -1 if tk == JOKER else tk, must,
-                            debt, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known):
+                if _can_end(natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, tk2, must, False, turn_points,
+                            turn_melds, turn_run, slots_joker, flags, scratch, known):
                     legal[n] = JOKER_AS + k
                     n += 1
             scratch[HAND_AT + JOKER] += 1
@@ -629,8 +638,9 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                 if ok:  # once, though a run of 12 takes its missing rank at both ends
                     legal[n] = LAYOFF + NUM_CARDS * slot + k
                     n += 1
-        if scratch[HAND_AT + JOKER]:
+        if scratch[HAND_AT + JOKER]:  # the joker laid off: the one owed if any, else the one taken if any
             scratch[HAND_AT + JOKER] -= 1
+            tk2 = -1 if tk == JOKER and not debt else tk
             for slot in range(slots):
                 ks = scratch[joker_at + slot]
                 while ks:
@@ -639,7 +649,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                     if size == 1:
                         ok = no_discard
                     else:
-                        ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == JOKER else tk, must,
+                        ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, tk2, must,
                                       False, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known)
                     if ok:
                         legal[n] = LAYOFF_JOKER + NUM_CARDS * slot + k

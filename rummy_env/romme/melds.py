@@ -54,7 +54,7 @@ import numpy as np
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.core.compiled import Compiled, self_check
 from rummy_env.romme.cards import (
-    JOKER, NUM_KINDS, RANK_VALUES, check_counts, kind_str, parse_hand, parse_kind, penalty_values,
+    JOKER, NUM_KINDS, RANK_VALUES, TWO_JOKERS, check_counts, kind_str, parse_hand, parse_kind, penalty_values,
 )
 from rummy_env.romme.rules import RommeRules, RommeRulesSpec, load_romme_rules
 
@@ -466,7 +466,9 @@ class _Search:
     """The memoised search of one hand (see the module docstring).
 
     ``target``: the value the melds must reach (0: none); ``need_run``: a run must be
-    among them; ``need``: a kind (or ``JOKER``) that must be in a meld (None: none);
+    among them; ``need``: a kind (or ``JOKER``) that must be in a meld (None: none), or
+    ``TWO_JOKERS``: two jokers in the melds (a joker owed by a swap and the joker taken from
+    the pile both played: ``RommeState._queries``);
     ``keep``: the fewest cards to leave in hand; ``by_value``: keep the most value per
     context (feasibility) instead of the least penalty then most value, and no value in
     the context. A context is ``((v * R + r) * N + n) * L + l``."""
@@ -483,13 +485,14 @@ class _Search:
         self.cands = _candidates(self.kinds, index, self.jokers, rules)
         self.V = 1 if by_value else target + 1
         self.R = 2 if need_run else 1
-        self.N = 2 if need is not None else 1
+        self.N = 3 if need == TWO_JOKERS else 2 if need is not None else 1  # jokers used so far, up to two
         self.L = keep + 1
         self.target, self.keep, self.by_value = target, keep, by_value
-        need_slot = index.get(need, -1) if need is not None and need != JOKER else -1
+        need_slot = index.get(need, -1) if need is not None and need < JOKER else -1
         # per candidate: its context (v, r, n, l=0) parts
         self.cand_ctx = [[(min(cd.value, target) if not by_value else 0, int(cd.run and need_run),
-                           int(need is not None and (need_slot in cd.slots or (need == JOKER and cd.jokers > 0))))
+                           min(cd.jokers, self.N - 1) if need is not None and need >= JOKER
+                           else int(need_slot >= 0 and need_slot in cd.slots))
                           for cd in per] for per in self.cands]
         self.need_slot = need_slot
         self.radix = [1] * len(self.kinds)
@@ -559,7 +562,7 @@ class _Search:
             self.rem_j += cd.jokers
             for cctx, (pen, val, _, _) in sorted(child.items()):
                 v, r, n, l = split(cctx)
-                key = self.ctx(min(v + mv, target) if self.V > 1 else 0, r | mr, n | mn, l)
+                key = self.ctx(min(v + mv, target) if self.V > 1 else 0, r | mr, min(n + mn, self.N - 1), l)
                 cand = (pen, val + cd.value)
                 old = out.get(key)
                 if old is None or self.better(cand, old[:2]):
@@ -758,8 +761,9 @@ def can_come_out(hands, rules: RommeRulesSpec = None, need_card=None, keep: Opti
 
 
 def _can_come_out_checked(flat: np.ndarray, r: RommeRules, needs: np.ndarray, keep: int) -> np.ndarray:
-    """``can_come_out`` of (n, 53) uint8 hands already checked (``needs``: int64, a kind held
-    or -1 each): for callers that build their hands themselves, such as the legal mask."""
+    """``can_come_out`` of (n, 53) uint8 hands already checked (``needs``: int64, a kind held,
+    ``TWO_JOKERS`` where two are held, or -1 each): for callers that build their hands
+    themselves, such as the legal mask."""
     kernels = _kernels() if flat.shape[0] else None
     if kernels is not None:
         return kernels.can_come_out(flat, r, needs, keep)
@@ -1223,14 +1227,25 @@ def can_complete(hand: HandLike, naturals=(), jokers_as=(), rules: RommeRulesSpe
 def rest_can_come_out(rest: np.ndarray, target: int, need_run: bool, need: Optional[int], keep: int,
                       rules: RommeRules) -> bool:
     """Whether melds from ``rest`` (kind counts) can be worth ``target`` points (none if
-    ``target`` <= 0), hold a run if ``need_run``, use a card of kind ``need`` (None: any)
-    and leave ``keep`` cards: ``can_come_out`` with those numbers."""
+    ``target`` <= 0), hold a run if ``need_run``, use a card of kind ``need`` (None: any;
+    ``TWO_JOKERS``: two jokers) and leave ``keep`` cards: ``can_come_out`` with those numbers."""
     if target <= 0 and not need_run and need is None:
         return int(np.asarray(rest, dtype=np.int64).sum()) >= keep
-    if need is not None and rest[need] == 0:
+    if lacks(rest, need):
         return False
     q = _query_rules(rules, max(0, int(target)), bool(need_run))
-    return bool(can_come_out(rest, q, need_card=-1 if need is None else need, keep=keep))
+    h = _hands(np.asarray(rest, dtype=np.uint8)[None], q)
+    return bool(_can_come_out_checked(h, q, np.array([-1 if need is None else need], np.int64), keep)[0])
+
+
+def lacks(rest: np.ndarray, need: Optional[int]) -> bool:
+    """Whether the hand ``rest`` cannot hold what a solver question's ``need`` asks
+    (``rest_can_come_out``): a card of its kind, or two jokers."""
+    if need is None:
+        return False
+    if need == TWO_JOKERS:
+        return rest[JOKER] < 2
+    return rest[need] == 0
 
 
 @functools.lru_cache(maxsize=1024)

@@ -35,7 +35,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
-from rummy_env.romme.cards import JOKER, NUM_KINDS, RANK_VALUES, penalty_values
+from rummy_env.romme.cards import JOKER, NUM_KINDS, RANK_VALUES, TWO_JOKERS, penalty_values
 
 DENSE_ENTRIES = 1 << 20  # a batch's (states x contexts) table up to this size (32 MB) is allocated whole
 _BIG = np.int64(1) << 40
@@ -379,7 +379,7 @@ def _solve(state, rj, cand, hs, smap, tab):
             r = q % R
             v = q // R
             v2 = min(v + mv, target) if V > 1 else 0
-            x = ((v2 * R + (r | mr)) * N + (n | mn)) * L + l
+            x = ((v2 * R + (r | mr)) * N + min(n + mn, N - 1)) * L + l
             _offer(tab, row, x, tab[cs, cx, T_PEN], tab[cs, cx, T_VAL] + worth, ci - hs[first + low], cx, by_value)
     return row
 
@@ -407,7 +407,7 @@ def _hand(counts, wrap, adjacent, more, pen_of_kind, target, need_run, need_kind
     hs = np.zeros(H_BASE + 4 * m + 1, np.int64)
     V = 1 if by_value else target + 1
     R = 2 if need_run else 1
-    N = 2 if need_kind >= 0 else 1
+    N = 3 if need_kind == TWO_JOKERS else 2 if need_kind >= 0 else 1  # jokers used so far, up to two
     L = keep + 1
     hs[H_M], hs[H_JPEN], hs[H_V], hs[H_R], hs[H_N], hs[H_L] = m, pen_of_kind[JOKER], V, R, N, L
     hs[H_TARGET], hs[H_KEEP], hs[H_BYVAL], hs[H_SID] = target, keep, 1 if by_value else 0, sid
@@ -435,8 +435,8 @@ def _hand(counts, wrap, adjacent, more, pen_of_kind, target, need_run, need_kind
         if not by_value:
             cand[ci, C_V] = min(val[ci], target)
         cand[ci, C_R] = run[ci] if need_run else 0
-        if need_kind == JOKER:
-            cand[ci, C_N] = 1 if jk[ci] > 0 else 0
+        if need_kind == JOKER or need_kind == TWO_JOKERS:
+            cand[ci, C_N] = min(jk[ci], N - 1)
         elif need_slot >= 0:
             for t in range(nn[ci]):
                 if nat[ci, t] == need_slot:
@@ -466,10 +466,10 @@ def _batch(hands, needs, wrap, adjacent, more, pen_of_kind, target, need_run, ke
     for i in range(n):
         biggest = max(biggest, _space(hands[i]))
     V = 1 if by_value else target + 1
-    any_need = False
+    most_n = 1
     for i in range(n):
-        any_need |= needs[i] >= 0
-    K = V * (2 if need_run else 1) * (2 if any_need else 1) * (keep + 1)
+        most_n = max(most_n, 3 if needs[i] == TWO_JOKERS else 2 if needs[i] >= 0 else 1)
+    K = V * (2 if need_run else 1) * most_n * (keep + 1)
     if biggest > smap.shape[0]:
         smap = np.zeros((biggest, 2), np.int64)
         sid = 0

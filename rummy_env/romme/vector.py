@@ -223,7 +223,7 @@ class VectorRomme(EngineBase):
                              (jit.MELDS, state.turn_melds), (jit.RUN, state.turn_run),
                              (jit.OUT_START, state.out_at_turn_start),
                              (jit.TAKEN, -1 if taken is None else KINDS[taken]),
-                             (jit.HELD, taken is not None and taken in held),
+                             (jit.HELD, state.taken_held),
                              (jit.IN_PENDING, taken is not None and taken in pending_cards),
                              (jit.MUST, state.must_meld_taken),
                              (jit.DEBT, swapped is not None and swapped in held),

@@ -21,7 +21,7 @@ import pytest
 
 from romme_backends import BACKENDS, use_backend
 from rummy_env.romme import melds
-from rummy_env.romme.cards import JOKER, parse_hand, parse_kind
+from rummy_env.romme.cards import JOKER, TWO_JOKERS, parse_hand, parse_kind
 from rummy_env.romme.melds import (
     Meld, best_arrangement, can_come_out, come_out, is_meld, joker_swaps, layoffs, least_penalty, melds_of,
     parse_meld,
@@ -381,6 +381,51 @@ def test_solver_equals_the_search_on_big_meld_rich_hands(name, backend, rng):
         kinds = kinds_of_counts(hand)
         need = int(rng.choice(kinds)) if i % 2 else None
         check_hand(hand, rules, frontier(hand, rules, need), need, keep=i % 3)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_two_jokers_asked_equal_every_partition_of_small_hands(name, backend, rng):
+    """``TWO_JOKERS`` as the need (two jokers in the melds: what the legal mask asks of a
+    player who owes a swap's joker and must not keep the joker taken from the pile), on
+    hands of 3..9 cards with two or three jokers: every split into melds and cards left."""
+    rules = VARIANTS[name]
+    asked = found = 0
+    for _ in range(HANDS["small"] // 4):
+        size = int(rng.integers(3, 10))
+        hand = rich_hand(rng, size, rules, int(rng.integers(2, 4)))
+        if hand[JOKER] < 2:
+            continue
+        kinds = kinds_of_counts(hand)
+        keep, target, need_run = int(rng.integers(0, 3)), int(rng.choice([0, 20, 40])), bool(rng.random() < 0.3)
+        want = any(w >= target and (r or not need_run) and jokers >= 2 and left >= keep
+                   for w, r, jokers, left in joker_partitions(kinds, rules))
+        got = melds.rest_can_come_out(hand, target, need_run, TWO_JOKERS, keep, rules)
+        assert got == want, (kinds, keep, target, need_run)
+        by_value = melds._Search(hand, rules, target, need_run, TWO_JOKERS, keep, by_value=True).best()
+        assert (by_value is not None and by_value[1] >= target) == want
+        asked += 1
+        found += want
+    assert asked >= 40 and 0 < found < asked  # both answers met
+
+
+def joker_partitions(kinds: list[int], rules: RommeRules):
+    """Every split of the cards into melds and cards left: (worth, has a run, jokers in the
+    melds, cards left)."""
+    def go(rest: tuple[int, ...], worth: int, run: bool, jokers: int, left: int):
+        if not rest:
+            yield worth, run, jokers, left
+            return
+        first, others = rest[0], rest[1:]
+        yield from go(others, worth, run, jokers, left + 1)
+        for size in range(2, min(len(others), 12) + 1):
+            for group in itertools.combinations(others, size):
+                cards = tuple(sorted(kinds[i] for i in (first,) + group))
+                got = best_reading(cards, rules)
+                if got is not None:
+                    rest2 = tuple(i for i in others if i not in group)
+                    yield from go(rest2, worth + got[0], run or got[1], jokers + cards.count(JOKER), left)
+
+    yield from go(tuple(range(len(kinds))), 0, False, 0, 0)
 
 
 def test_solver_equals_the_search_on_random_hands(backend, rng):
