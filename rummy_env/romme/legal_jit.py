@@ -238,11 +238,8 @@ def _most_worth(scratch, at):
     not come out ask for more points than the hand holds in melds at all, and this answers
     them without the solver's search (``_search``)."""
     jokers = scratch[at + JOKER]
-    held = np.int64(0)
-    for k in range(NUM_CARDS):
-        if scratch[at + k]:
-            held |= np.int64(1) << k
-    total = jokers * 11
+    held = K._held(scratch, at)
+    total = jokers * K._RANK_VALUE[0]  # (an ace's)
     look = held
     while look:
         k = _lowest(look)
@@ -542,12 +539,9 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
     slots = codes.shape[0]
     no_discard = flags[C_NO_DISCARD] != 0
     size = 0
-    held = np.int64(0)  # the natural kinds held, as a mask: the loops below visit its bits only
     for k in range(NUM_KINDS):
         size += scratch[HAND_AT + k]
-    for k in range(NUM_CARDS):
-        if scratch[HAND_AT + k]:
-            held |= np.int64(1) << k
+    held = K._held(scratch, HAND_AT)
     n = 0
     # commit: the pending meld's best reading
     if pending:

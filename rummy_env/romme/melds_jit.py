@@ -715,6 +715,17 @@ def _finishes(natm, jokm, nn, nj, held, avail, wrap, adjacent, more):
 
 
 @numba.njit(cache=True, inline="always")
+def _held(counts, at):
+    """The natural kinds with a card in the kind counts ``counts[at:at + 53]``, as a mask:
+    the loops over a hand's cards visit its bits only."""
+    held = np.int64(0)
+    for k in range(NUM_CARDS):
+        if counts[at + k] > 0:
+            held |= np.int64(1) << k
+    return held
+
+
+@numba.njit(cache=True, inline="always")
 def _near(held):
     """The kinds (held or not) that have a natural kind of mask ``held`` of their rank (of
     another suit), or of their suit within two ranks (around the corner too).
@@ -747,10 +758,7 @@ def _next_cards(natm, jokm, nn, nj, hand, wrap, adjacent, more):
     the kinds a joker held may stand for, leave a meld that can still be finished."""
     taken = natm | jokm
     avail = np.int64(hand[JOKER])
-    held = np.int64(0)
-    for k in range(NUM_CARDS):
-        if hand[k] > 0:
-            held |= np.int64(1) << k
+    held = _held(hand, 0)
     # a meld not started yet, few jokers held: only the cards near the hand (``_near``) are
     # asked of ``_finishes`` (a card held: at most one joker; a joker: at most two)
     near = _near(held) if taken == 0 and avail < 3 else np.int64(_EVERY_KIND)
