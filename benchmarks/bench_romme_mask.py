@@ -8,9 +8,11 @@ off. This prints, for each kind of position, its share of the positions of rando
 the mask's time a position, twice: with the solver's kept answers emptied first (every
 question searched) and with every question asked just before (answers kept, in cache).
 Play itself lies between the two: a step of random play meets about a third of a new
-question a position.
+question a position. Then ``--steps`` steps of random play with the ``flat`` observation,
+split into the mask, the observation and the rest (the move itself, the draw of the
+actions, the call's overhead), each a game-step.
 
-    python benchmarks/bench_romme_mask.py [--games 1024] [--players 4] [--snapshots 8] [--every 25]
+    python benchmarks/bench_romme_mask.py [--games 1024] [--players 4] [--snapshots 8] [--every 25] [--steps 400]
 
 The positions: ``--games`` games of random play (``VectorRomme.random_actions``) dealt with
 ``--seed``, a snapshot of every game taken every ``--every`` steps after 100 steps of
@@ -68,6 +70,44 @@ def time_mask(engine: VectorRomme, arrays: tuple, repeats: int) -> tuple[float, 
     return times[0], min(times[1:])
 
 
+class _Timed:
+    """The engine's compiled module (``VectorRomme._jit``) with kernels ``names`` timed:
+    the seconds spent in each, in ``seconds``."""
+
+    def __init__(self, jit, names: tuple[str, ...]):
+        self.jit = jit
+        self.seconds = dict.fromkeys(names, 0.0)
+        for name in names:
+            setattr(self, name, self._timed(name))
+
+    def _timed(self, name: str):
+        kernel = getattr(self.jit, name)
+
+        def call(*args):
+            start = time.perf_counter()
+            got = kernel(*args)
+            self.seconds[name] += time.perf_counter() - start
+            return got
+        return call
+
+    def __getattr__(self, name: str):
+        return getattr(self.jit, name)
+
+
+def time_play(engine: VectorRomme, rng: np.random.Generator, steps: int) -> tuple[float, dict]:
+    """Seconds of ``steps`` steps of random play, and the seconds of the mask
+    (``legal_moves``) and of the observation (``observe_flat``) among them."""
+    timed = _Timed(engine._jit, ("legal_moves", "observe_flat"))
+    engine._jit = timed
+    try:
+        start = time.perf_counter()
+        for _ in range(steps):
+            engine.step(engine.random_actions(rng))
+        return time.perf_counter() - start, timed.seconds
+    finally:
+        engine._jit = timed.jit
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=1024)
@@ -76,6 +116,7 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=25, help="steps between snapshots")
     ap.add_argument("--repeats", type=int, default=2, help="timings with the answers kept (the best is printed)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=400, help="steps of random play timed whole, after the snapshots")
     args = ap.parse_args()
     if compiled_engine() is None:
         sys.exit("the compiled Rommé engine is not in use (numba missing or RUMMY_ENV_NO_NUMBA=1): nothing to time")
@@ -109,6 +150,12 @@ def main() -> None:
             print(f"{name:34s} {count[k] / total:6.1%} {fresh[k] / count[k] * 1e6:20.2f} {kept[k] / count[k] * 1e6:17.2f}"
                   f" {fresh[k] / total * 1e6:30.2f}; {kept[k] / total * 1e6:.2f}")
     print(f"{'all':34s} {1:6.1%} {fresh.sum() / total * 1e6:20.2f} {kept.sum() / total * 1e6:17.2f}")
+    seconds, parts = time_play(engine, rng, args.steps)
+    per = 1e6 / (args.steps * args.games)
+    mask, observation = parts["legal_moves"] * per, parts["observe_flat"] * per
+    print(f"a step of random play, {args.steps} steps on from there, µs a game-step: all {seconds * per:.2f}, "
+          f"the mask {mask:.2f}, the observation {observation:.2f}, the rest {seconds * per - mask - observation:.2f} "
+          f"({args.steps * args.games / seconds:,.0f} steps/s)")
 
 
 if __name__ == "__main__":
