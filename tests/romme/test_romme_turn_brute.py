@@ -17,12 +17,12 @@ import dataclasses
 import numpy as np
 import pytest
 
+from rummy_env.romme import vector
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, kind_of, parse_kind
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, Phase, RommeState,
     _accepts,
 )
-from rummy_env.romme import vector
 from rummy_env.romme.rules import RommeRules
 
 K = parse_kind
@@ -50,6 +50,7 @@ def own_moves(s: RommeState) -> list[int]:
 
 
 def moved(s: RommeState, action: int) -> RommeState:
+    """``s`` after ``action``, a copy."""
     after = s.clone()
     after._legal = [action]  # played whether or not the mask offers it
     after.step(action)
@@ -67,6 +68,7 @@ def key(s: RommeState) -> tuple:
 
 
 def turn_ends(s: RommeState, action: int) -> bool:
+    """Whether ``action``, which led to ``s``, ended the turn (a discard, or going out)."""
     return DISCARD <= action < PICK or s.phase == Phase.OVER
 
 
@@ -81,6 +83,7 @@ def can_end(s: RommeState, seen: dict) -> bool:
 
 
 def brute_legal(s: RommeState, seen: dict) -> list[int]:
+    """The actions from which the turn can end, by brute force (``can_end``)."""
     out = []
     for a in own_moves(s):
         after = moved(s, a)
