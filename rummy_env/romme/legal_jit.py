@@ -37,6 +37,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme import melds_jit as K
+from rummy_env.romme.melds_jit import _b, _i
 from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, TWO_JOKERS, penalty_values
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
@@ -110,7 +111,9 @@ def _rules_of(rules: RommeRules, rows: int = 0) -> tuple:
                  int(rules.naturals_per_meld == "more_than_jokers"), int(rules.go_out_without_discard),
                  int(rules.come_out_points), int(rules.come_out_needs_run))
         size = 1 << (max(rows, KNOWN_ROWS) - 1).bit_length()
-        got = _RULES[id(rules)] = (rules, flags, penalty_values(rules), np.zeros((size, 4), np.int64))
+        # the penalties as an array of the kernels' own (writable, as the scratch is): a read-only
+        # one is another type to numba, and the solver's search would be compiled once more for it
+        got = _RULES[id(rules)] = (rules, flags, np.array(penalty_values(rules)), np.zeros((size, 4), np.int64))
     return got[1:]
 
 
@@ -288,7 +291,7 @@ def _searched(scratch, at, points, need_run, need, keep, flags):
         smap = np.zeros((K._space(rest), 2), np.int64)
         sid = 1
     got = K._hand(rest, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0,
-                  scratch[PEN_AT:PEN_AT + NUM_KINDS], points, need_run, need, keep, True, sid, smap,
+                  scratch[PEN_AT:PEN_AT + NUM_KINDS], points, need_run, need, keep, _b(True), sid, smap,
                   scratch[TAB_AT:RESTS_AT].reshape((_TAB_ROWS, _MAX_CONTEXTS, 4)), scratch[WHERE_AT:ROWS_AT])
     top, full, t = got[0], got[1], got[2]
     return t[top, full, K.T_CHOICE] != K.NONE and t[top, full, K.T_VAL] >= points
@@ -378,9 +381,9 @@ def _plan_ends(value, run, extra_jokers, used, plan, rrun, ra, rb, rc, rd, out, 
                 for k in range(NUM_KINDS):
                     scratch[REST2 + k] = scratch[REST0 + k]
                 scratch[REST2 + JOKER] -= 1
-                if _solves(scratch, REST2, target, need_run, JOKER, 1, flags, known):
+                if _solves(scratch, _i(REST2), target, need_run, _i(JOKER), _i(1), flags, known):
                     return True
-            return _solves(scratch, REST0, target, need_run, TWO_JOKERS, keep_base, flags, known)
+            return _solves(scratch, _i(REST0), target, need_run, _i(TWO_JOKERS), keep_base, flags, known)
         else:  # or melded
             if need >= 0:
                 break
@@ -392,7 +395,7 @@ def _plan_ends(value, run, extra_jokers, used, plan, rrun, ra, rb, rc, rd, out, 
                     scratch[REST2 + k] = scratch[at + k]
                 scratch[REST2 + t] = 0
                 if need_v < 0 or scratch[REST2 + need_v] >= 1:
-                    if _solves(scratch, REST2, target, need_run, need_v, max(0, 2 - held), flags, known):
+                    if _solves(scratch, _i(REST2), target, need_run, need_v, _i(max(0, 2 - held)), flags, known):
                         return True
             if need_v < 0 or need_v == t:  # a card of its kind is melded (the taken one first)
                 if _solves(scratch, at, target, need_run, t, keep_base, flags, known):
@@ -422,7 +425,8 @@ def _can_end(natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, t
                 return True
         for k in range(NUM_KINDS):
             scratch[REST0 + k] = scratch[HAND_AT + k]
-        return _plan_ends(0, False, 0, np.int64(0), False, 0, 0, 0, 0, 0, out, tk, must, debt, turn_points,
+        zero, no = _i(0), _b(False)
+        return _plan_ends(zero, no, zero, zero, no, zero, zero, zero, zero, zero, out, tk, must, debt, turn_points,
                           turn_melds, need_run0, keep_base, slots_joker, flags, scratch, known)
     rows, kept = _completions(natm, jokm, nn, nj, scratch[HAND_AT:HAND_AT + NUM_KINDS], flags, scratch)
     for c in range(kept.shape[0]):
@@ -434,7 +438,7 @@ def _can_end(natm, jokm, nn, nj, out, tk, must, debt, turn_points, turn_melds, t
             if (extra >> k) & 1:
                 scratch[REST0 + k] -= 1
         scratch[REST0 + JOKER] -= rows[r, 2]
-        if _plan_ends(rows[r, 3], rows[r, 0] != 0, rows[r, 2], natm | extra, True, rows[r, 0],
+        if _plan_ends(rows[r, 3], rows[r, 0] != 0, rows[r, 2], natm | extra, _b(True), rows[r, 0],
                       rows[r, 4], rows[r, 5], rows[r, 6], rows[r, 7], out, tk, must, debt, turn_points, turn_melds,
                       need_run0, keep_base, slots_joker, flags, scratch, known):
             return True
@@ -499,8 +503,9 @@ def _draw_into(top, stock, came_out, must, flags, scratch, known, legal):
         n += 1
     if top >= 0:
         scratch[HAND_AT + top] += 1
-        ok = _can_end(np.int64(0), np.int64(0), 0, 0, came_out, top, must, False, 0, 1 if must else 0, False,
-                      False, flags, scratch, known)
+        zero, no = _i(0), _b(False)
+        ok = _can_end(zero, zero, zero, zero, _b(came_out), top, _b(must), no, zero, _i(1 if must else 0), no, no, flags,
+                      scratch, known)
         scratch[HAND_AT + top] -= 1
         if ok:
             legal[n] = TAKE_DISCARD
@@ -532,6 +537,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
     ``PEN_AT``) and the meld being built as masks (``nn`` and ``nj`` cards): the legal ids
     into ``legal``, increasing (each kind of move in id order); returns how many."""
     out_, tk, must, debt, turn_points, turn_melds, turn_run = turn
+    zero, no, yes = _i(0), _b(False), _b(True)  # not literals: one compiled _can_end (``_i``)
     pending = nn + nj > 0
     # what the table's slots accept is read by the lay-offs and swaps (out, nothing pending)
     # and by a joker owed (``_plan_ends``) only: the table is not read for the other positions
@@ -561,7 +567,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
             else:
                 takes = slots_joker or _takes_joker(run, rows[best, 4], rows[best, 5], rows[best, 6], rows[best, 7],
                                                     flags)
-                if _can_end(np.int64(0), np.int64(0), 0, 0, after_out, tk, must, debt and nj == 0,
+                if _can_end(zero, zero, zero, zero, after_out, tk, must, debt and nj == 0,
                             0 if after_out else turn_points + value, turn_melds + 1, turn_run or run, takes, flags,
                             scratch, known):
                     legal[n] = COMMIT
@@ -575,7 +581,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
     # cards into the meld being built, when the hand can come out at all
     can_meld = True
     if not out_ and not pending:
-        can_meld = _can_end(np.int64(0), np.int64(0), 0, 0, False, tk, must, False, turn_points, max(turn_melds, 1),
+        can_meld = _can_end(zero, zero, zero, zero, no, tk, must, no, turn_points, max(turn_melds, 1),
                             turn_run, slots_joker, flags, scratch, known)
     if can_meld:
         picks, jokers_as = np.int64(0), np.int64(0)
@@ -598,7 +604,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
             while jokers_as:
                 k = _lowest(jokers_as)
                 jokers_as &= jokers_as - 1
-                if _can_end(natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, tk2, must, False, turn_points,
+                if _can_end(natm, jokm | (np.int64(1) << k), nn, nj + 1, out_, tk2, must, no, turn_points,
                             turn_melds, turn_run, slots_joker, flags, scratch, known):
                     legal[n] = JOKER_AS + k
                     n += 1
@@ -626,7 +632,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                             codes[slot, 0], codes[slot, 1], codes[slot, 2], codes[slot, 3], codes[slot, 4], k,
                             False, flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
                     scratch[HAND_AT + k] -= 1
-                    ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, debt,
+                    ok = _can_end(zero, zero, zero, zero, out_, -1 if tk == k else tk, must, debt,
                                   turn_points, turn_melds, turn_run, after, flags, scratch, known)
                     scratch[HAND_AT + k] += 1
                 if ok:  # once, though a run of 12 takes its missing rank at both ends
@@ -643,8 +649,8 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                     if size == 1:
                         ok = no_discard
                     else:
-                        ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, tk2, must,
-                                      False, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known)
+                        ok = _can_end(zero, zero, zero, zero, out_, tk2, must,
+                                      no, turn_points, turn_melds, turn_run, slots_joker, flags, scratch, known)
                     if ok:
                         legal[n] = LAYOFF_JOKER + NUM_CARDS * slot + k
                         n += 1
@@ -661,7 +667,7 @@ def _play_into(natm, jokm, nn, nj, turn, codes, flags, scratch, known, legal):
                         flags[C_WRAP] != 0, flags[C_ADJACENT] != 0, flags[C_MORE] != 0)
                     scratch[HAND_AT + k] -= 1
                     scratch[HAND_AT + JOKER] += 1
-                    ok = _can_end(np.int64(0), np.int64(0), 0, 0, out_, -1 if tk == k else tk, must, True,
+                    ok = _can_end(zero, zero, zero, zero, out_, -1 if tk == k else tk, must, yes,
                                   turn_points, turn_melds, turn_run, after, flags, scratch, known)
                     scratch[HAND_AT + k] += 1
                     scratch[HAND_AT + JOKER] -= 1

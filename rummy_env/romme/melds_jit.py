@@ -47,6 +47,22 @@ _MAX_CODES = 4 * 8192 * 7  # (suit, natural rank mask, jokers) keys of the runs'
 # ----------------------------------------------------------------------------- the melds of a hand
 
 
+@numba.njit(cache=True, inline="always")
+def _i(x):
+    """``x`` as an int64 that is no literal. Why: numba compiles a function once per type of
+    its arguments, and a constant passed (``0``, ``False``, a module's number) is a type of its
+    own (``Literal[int](0)``): passed as a constant in some calls and a variable in others,
+    ``_can_end`` and the solver's whole search under it were compiled up to ten times over,
+    two minutes of a first use. The calls pass their constants through ``_i`` and ``_b``."""
+    return np.int64(x)
+
+
+@numba.njit(cache=True, inline="always")
+def _b(x):
+    """``x`` as a bool that is no literal (``_i``)."""
+    return np.bool_(x)
+
+
 @numba.njit(cache=True)
 def _popcount(x):
     n = 0

@@ -1,9 +1,12 @@
 """numba's cache and the files its kernels read (``rummy_env.core.compiled.refresh_cache``):
 after an edit to a module a kernels module imports from (an observation layout), the
 kernels compile afresh instead of numba handing back code built from the old numbers.
-Each run is a fresh interpreter, as a user's next process would be."""
+Each run is a fresh interpreter, as a user's next process would be. And the Rommé solver's
+search is compiled once: no call passes it a constant (a type of its own to numba)."""
 
+import ast
 import os
+import re
 import subprocess
 import sys
 import time
@@ -70,3 +73,44 @@ def test_every_kernels_module_refreshes_its_cache():
     missing = [str(p.relative_to(root)) for p in root.rglob("*.py")
                if "cache=True" in p.read_text() and "refresh_cache(__name__)" not in p.read_text()]
     assert not missing, f"kernels modules without refresh_cache(__name__): {missing}"
+
+
+# The Rommé solver's search and the kernels that call it: large, so each extra compiled
+# version of one costs a first use seconds to minutes (``melds_jit._i``)
+SEARCHES = {"_can_end", "_plan_ends", "_solves", "_search", "_searched", "_hand", "_come_out", "_arrangement"}
+MODULE_CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def literal_arguments(path: Path) -> list[str]:
+    """Calls, inside compiled functions of ``path``, to a function named in ``SEARCHES``
+    that pass a constant (a number, a bool, a module's upper-case name): numba types such an
+    argument as a literal of its own and compiles the function again for it."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef) or not any("njit" in ast.unparse(d) for d in fn.decorator_list):
+            continue
+        for call in ast.walk(fn):
+            if not isinstance(call, ast.Call):
+                continue
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if name not in SEARCHES:
+                continue
+            for arg in call.args:
+                bare = arg.operand if isinstance(arg, ast.UnaryOp) else arg
+                if isinstance(bare, ast.Constant) or (isinstance(bare, ast.Name) and MODULE_CONSTANT.match(bare.id)):
+                    found.append(f"{path.name}:{call.lineno} {name}(... {ast.unparse(arg)} ...)")
+    return found
+
+
+def test_the_solvers_search_is_called_with_no_constant_arguments():
+    root = Path(__file__).resolve().parents[2] / "rummy_env"
+    found = [hit for p in sorted(root.rglob("*_jit.py")) for hit in literal_arguments(p)]
+    assert not found, f"constants passed to the solver's search (pass them through melds_jit._i / _b): {found}"
+
+
+def test_the_check_finds_a_constant_argument(tmp_path):
+    source = tmp_path / "demo_jit.py"
+    source.write_text("import numba\n\n@numba.njit\ndef f(x):\n    return K._hand(x, 0, _i(1), LIMIT, -1, y)\n")
+    assert [hit.split(" ", 1)[1] for hit in literal_arguments(source)] == [
+        "_hand(... 0 ...)", "_hand(... LIMIT ...)", "_hand(... -1 ...)"]

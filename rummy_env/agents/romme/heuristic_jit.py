@@ -36,6 +36,7 @@ from rummy_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from rummy_env.core.compiled import refresh_cache
 from rummy_env.romme import legal_jit as L
 from rummy_env.romme import melds_jit as K
+from rummy_env.romme.melds_jit import _b, _i
 from rummy_env.romme.cards import JOKER, NUM_KINDS
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, PICK, SWAP, TAKE_DISCARD, Phase,
@@ -75,7 +76,7 @@ def _search(counts, target, need_run, need, keep, by_value, flags, pen, scratch)
 @numba.njit(cache=True)
 def _least_penalty(counts, flags, pen, scratch):
     """``melds.least_penalty`` of one hand."""
-    got, smap = _search(counts, 0, False, -1, 0, False, flags, pen, scratch)
+    got, smap = _search(counts, _i(0), _b(False), _i(-1), _i(0), _b(False), flags, pen, scratch)
     top, full, tab = got[0], got[1], got[2]
     return tab[top, full, K.T_PEN]
 
@@ -84,7 +85,7 @@ def _least_penalty(counts, flags, pen, scratch):
 def _can_come_out(counts, need, keep, flags, pen, scratch):
     """``melds.can_come_out`` of one hand under the rules' own threshold and run."""
     points = flags[L.C_POINTS]
-    got, smap = _search(counts, points, flags[L.C_NEEDS_RUN] != 0, need, keep, True, flags, pen, scratch)
+    got, smap = _search(counts, points, flags[L.C_NEEDS_RUN] != 0, need, keep, _b(True), flags, pen, scratch)
     top, full, tab = got[0], got[1], got[2]
     return tab[top, full, K.T_CHOICE] != K.NONE and tab[top, full, K.T_VAL] >= points
 
@@ -94,7 +95,7 @@ def _arrangement(counts, target, need_run, need, keep, flags, pen, scratch, left
     """``melds_jit._arrangement``: the best arrangement meeting the conditions, as (penalty,
     value, the first natural kind of its first meld, -1 for no meld); penalty -1 if there
     is none. ``left`` gets the kind counts of the cards it leaves in hand."""
-    got, smap = _search(counts, target, need_run, need, keep, False, flags, pen, scratch)
+    got, smap = _search(counts, target, need_run, need, keep, _b(False), flags, pen, scratch)
     top, full, tab, hs, cand, code, kinds, run, root = got
     if tab[top, full, K.T_CHOICE] == K.NONE:
         return _NO_ARRANGEMENT, _NO_ARRANGEMENT, _NO_ARRANGEMENT
@@ -130,10 +131,10 @@ def _come_out(counts, target, need_run, need, keep, flags, pen, scratch, left):
     (so the threshold is feasible); none meeting them means none at all."""
     if need >= 0 and counts[need] == 0:
         return _NO_ARRANGEMENT, _NO_ARRANGEMENT, _NO_ARRANGEMENT
-    penalty, value, first = _arrangement(counts, 0, need_run, need, keep, flags, pen, scratch, left)
+    penalty, value, first = _arrangement(counts, _i(0), need_run, need, keep, flags, pen, scratch, left)
     if penalty < 0 or value >= target:
         return penalty, value, first
-    got, smap = _search(counts, target, need_run, need, keep, True, flags, pen, scratch)
+    got, smap = _search(counts, target, need_run, need, keep, _b(True), flags, pen, scratch)
     top, full, tab = got[0], got[1], got[2]
     if tab[top, full, K.T_CHOICE] == K.NONE or tab[top, full, K.T_VAL] < target:
         return _NO_ARRANGEMENT, _NO_ARRANGEMENT, _NO_ARRANGEMENT
@@ -273,14 +274,14 @@ def _swap(hand, keep, mask, slots, flags, pen, scratch, left):
         if not mask[a]:
             continue
         if best_pen < 0:  # the first legal swap: the hand's penalty now
-            penalty = _come_out(hand, 0, False, -1, keep, flags, pen, scratch, left)[0]
+            penalty = _come_out(hand, _i(0), _b(False), _i(-1), keep, flags, pen, scratch, left)[0]
             best_pen = penalty if penalty >= 0 else np.int64(1) << 30
         k = (a - SWAP) % NUM_CARDS
         for x in range(NUM_KINDS):
             after[x] = hand[x]
         after[k] -= 1
         after[JOKER] += 1
-        penalty = _come_out(after, 0, False, -1, keep, flags, pen, scratch, left)[0]
+        penalty = _come_out(after, _i(0), _b(False), _i(-1), keep, flags, pen, scratch, left)[0]
         if penalty < 0 or left[JOKER] > 0:
             continue
         if penalty < best_pen:
