@@ -515,8 +515,8 @@ def _batch_with_scratch(hands: np.ndarray, needs: np.ndarray, rules, target: int
     scratch = _scratch()
     wrap, adjacent, more = _flags(rules)
     pen, val, scratch["smap"], scratch["sid"] = _batch(
-        np.ascontiguousarray(hands), np.ascontiguousarray(needs, dtype=np.int64), wrap, adjacent, more,
-        penalty_values(rules), target, need_run, keep, by_value, DENSE_ENTRIES, scratch["smap"], scratch["sid"],
+        np.ascontiguousarray(hands, dtype=np.int64), np.ascontiguousarray(needs, dtype=np.int64), wrap, adjacent, more,
+        _penalties(rules), target, need_run, keep, by_value, DENSE_ENTRIES, scratch["smap"], scratch["sid"],
         scratch["where"])
     return pen, val
 
@@ -593,16 +593,23 @@ def _scratch() -> dict:
     return scratch
 
 
+def _penalties(rules) -> np.ndarray:
+    """``penalty_values(rules)`` as the kernels' own callers pass it: int64, writable (a
+    read-only array, or counts as uint8, is another type to numba, and the search would be
+    compiled once more for it; ``_i``)."""
+    return np.array(penalty_values(rules))
+
+
 def _single(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int, by_value: bool):
     """One hand's compiled search with this thread's scratch arrays (``_hand``'s results)."""
     scratch = _scratch()
-    counts = np.ascontiguousarray(hand, dtype=np.uint8)
+    counts = np.ascontiguousarray(hand, dtype=np.int64)
     space = int(_space(counts))
     if space > scratch["smap"].shape[0]:
         scratch.update(smap=np.zeros((space, 2), np.int64), sid=0)
     scratch["sid"] += 1  # stamps of earlier calls are smaller: those states count as not seen
     wrap, adjacent, more = _flags(rules)
-    return _hand(counts, wrap, adjacent, more, penalty_values(rules), target, need_run, -1 if need is None else int(need),
+    return _hand(counts, wrap, adjacent, more, _penalties(rules), target, need_run, -1 if need is None else int(need),
                  keep, by_value, scratch["sid"], scratch["smap"], _NO_ROWS, scratch["where"])
 
 
@@ -806,7 +813,8 @@ def next_cards(nat: tuple, jok: tuple, hand: bytes, rules) -> tuple[int, int]:
     if (natm | jokm).bit_count() != len(nat) + len(jok):  # a kind twice: nothing finishes it
         return 0, 0
     wrap, adjacent, more = _flags(rules)
-    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8), wrap, adjacent, more)
+    picks, jokers = _next_cards(natm, jokm, len(nat), len(jok), np.frombuffer(hand, np.uint8).astype(np.int64), wrap,
+                                adjacent, more)
     return int(picks), int(jokers)
 
 
@@ -943,7 +951,7 @@ def completion_rows(nat: tuple, jok: tuple, hand: bytes, rules) -> list[list[int
     for k in jok:
         jokm |= 1 << k
     wrap, adjacent, more = _flags(rules)
-    counts = np.frombuffer(hand, np.uint8)
+    counts = np.frombuffer(hand, np.uint8).astype(np.int64)  # (the kernels' type: one compiled version)
     while True:
         out = _ROWS[0]
         n = _completion_rows(natm, jokm, len(nat), len(jok), counts, wrap, adjacent, more, out)
