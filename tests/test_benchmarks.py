@@ -48,6 +48,7 @@ NO_PEERS = ["--peer-python", "/nonexistent/python"]
          "the observation"),
         ("compare.py", ["--base", "HEAD", "--rounds", "1", "bench_rummy.py", "--seconds", "0.1", "--repeats", "1"],
          "after/before"),
+        ("bench_compile.py", ["--parts", "gin.encoding,basic.heuristic"], "basic.heuristic "),
     ],
 )
 def test_benchmark_script_runs(script, args, expect, tmp_path):
@@ -194,3 +195,22 @@ def test_fit_teacher_discards_fits_both_scorers_and_measures_them_on_held_out_ba
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode != 0 and "holds 3 teacher batches: --held-out must be 1..2" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_bench_compile_times_every_compiled_part_of_the_package():
+    """``bench_compile.PARTS`` names every ``Compiled`` the package defines, each once."""
+    import re
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_compile
+    finally:
+        sys.path.remove(str(BENCH))
+    root = BENCH.parent / "rummy_env"
+    defined = set()
+    for path in root.rglob("*.py"):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        for name in re.findall(r"^(\w+) = Compiled(?:Encoder)?\(", path.read_text(), re.M):
+            defined.add((module, name))
+    listed = [(module, attribute) for _, module, attribute in bench_compile.PARTS]
+    assert len(defined) >= 12 and sorted(listed) == sorted(defined)
