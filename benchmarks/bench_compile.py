@@ -49,12 +49,10 @@ PARTS = (
 
 # run in each process: every part's first use, timed, as JSON lines (name, seconds, compiled or not)
 CHILD = """
-import importlib, json, sys, time
+import importlib, importlib.util, json, sys, time
 import rummy_env  # the imports are not timed (the package, numba where installed)
-try:
+if importlib.util.find_spec("numba"):
     import numba
-except ImportError:
-    pass
 for name, module, attribute in json.loads(sys.argv[1]):
     start = time.perf_counter()
     got = getattr(importlib.import_module(module), attribute).get()

@@ -38,7 +38,7 @@ from rummy_env.core.compiled import refresh_cache
 from rummy_env.core.cards import NUM_CARDS, NUM_RANKS
 from rummy_env.romme import melds_jit as K
 from rummy_env.romme.melds_jit import _b, _i
-from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, TWO_JOKERS, penalty_values
+from rummy_env.romme.cards import FIRST_JOKER, JOKER, KINDS, NUM_KINDS, TWO_JOKERS
 from rummy_env.romme.game import (
     COMMIT, DISCARD, DRAW_STOCK, JOKER_AS, LAYOFF, LAYOFF_JOKER, MAX_TABLE_MELDS, PICK, SWAP, TAKE_DISCARD, Phase,
     RommeState,
@@ -111,9 +111,8 @@ def _rules_of(rules: RommeRules, rows: int = 0) -> tuple:
                  int(rules.naturals_per_meld == "more_than_jokers"), int(rules.go_out_without_discard),
                  int(rules.come_out_points), int(rules.come_out_needs_run))
         size = 1 << (max(rows, KNOWN_ROWS) - 1).bit_length()
-        # the penalties as an array of the kernels' own (writable, as the scratch is): a read-only
-        # one is another type to numba, and the solver's search would be compiled once more for it
-        got = _RULES[id(rules)] = (rules, flags, np.array(penalty_values(rules)), np.zeros((size, 4), np.int64))
+        # the penalties as the kernels' own type (``melds_jit._penalties``: one compiled search)
+        got = _RULES[id(rules)] = (rules, flags, K._penalties(rules), np.zeros((size, 4), np.int64))
     return got[1:]
 
 

@@ -596,8 +596,15 @@ def _scratch() -> dict:
 def _penalties(rules) -> np.ndarray:
     """``penalty_values(rules)`` as the kernels' own callers pass it: int64, writable (a
     read-only array, or counts as uint8, is another type to numba, and the search would be
-    compiled once more for it; ``_i``)."""
-    return np.array(penalty_values(rules))
+    compiled once more for it; ``_i``). One array per joker penalty, made once; no kernel
+    writes it."""
+    got = _PENALTIES.get(rules.joker_penalty)
+    if got is None:
+        got = _PENALTIES[rules.joker_penalty] = np.array(penalty_values(rules))
+    return got
+
+
+_PENALTIES: dict = {}  # joker penalty -> ``_penalties``' array
 
 
 def _single(hand: np.ndarray, rules, target: int, need_run: bool, need, keep: int, by_value: bool):
